@@ -1,0 +1,35 @@
+# Two entry points a newcomer needs (see README): `make demo` and `make test`.
+# Both create .venv on first use; torch is installed first, pinned to the CPU wheel
+# that the project's machines carry, so no dependency range ever pulls CUDA builds.
+PYTHON ?= python3
+VENV ?= .venv
+TORCH ?= torch==2.13.0
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "$(TORCH)"
+	$(BIN)/pip install --quiet -e ".[train,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/issues-sts demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check issues_sts training tests benchmarks
+	$(BIN)/mypy issues_sts training
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks all
+
+clean:
+	rm -rf $(VENV) data/demo

@@ -1,0 +1,1 @@
+"""The `issues-sts` command line: `app.py` wires one module per command group."""

@@ -1,0 +1,9 @@
+"""`issues-sts build` (being built; see the issue tracker)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to `app`."""

@@ -1,0 +1,340 @@
+"""The crawl store: one SQLite database (WAL mode) per crawl directory.
+
+The crawler is the only writer; the link and dataset stages read through the
+`*_frame()` methods, which return polars DataFrames with stable column names.
+Every page the crawler fetches is written together with its checkpoint in one
+transaction (`write_page`), so a crawl killed at any instant resumes exactly after
+the last committed page: nothing lost, nothing stored twice (rows are upserts keyed
+by GitHub's ids).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from issues_sts.errors import StoreError
+
+DB_NAME = "crawl.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS repos(
+    repo TEXT PRIMARY KEY,          -- owner/name as requested
+    repo_id INTEGER,                -- GitHub's numeric id (stable across renames)
+    current_name TEXT,              -- owner/name GitHub reports now (renames, transfers)
+    status TEXT NOT NULL DEFAULT 'pending',   -- pending | ok | missing
+    last_sync TEXT                  -- when the last complete sync finished (UTC ISO)
+);
+CREATE TABLE IF NOT EXISTS issues(
+    repo TEXT NOT NULL, number INTEGER NOT NULL,
+    id INTEGER, node_id TEXT,
+    is_pull_request INTEGER NOT NULL DEFAULT 0,
+    state TEXT, state_reason TEXT,
+    title TEXT, body TEXT,
+    user_login TEXT, author_association TEXT,
+    labels TEXT NOT NULL DEFAULT '[]',        -- JSON list of label names
+    comments INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT, updated_at TEXT, closed_at TEXT, closed_by TEXT,
+    html_url TEXT,
+    tombstone TEXT,                 -- NULL, 'deleted' (404) or 'gone' (410)
+    raw TEXT NOT NULL DEFAULT '{}', -- the REST object as GitHub sent it
+    PRIMARY KEY(repo, number)
+);
+CREATE TABLE IF NOT EXISTS comments(
+    id INTEGER PRIMARY KEY,
+    repo TEXT NOT NULL, number INTEGER NOT NULL,
+    user_login TEXT, author_association TEXT, body TEXT,
+    created_at TEXT, updated_at TEXT, html_url TEXT,
+    raw TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS comments_by_issue ON comments(repo, number);
+CREATE TABLE IF NOT EXISTS events(
+    repo TEXT NOT NULL, number INTEGER NOT NULL,
+    event_key TEXT NOT NULL,        -- REST event id or GraphQL node id
+    event TEXT NOT NULL,            -- marked_as_duplicate | unmarked_as_duplicate | ...
+    actor TEXT, created_at TEXT,
+    canonical_repo TEXT, canonical_number INTEGER,  -- only GraphQL names the canonical
+    source TEXT NOT NULL,           -- rest | graphql
+    raw TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY(repo, number, event_key)
+);
+CREATE TABLE IF NOT EXISTS redirects(  -- issues GitHub answered with 301 (transferred)
+    repo TEXT NOT NULL, number INTEGER NOT NULL,
+    to_repo TEXT NOT NULL, to_number INTEGER NOT NULL,
+    PRIMARY KEY(repo, number)
+);
+CREATE TABLE IF NOT EXISTS checkpoints(
+    repo TEXT NOT NULL, resource TEXT NOT NULL,   -- e.g. issues, comments, timeline:123
+    next_url TEXT,                  -- Link rel=next still to fetch (NULL: not started / done)
+    since TEXT,                     -- watermark: everything updated before it is stored
+    pass_since TEXT,                -- the `since` of the pass in progress
+    pass_high TEXT,                 -- highest updated_at seen in the pass in progress
+    etag TEXT,                      -- ETag of the first page, for If-None-Match
+    done INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT,
+    PRIMARY KEY(repo, resource)
+);
+"""
+
+
+def utcnow() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    repo: str
+    resource: str
+    next_url: str | None = None
+    since: str | None = None
+    pass_since: str | None = None
+    pass_high: str | None = None
+    etag: str | None = None
+    done: bool = False
+
+
+def _login(obj: dict[str, Any] | None) -> str | None:
+    return obj.get("login") if isinstance(obj, dict) else None
+
+
+def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """Flatten a REST issue object into the `issues` table's columns."""
+    return {
+        "repo": repo,
+        "number": raw["number"],
+        "id": raw.get("id"),
+        "node_id": raw.get("node_id"),
+        "is_pull_request": int("pull_request" in raw and raw["pull_request"] is not None),
+        "state": raw.get("state"),
+        "state_reason": raw.get("state_reason"),
+        "title": raw.get("title") or "",
+        "body": raw.get("body") or "",
+        "user_login": _login(raw.get("user")),
+        "author_association": raw.get("author_association"),
+        "labels": json.dumps([lab["name"] if isinstance(lab, dict) else str(lab) for lab in raw.get("labels") or []]),
+        "comments": raw.get("comments") or 0,
+        "created_at": raw.get("created_at"),
+        "updated_at": raw.get("updated_at"),
+        "closed_at": raw.get("closed_at"),
+        "closed_by": _login(raw.get("closed_by")),
+        "html_url": raw.get("html_url"),
+        "raw": json.dumps(raw, sort_keys=True, separators=(",", ":")),
+    }
+
+
+def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """Flatten a REST issue comment; its issue number comes from `issue_url`."""
+    number = int(str(raw["issue_url"]).rstrip("/").rsplit("/", 1)[1])
+    return {
+        "id": raw["id"],
+        "repo": repo,
+        "number": number,
+        "user_login": _login(raw.get("user")),
+        "author_association": raw.get("author_association"),
+        "body": raw.get("body") or "",
+        "created_at": raw.get("created_at"),
+        "updated_at": raw.get("updated_at"),
+        "html_url": raw.get("html_url"),
+        "raw": json.dumps(raw, sort_keys=True, separators=(",", ":")),
+    }
+
+
+def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str:
+    cols = list(columns)
+    updates = ", ".join(f"{c}=excluded.{c}" for c in cols if c not in key)
+    return (
+        f"INSERT INTO {table}({', '.join(cols)}) VALUES({', '.join('?' * len(cols))}) "
+        f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+class Store:
+    """A crawl store directory holding `crawl.sqlite`."""
+
+    def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
+        self.root = root
+        self.conn = conn
+
+    # -- opening -------------------------------------------------------------------
+    @classmethod
+    def open(cls, root: Path | str, *, create: bool = False) -> Store:
+        """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError."""
+        root = Path(root)
+        db = root / DB_NAME
+        if not db.exists() and not create:
+            raise StoreError(f"no crawl store at {root}")
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(db, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(check)
+            conn.executescript(_SCHEMA)
+            conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"the crawl store {db} is corrupt or not a store ({exc})",
+                hint="move it away and crawl again; a crawl resumes from whatever is intact",
+            ) from None
+        return cls(root, conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit: everything inside commits together or not at all."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- writing (crawler) -----------------------------------------------------------
+    def upsert_repo(self, repo: str, **fields: Any) -> None:
+        row = {"repo": repo, **fields}
+        self.conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
+                          "INSERT OR IGNORE INTO repos(repo) VALUES(?)", tuple(row.values()))
+
+    def write_page(
+        self,
+        repo: str,
+        *,
+        issues: Iterable[dict[str, Any]] = (),
+        comments: Iterable[dict[str, Any]] = (),
+        events: Iterable[dict[str, Any]] = (),
+        checkpoint: Checkpoint | None = None,
+    ) -> None:
+        """Store one fetched page and its checkpoint atomically. Items are raw REST objects;
+        events are already-flattened rows for the `events` table."""
+        with self.transaction() as conn:
+            self._insert_many(conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number"))
+            self._insert_many(conn, "comments", [comment_row(repo, raw) for raw in comments], ("id",))
+            self._insert_many(conn, "events", list(events), ("repo", "number", "event_key"))
+            if checkpoint is not None:
+                self._put_checkpoint(conn, checkpoint)
+
+    @staticmethod
+    def _insert_many(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]], key: tuple[str, ...]) -> None:
+        if rows:
+            conn.executemany(_upsert_sql(table, rows[0], key), [tuple(r.values()) for r in rows])
+
+    def put_checkpoint(self, checkpoint: Checkpoint) -> None:
+        with self.transaction() as conn:
+            self._put_checkpoint(conn, checkpoint)
+
+    @staticmethod
+    def _put_checkpoint(conn: sqlite3.Connection, cp: Checkpoint) -> None:
+        row = {
+            "repo": cp.repo, "resource": cp.resource, "next_url": cp.next_url, "since": cp.since,
+            "pass_since": cp.pass_since, "pass_high": cp.pass_high, "etag": cp.etag,
+            "done": int(cp.done), "updated_at": utcnow(),
+        }
+        conn.execute(_upsert_sql("checkpoints", row, ("repo", "resource")), tuple(row.values()))
+
+    def checkpoint(self, repo: str, resource: str) -> Checkpoint:
+        row = self.conn.execute(
+            "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE repo=? AND resource=?",
+            (repo, resource),
+        ).fetchone()
+        if row is None:
+            return Checkpoint(repo, resource)
+        return Checkpoint(repo, resource, row[0], row[1], row[2], row[3], row[4], bool(row[5]))
+
+    def mark_tombstone(self, repo: str, number: int, kind: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO issues(repo, number, tombstone) VALUES(?,?,?) "
+                "ON CONFLICT(repo, number) DO UPDATE SET tombstone=excluded.tombstone",
+                (repo, number, kind),
+            )
+
+    def add_redirect(self, repo: str, number: int, to_repo: str, to_number: int) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO redirects(repo, number, to_repo, to_number) VALUES(?,?,?,?)",
+                (repo, number, to_repo, to_number),
+            )
+
+    # -- reading (links, dataset, status) -------------------------------------------
+    def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
+        cur = self.conn.execute(sql, params)
+        rows = cur.fetchall()
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def issues_frame(self, *, include_raw: bool = False) -> pl.DataFrame:
+        """All issues and PRs (tombstones included, flagged); `labels` is a list of names."""
+        schema: dict[str, Any] = {
+            "repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "state": pl.Utf8,
+            "state_reason": pl.Utf8, "title": pl.Utf8, "body": pl.Utf8, "user_login": pl.Utf8,
+            "author_association": pl.Utf8, "labels": pl.Utf8, "comments": pl.Int64,
+            "created_at": pl.Utf8, "updated_at": pl.Utf8, "closed_at": pl.Utf8, "closed_by": pl.Utf8,
+            "html_url": pl.Utf8, "tombstone": pl.Utf8,
+        }
+        if include_raw:
+            schema["raw"] = pl.Utf8
+        frame = self._frame(f"SELECT {', '.join(schema)} FROM issues ORDER BY repo, number", schema)
+        return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
+
+    def comments_frame(self) -> pl.DataFrame:
+        schema = {
+            "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
+            "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
+        }
+        return self._frame(f"SELECT {', '.join(schema)} FROM comments ORDER BY repo, number, created_at, id", schema)
+
+    def events_frame(self) -> pl.DataFrame:
+        schema = {
+            "repo": pl.Utf8, "number": pl.Int64, "event_key": pl.Utf8, "event": pl.Utf8, "actor": pl.Utf8,
+            "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
+        }
+        return self._frame(f"SELECT {', '.join(schema)} FROM events ORDER BY repo, number, created_at, event_key", schema)
+
+    def redirects_frame(self) -> pl.DataFrame:
+        schema = {"repo": pl.Utf8, "number": pl.Int64, "to_repo": pl.Utf8, "to_number": pl.Int64}
+        return self._frame("SELECT repo, number, to_repo, to_number FROM redirects ORDER BY repo, number", schema)
+
+    def repo_counts(self) -> list[dict[str, Any]]:
+        """Per repository: what `issues-sts status --json` prints (a stable interface)."""
+        sql = """
+        SELECT r.repo, r.status, r.current_name, r.last_sync,
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=1),
+          (SELECT COUNT(*) FROM comments c WHERE c.repo=r.repo),
+          (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
+             AND (i.state_reason='duplicate' OR lower(i.labels) LIKE '%duplicate%'
+                  OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
+                             AND lower(c.body) LIKE '%dup%')))
+        FROM repos r ORDER BY r.repo
+        """
+        keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
+                "events", "tombstones", "duplicate_candidates")
+        return [dict(zip(keys, row)) for row in self.conn.execute(sql)]
+
+    def is_empty(self) -> bool:
+        return self.conn.execute("SELECT COUNT(*) FROM issues").fetchone()[0] == 0

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from issues_sts.errors import StoreError
+from issues_sts.store import Checkpoint, Store
+
+
+def _issue(number: int, *, pr: bool = False, updated: str = "2024-01-01T00:00:00Z") -> dict:
+    raw = {
+        "number": number, "id": 1000 + number, "node_id": f"I_{number}", "title": f"t{number}",
+        "body": "b", "state": "closed", "state_reason": "duplicate", "user": {"login": "u"},
+        "labels": [{"name": "duplicate"}], "updated_at": updated, "html_url": f"https://github.com/o/r/issues/{number}",
+    }
+    if pr:
+        raw["pull_request"] = {"url": "x"}
+    return raw
+
+
+def _comment(cid: int, number: int) -> dict:
+    return {"id": cid, "issue_url": f"https://api.github.com/repos/o/r/issues/{number}", "body": "Duplicate of #1",
+            "user": {"login": "m"}, "author_association": "MEMBER", "created_at": "2024-01-02T00:00:00Z"}
+
+
+def test_write_page_is_atomic_and_idempotent(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    store.upsert_repo("o/r", status="ok")
+    cp = Checkpoint("o/r", "issues", next_url="https://x/next")
+    store.write_page("o/r", issues=[_issue(1), _issue(2, pr=True)], comments=[_comment(7, 1)], checkpoint=cp)
+    store.write_page("o/r", issues=[_issue(1)], comments=[_comment(7, 1)], checkpoint=cp)  # replayed page
+    issues = store.issues_frame()
+    assert issues.height == 2 and issues["is_pull_request"].to_list() == [False, True]
+    assert issues["labels"].to_list()[0] == ["duplicate"]
+    assert store.comments_frame().height == 1
+    assert store.checkpoint("o/r", "issues").next_url == "https://x/next"
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute("DELETE FROM issues")
+        raise RuntimeError("killed mid-page")
+    assert store.issues_frame().height == 2
+    counts = store.repo_counts()
+    assert counts[0]["issues"] == 1 and counts[0]["pull_requests"] == 1 and counts[0]["comments"] == 1
+
+
+def test_missing_and_corrupt_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no crawl store"):
+        Store.open(tmp_path / "nothing")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "crawl.sqlite").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="corrupt"):
+        Store.open(tmp_path / "bad")
