@@ -1,0 +1,1 @@
+"""Train and evaluate AnglE text embeddings (AnglE-BERT, AnglE-RAN) on GitHub issue pairs."""

@@ -1,0 +1,1 @@
+"""Encoders sharing one contract (see `base.Encoder`)."""
