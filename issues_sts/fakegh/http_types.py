@@ -1,0 +1,38 @@
+"""Plain request/response values passed between the HTTP plumbing and the API logic."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+DOCS = "https://docs.github.com/rest"
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str  # without the /api/v3 prefix, without the query
+    query: list[tuple[str, str]]
+    headers: dict[str, str]  # lower-cased names
+    body: bytes = b""
+    raw_target: str = ""  # path+query exactly as received (for the log)
+
+
+@dataclass
+class Response:
+    status: int
+    payload: Any = None  # JSON-serialisable, or None for no body
+    headers: dict[str, str] = field(default_factory=dict)
+    bucket: str | None = "core"
+    cost: int = 1
+
+    def body(self) -> bytes:
+        if self.payload is None:
+            return b""
+        return json.dumps(self.payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def error(status: int, message: str, docs: str = DOCS, **extra: Any) -> Response:
+    payload = {"message": message, "documentation_url": docs, "status": str(status), **extra}
+    return Response(status, payload)

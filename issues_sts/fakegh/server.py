@@ -1,0 +1,350 @@
+"""`FakeGitHub`: a real HTTP server on 127.0.0.1 that serves a corpus the way GitHub does.
+
+    with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 50}, reset_seconds=2)) as gh:
+        httpx.get(gh.api_url + "/repos/acme/widgets/issues", headers={"Authorization": "Bearer test-token"})
+        assert gh.stats()["violations"] == 0
+
+Every request lands in `gh.log` with whether it counted against its bucket and whether it was
+a *violation* (sent while the bucket was exhausted or a retry-after window was open).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from issues_sts.fakegh.corpus import Corpus
+from issues_sts.fakegh.faults import SERVED_FAULTS, FaultPlan, tamper
+from issues_sts.fakegh.http_types import Request, Response, error
+from issues_sts.fakegh.ratelimit import RateLimiter
+from issues_sts.fakegh.rest import RestApi
+from issues_sts.fakegh.settings import FakeSettings
+
+BASE_HEADERS = {
+    "server": "GitHub.com",
+    "content-type": "application/json; charset=utf-8",
+    "x-github-media-type": "github.v3; format=json",
+    "x-github-api-version-selected": "2022-11-28",
+    "access-control-expose-headers": (
+        "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, "
+        "X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, X-OAuth-Scopes, "
+        "X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, X-GitHub-SSO, "
+        "X-GitHub-Request-Id, Deprecation, Sunset"
+    ),
+    "access-control-allow-origin": "*",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "deny",
+    "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, Accept, X-Requested-With",
+}
+PRIMARY_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
+SECONDARY_DOCS = PRIMARY_DOCS + "#about-secondary-rate-limits"
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    t: float  # server clock when the request arrived
+    method: str
+    path: str  # path + query as received
+    status: int  # 0 for a dropped connection
+    bucket: str | None
+    counted: bool
+    violation: bool
+    fault: str | None = None
+    cost: int = 0
+
+
+class FakeGitHub:
+    """Serve `corpus` on 127.0.0.1:`port` (0 = any free port) until `close()` or the `with` ends."""
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        settings: FakeSettings | None = None,
+        *,
+        port: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.corpus = corpus
+        self.settings = settings or FakeSettings()
+        self.clock = clock
+        self.log: list[RequestRecord] = []
+        self.limiter = RateLimiter(self.settings)
+        self.faults = FaultPlan(self.settings)
+        self.rest = RestApi(corpus, self.settings, lambda: self.api_url)
+        self._graphql: Any = None
+        self._log_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-github", daemon=True)
+        self._thread.start()
+
+    # -- public surface ---------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return self.root_url + ("/api/v3" if self.settings.enterprise else "")
+
+    @property
+    def graphql_url(self) -> str:
+        return self.root_url + ("/api/graphql" if self.settings.enterprise else "/graphql")
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeGitHub:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def stats(self) -> dict[str, Any]:
+        with self._log_lock:
+            records = list(self.log)
+        return {
+            "requests": len(records),
+            "counted": sum(r.counted for r in records),
+            "violations": sum(r.violation for r in records),
+            "not_modified": sum(r.status == 304 for r in records),
+            "faults": dict(Counter(r.fault for r in records if r.fault)),
+            "by_status": dict(Counter(r.status for r in records)),
+            "by_endpoint": dict(Counter(endpoint_of(r.method, r.path) for r in records)),
+            "graphql_points": sum(r.cost for r in records if r.bucket == "graphql" and r.counted),
+        }
+
+    def violations(self) -> list[RequestRecord]:
+        with self._log_lock:
+            return [r for r in self.log if r.violation]
+
+    # -- request processing (called from handler threads) ------------------------------------
+    def process(self, request: Request) -> tuple[Response, RequestRecord, str | None]:
+        """Answer one request; the HTTP layer only writes what this returns."""
+        now = self.clock()
+        identity, auth_error = self._identity(request)
+        if auth_error is not None:
+            return self._finish(request, now, auth_error, identity, counted=False, violation=False)
+        if request.path == "/rate_limit":
+            payload = self.limiter.snapshot(identity, now)
+            answer = Response(200, {"resources": payload, "rate": payload["core"]}, bucket="core")
+            return self._finish(request, now, answer, identity, counted=False, violation=False)
+        fault = self.faults.next_fault()
+        if fault in ("502", "503", "drop"):
+            answer = error(int(fault), "Server Error") if fault != "drop" else Response(0)
+            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
+        answer = self._answer(request)
+        bucket = answer.bucket
+        if bucket is None:
+            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
+        verdict = self.limiter.check(identity, bucket, now, answer.cost)
+        if verdict.blocked:
+            refusal = self._refusal(verdict.blocked, verdict.retry_after, identity, bucket)
+            return self._finish(request, now, refusal, identity, counted=False, violation=verdict.violation)
+        if _not_modified(request, answer):
+            answer = Response(304, None, {"etag": answer.headers["etag"]}, bucket=bucket)
+            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
+        secondary = self.limiter.secondary_due(identity, bucket, now)
+        if secondary is not False:
+            refusal = self._refusal("secondary", secondary, identity, bucket)  # type: ignore[arg-type]
+            return self._finish(request, now, refusal, identity, counted=False, violation=False)
+        self.limiter.charge(identity, bucket, now, answer.cost)
+        return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault)
+
+    def _identity(self, request: Request) -> tuple[str, Response | None]:
+        header = request.headers.get("authorization", "").strip()
+        if not header:
+            return "anonymous", None
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() in ("bearer", "token") and token.strip() in self.settings.tokens:
+            return "token:" + hashlib.sha256(token.strip().encode()).hexdigest()[:12], None
+        answer = error(401, "Bad credentials")
+        answer.bucket = None
+        return "anonymous", answer
+
+    def _answer(self, request: Request) -> Response:
+        if request.path == "/graphql":
+            if not self.settings.graphql or request.method != "POST":
+                return error(404, "Not Found")
+            return self._graphql_api().handle(request)
+        answer = self.rest.handle(request)
+        if answer.status == 200 and request.method == "GET":
+            digest = hashlib.sha256(answer.body()).hexdigest()
+            answer.headers["etag"] = f'W/"{digest}"'
+            answer.headers["cache-control"] = "private, max-age=60, s-maxage=60"
+        return answer
+
+    def _graphql_api(self) -> Any:
+        # Built on first use: loading the schema costs time that REST-only tests need not pay.
+        if self._graphql is None:
+            from issues_sts.fakegh.graphql_api import GraphqlApi
+
+            self._graphql = GraphqlApi(self.corpus, self.settings)
+        return self._graphql
+
+    def _refusal(self, kind: str, retry_after: int | None, identity: str, bucket: str) -> Response:
+        if kind == "secondary":
+            answer = error(
+                403,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try "
+                "again. If you reach out to GitHub Support for help, please include the request ID.",
+                SECONDARY_DOCS,
+            )
+            if retry_after is not None:
+                answer.headers["retry-after"] = str(retry_after)
+        elif identity == "anonymous":
+            answer = error(
+                self.settings.exhausted_status,
+                "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated "
+                "requests get a higher rate limit. Check out the documentation for more details.)",
+                PRIMARY_DOCS + "#primary-rate-limit-for-unauthenticated-users",
+            )
+        else:
+            answer = error(
+                self.settings.exhausted_status,
+                "API rate limit exceeded for user ID 1. If you reach out to GitHub Support for "
+                "help, please include the request ID.",
+                PRIMARY_DOCS + "#about-primary-rate-limits",
+            )
+        if bucket == "graphql" and kind == "primary":
+            answer.status = 200  # GitHub's GraphQL answers 200 with a RATE_LIMITED error
+            answer.payload = {"errors": [{"type": "RATE_LIMITED", "message": answer.payload["message"]}]}
+        answer.bucket = bucket
+        return answer
+
+    def _finish(
+        self,
+        request: Request,
+        now: float,
+        answer: Response,
+        identity: str,
+        *,
+        counted: bool,
+        violation: bool,
+        fault: str | None = None,
+    ) -> tuple[Response, RequestRecord, str | None]:
+        headers = dict(BASE_HEADERS)
+        headers["date"] = formatdate(now, usegmt=True)
+        headers["x-github-request-id"] = f"FAKE:{next(self._ids):08X}"
+        if answer.bucket is not None or answer.status == 401:
+            headers.update(self.limiter.headers(identity, answer.bucket or "core", now))
+        if request.path == "/graphql":
+            headers["x-github-media-type"] = "github.v4; format=json"
+        headers.update(answer.headers)
+        answer.headers = headers
+        record = RequestRecord(
+            t=now,
+            method=request.method,
+            path=request.raw_target,
+            status=answer.status,
+            bucket=answer.bucket,
+            counted=counted,
+            violation=violation,
+            fault=fault,
+            cost=answer.cost if counted else 0,
+        )
+        with self._log_lock:
+            self.log.append(record)
+        served_fault = fault if fault in SERVED_FAULTS and answer.status < 300 else None
+        return answer, record, served_fault
+
+
+def _not_modified(request: Request, answer: Response) -> bool:
+    etag = answer.headers.get("etag")
+    wanted = request.headers.get("if-none-match")
+    if not etag or not wanted:
+        return False
+    tags = {t.strip().removeprefix("W/") for t in wanted.split(",")}
+    return "*" in tags or etag.removeprefix("W/") in tags
+
+
+_NUMBER = re.compile(r"/\d+(?=/|$)")
+
+
+def endpoint_of(method: str, target: str) -> str:
+    """`GET /repos/acme/widgets/issues/12/comments?page=2` -> `GET /repos/{repo}/issues/{n}/comments`."""
+    path = urlsplit(target).path.removeprefix("/api/v3").removeprefix("/api")
+    path = re.sub(r"^/repos/[^/]+/[^/]+", "/repos/{repo}", path)
+    path = re.sub(r"^/repositories/\d+", "/repositories/{id}", path)
+    return f"{method} {_NUMBER.sub('/{n}', path)}"
+
+
+def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+            return  # the request log is `server.log`; stderr stays quiet
+
+        def do_GET(self) -> None:
+            self._serve()
+
+        def do_POST(self) -> None:
+            self._serve()
+
+        def do_HEAD(self) -> None:
+            self._serve()
+
+        def _serve(self) -> None:
+            request = self._request()
+            if request is None:
+                self._write(error(404, "Not Found"), None, head=False)
+                return
+            answer, record, fault = server.process(request)
+            if record.status == 0:
+                self.close_connection = True
+                return
+            if fault == "slow":
+                time.sleep(server.settings.slow_seconds)
+            self._write(answer, fault, head=request.method == "HEAD")
+
+        def _request(self) -> Request | None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else b""
+            parts = urlsplit(self.path)
+            path = parts.path.rstrip("/") or "/"
+            if server.settings.enterprise:
+                if path == "/api/graphql":
+                    path = "/graphql"
+                elif path.startswith("/api/v3/") or path == "/api/v3":
+                    path = path[len("/api/v3"):] or "/"
+                else:
+                    return None
+            elif path.startswith("/api/"):
+                return None
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            query = parse_qsl(parts.query, keep_blank_values=True)
+            return Request(self.command, path, query, headers, body, self.path)
+
+        def _write(self, answer: Response, fault: str | None, *, head: bool) -> None:
+            body = answer.body()
+            sent, length = tamper(body, fault)
+            self.send_response(answer.status)
+            for name, value in answer.headers.items():
+                self.send_header(name, value)
+            if answer.status != 304:
+                self.send_header("content-length", str(length))
+            self.end_headers()
+            if not head and answer.status != 304:
+                self.wfile.write(sent)
+            if fault == "short_body":
+                self.close_connection = True
+
+    return Handler

@@ -1,0 +1,73 @@
+"""How a fake GitHub behaves: limits, faults, pagination caps. Defaults are GitHub's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+DEFAULT_LIMITS: Mapping[str, int] = MappingProxyType({"core": 5000, "graphql": 5000, "search": 30})
+UNAUTHENTICATED_LIMIT = 60
+FAULT_KINDS = ("502", "503", "drop", "truncate", "short_body", "slow")
+
+
+@dataclass(frozen=True)
+class FakeSettings:
+    """Knobs of the fake server.
+
+    tokens: accepted tokens; a wrong one answers 401, none gets `unauthenticated_limit`/window.
+    rate_limit: requests (GraphQL: points) per window per bucket; missing buckets use GitHub's.
+    reset_seconds: window length; windows end on whole epoch seconds so `x-ratelimit-reset` is exact.
+    exhausted_status: 403 (GitHub's usual) or 429.
+    secondary_limit_every: every Nth counted request of a bucket answers a secondary-limit 403.
+    secondary_retry_after: its `retry-after` (whole seconds); None sends none, and then the
+        bucket stays closed for `secondary_min_wait` seconds (GitHub says "a few minutes").
+    fault_rate/fault_seed/fault_kinds/slow_seconds: injected faults, decided by a seeded RNG.
+    per_page_default/per_page_max: GitHub's 30 and 100.
+    page_cap: `page=N` beyond it answers 422 and Link stops there (None: no cap).
+    comments_cap: repo-wide comment listings end after this many items (no rel=next).
+    graphql: serve POST /graphql (False: 404). graphql_schema_check: also validate every query
+        against GitHub's real SDL when `schema_path` (or ../shared) has it.
+    enterprise: serve under /api/v3 with GraphQL at /api/graphql, like GitHub Enterprise Server.
+    """
+
+    tokens: frozenset[str] = frozenset({"test-token"})
+    rate_limit: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_LIMITS))
+    unauthenticated_limit: int = UNAUTHENTICATED_LIMIT
+    reset_seconds: float = 3600.0
+    exhausted_status: int = 403
+    secondary_limit_every: int | None = None
+    secondary_retry_after: int | None = 60
+    secondary_min_wait: float = 60.0
+    fault_rate: float = 0.0
+    fault_seed: int = 0
+    fault_kinds: tuple[str, ...] = FAULT_KINDS
+    slow_seconds: float = 0.5
+    per_page_default: int = 30
+    per_page_max: int = 100
+    page_cap: int | None = None
+    comments_cap: int | None = 30_000
+    graphql: bool = True
+    graphql_schema_check: bool = False
+    schema_path: str | None = None
+    enterprise: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.tokens, (set, list, tuple)):
+            object.__setattr__(self, "tokens", frozenset(self.tokens))
+        if isinstance(self.tokens, str):
+            object.__setattr__(self, "tokens", frozenset({self.tokens}))
+        unknown = set(self.fault_kinds) - set(FAULT_KINDS)
+        if unknown:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}; choose from {FAULT_KINDS}")
+        if not 0.0 <= self.fault_rate <= 1.0:
+            raise ValueError("fault_rate must be within [0, 1]")
+        if self.reset_seconds <= 0:
+            raise ValueError("reset_seconds must be positive")
+        if self.exhausted_status not in (403, 429):
+            raise ValueError("exhausted_status must be 403 or 429")
+
+    def limit_for(self, bucket: str, authenticated: bool) -> int:
+        if not authenticated and bucket == "core":
+            return self.unauthenticated_limit
+        return int(self.rate_limit.get(bucket, DEFAULT_LIMITS.get(bucket, 5000)))
