@@ -1,1 +1,22 @@
-"""links stage."""
+"""The link stage: duplicate evidence in crawled threads -> trustworthy duplicate links.
+
+    from issues_sts.links import LinkConfig, build_links
+    table = build_links(Store.open("data/store"), LinkConfig())
+    table.write("data/dataset")          # links.parquet
+
+Layout: `text` (what to ignore), `patterns` (references and duplicate wording), `scoring`
+(confidence from signals), `extract` (one thread -> links, pure), `resolve` (store facts:
+transfers, pull requests, missing targets), `clusters` (union-find), `stage` (the
+runner), `archive` (the rust issue archive as a store), `evaluate` (precision/recall).
+"""
+
+from __future__ import annotations
+
+from issues_sts.links.extract import extract_thread, extract_thread_links
+from issues_sts.links.model import DuplicateLink, LinkConfig, Signal, Thread
+from issues_sts.links.stage import LinkTable, build_links
+
+__all__ = [
+    "DuplicateLink", "LinkConfig", "LinkTable", "Signal", "Thread",
+    "build_links", "extract_thread", "extract_thread_links",
+]

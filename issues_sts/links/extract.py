@@ -1,0 +1,220 @@
+"""One thread in, its duplicate links out: `extract_thread_links(thread)` (pure).
+
+Every post (body, comments) is cleaned and read into claims; GraphQL duplicate events
+become statements of their own. Statements are then resolved per target, in time order:
+the last statement about a target decides whether it stands ("not a duplicate of #N"
+retracts, `unmarked_as_duplicate` cancels), an author who retargets keeps only their
+latest target, and among what is left the strongest link is the thread's canonical.
+Nothing is thrown away silently: every dropped candidate bumps a counter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from issues_sts.links import text as text_mod
+from issues_sts.links.model import (
+    TARGET_SIGNALS,
+    DuplicateLink,
+    Event,
+    LinkConfig,
+    Post,
+    Signal,
+    Thread,
+)
+from issues_sts.links.patterns import Ref, find_claims
+from issues_sts.links.scoring import Scored, combine, parse_time, score_claim, thread_says_duplicate
+
+_CUE_HINTS = ("dup", "favo")
+_CONFIRM_SECONDS = 600.0
+_MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
+_UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Statement:
+    key: Key
+    kind: str
+    positive: bool
+    time: str
+    order: tuple[int, int]
+    author: str
+    url: str
+    association: str | None
+    hedged: bool = False
+    scored: Scored | None = None
+    from_event: bool = False
+
+
+@dataclass
+class ThreadReading:
+    links: list[DuplicateLink] = field(default_factory=list)
+    counters: Counter[str] = field(default_factory=Counter)
+
+
+def _normalise(ref: Ref, thread: Thread, cfg: LinkConfig) -> Key:
+    aliases = {old.lower(): new for old, new in cfg.repo_aliases}
+    repo = aliases.get(ref.repo.lower(), ref.repo)
+    if repo.lower() == thread.repo.lower():
+        repo = thread.repo
+    return repo, ref.number
+
+
+def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
+    """A REST `marked_as_duplicate` by the commenter right after the comment: GitHub acted on it."""
+    when = parse_time(post.created_at)
+    for event in rest_marks:
+        at = parse_time(event.created_at)
+        if event.actor == post.author and when and at and abs((at - when).total_seconds()) <= _CONFIRM_SECONDS:
+            return True
+    return False
+
+
+def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
+               rest_marks: list[Event]) -> list[Statement]:
+    lowered = post.body.lower()
+    if not any(hint in lowered for hint in _CUE_HINTS):
+        return []
+    reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
+    raw_claims = len(find_claims(post.body, thread.repo, thread.number).claims)
+    counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
+    for reason in reading.skips:
+        counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
+    out = []
+    confirmed = _confirmed(post, rest_marks)
+    for j, claim in enumerate(reading.claims):
+        key = _normalise(claim.target, thread, cfg)
+        if key == (thread.repo, thread.number):
+            counters["dropped:self_link"] += 1
+            continue
+        if claim.negated:
+            counters["dropped:negated"] += 1
+        scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
+        out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
+                             post.author or "", post.url, post.author_association, claim.hedged, scored))
+    return out
+
+
+def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    base = math.log(cfg.graphql_confidence / (1.0 - cfg.graphql_confidence))
+    extra = tuple(thread_says_duplicate(thread, cfg))
+    out: list[Statement] = []
+    for i, event in enumerate(thread.events):
+        name = event.event.lower()
+        if name not in _MARKED | _UNMARKED or event.canonical_number is None:
+            continue
+        key = _normalise(Ref(event.canonical_repo or thread.repo, event.canonical_number, "unknown", 0, 0), thread, cfg)
+        if key == (thread.repo, thread.number):
+            counters["dropped:self_link"] += 1
+            continue
+        positive = name in _MARKED
+        scored = Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
+        out.append(Statement(key, "unknown", positive, event.created_at, (1_000_000, i), event.actor or "",
+                             event.url, None, False, scored, from_event=True))
+    return out
+
+
+def _stale(statements: list[Statement]) -> dict[Key, str]:
+    """Targets that no longer stand, with why: retracted/unmarked (the last word about the
+    target was negative) or superseded (everyone who named it later named another)."""
+    reasons: dict[Key, str] = {}
+    last: dict[Key, Statement] = {}
+    for st in statements:
+        last[st.key] = st
+    for key, st in last.items():
+        if not st.positive:
+            reasons[key] = "unmarked" if st.from_event else "retracted"
+    latest_post: dict[str, tuple[str, int]] = {}
+    last_event: Statement | None = None
+    for st in statements:
+        if st.positive:
+            latest_post[st.author] = (st.time, st.order[0])
+            if st.from_event:
+                last_event = st
+    current: set[Key] = set()
+    for st in statements:
+        if not st.positive or st.key in reasons:
+            continue
+        if st.from_event and last_event is not None and st.key != last_event.key:
+            continue  # an earlier event, replaced by the last one
+        if (st.time, st.order[0]) == latest_post.get(st.author):
+            current.add(st.key)
+    for st in statements:
+        if st.positive and st.key not in reasons and st.key not in current:
+            reasons[st.key] = "superseded"
+    return reasons
+
+
+def _link(thread: Thread, key: Key, group: list[Statement], cfg: LinkConfig, reason: str | None) -> DuplicateLink:
+    scored = [st.scored for st in group if st.scored is not None]
+    confidence, best = combine(scored, len({st.author for st in group}), cfg)
+    if any(st.from_event for st in group):
+        confidence = max(confidence, cfg.graphql_confidence)
+    present = {sig for s in scored for sig in s.signals}
+    if len({st.author for st in group}) > 1:
+        present.add(Signal.SEVERAL_AUTHORS)
+    signal = next(sig for sig in TARGET_SIGNALS if sig in {s.signal for s in scored})
+    lead = max(group, key=lambda st: (st.scored is not None and st.scored.signal == signal,
+                                      st.scored.score if st.scored else -99.0))
+    kinds = {st.kind for st in group}
+    return DuplicateLink(
+        repo=thread.repo, number=thread.number, target_repo=key[0], target_number=key[1],
+        target_kind="pull" if "pull" in kinds else "issue" if "issue" in kinds else "unknown",
+        signal=signal.value, signals=tuple(sig.value for sig in Signal if sig in present),
+        confidence=round(confidence, 4), evidence_url=lead.url,
+        evidence_urls=tuple(dict.fromkeys(st.url for st in group)), author=lead.author or None,
+        author_association=lead.association, created_at=lead.time, hedged=lead.hedged,
+        excluded_reason=reason,
+    )
+
+
+def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list[DuplicateLink]:
+    stale = _stale(statements)
+    links = []
+    for key in dict.fromkeys(st.key for st in statements if st.positive):
+        group = [st for st in statements if st.key == key and st.positive]
+        if key not in stale:
+            # after a retraction only the later claims count
+            negatives = [st for st in statements if st.key == key and not st.positive]
+            if negatives:
+                group = [st for st in group if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)]
+        links.append(_link(thread, key, group, cfg, stale.get(key)))
+    return _choose_canonical(links, cfg)
+
+
+def _choose_canonical(links: list[DuplicateLink], cfg: LinkConfig) -> list[DuplicateLink]:
+    alive = [lk for lk in links if lk.excluded_reason is None and lk.confidence >= cfg.min_confidence]
+    best = max(alive, key=lambda lk: (lk.signal == Signal.GRAPHQL_EVENT.value, lk.confidence, lk.created_at),
+               default=None)
+    out = []
+    for lk in links:
+        if lk.excluded_reason is None and lk is not best:
+            lk = replace(lk, excluded_reason="not_canonical" if lk in alive else "low_confidence")
+        out.append(lk)
+    return out
+
+
+def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReading:
+    """Links of one thread plus counters of every candidate it dropped."""
+    cfg = cfg or LinkConfig()
+    reading = ThreadReading()
+    rest_marks = [e for e in thread.events if e.event.lower() in _MARKED and e.canonical_number is None]
+    statements: list[Statement] = []
+    for i, post in enumerate(thread.posts):
+        statements += _read_post(post, i, thread, cfg, reading.counters, rest_marks)
+    statements += _event_statements(thread, cfg, reading.counters)
+    statements.sort(key=lambda st: (st.time, st.order))
+    reading.links = _links(thread, statements, cfg)
+    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):
+        reading.counters["duplicate_unknown_target"] += 1
+    return reading
+
+
+def extract_thread_links(thread: Thread, cfg: LinkConfig | None = None) -> list[DuplicateLink]:
+    """The duplicate links of one thread (see module docstring)."""
+    return extract_thread(thread, cfg).links

@@ -1,0 +1,154 @@
+"""The link stage's vocabulary: threads in, duplicate links out, one frozen config.
+
+A `Thread` is everything the crawl store knows about one issue (or pull request): its
+row, the issue body as the first post, every comment, and its duplicate events. A
+`DuplicateLink` is one (source, target) candidate with the evidence behind it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+class Signal(str, Enum):
+    """Evidence kinds. The first five can carry a target (a link's `signal` is its strongest
+    one, in this order); the rest only support or qualify a link, or count duplicates whose
+    canonical is unknown."""
+
+    GRAPHQL_EVENT = "graphql_event"  # MarkedAsDuplicateEvent.canonical
+    DUPLICATE_KEYWORD = "duplicate_keyword"  # a comment line "Duplicate of #N" (GitHub's keyword)
+    SLASH_COMMAND = "slash_command"  # "/duplicate #N", "/dup #N" (bots, triage tooling)
+    MAINTAINER_WORDING = "maintainer_wording"  # wording by a maintainer, the closer or the issue author
+    COMMENT_WORDING = "comment_wording"  # the same wording by anyone else (drive-by)
+    # supporting / qualifying
+    EVENT_CONFIRMED = "event_confirmed"  # a marked_as_duplicate event (no canonical) by the commenter
+    STATE_REASON = "state_reason_duplicate"
+    LABEL = "duplicate_label"
+    MAINTAINER = "author_maintainer"
+    ISSUE_AUTHOR = "author_is_issue_author"
+    CLOSING_ACTOR = "author_closed_issue"
+    CLOSED_SOON = "closed_soon_after"
+    SEVERAL_AUTHORS = "several_authors"
+    HEDGED = "hedged"
+    DRIVE_BY = "drive_by"
+
+
+TARGET_SIGNALS = (
+    Signal.GRAPHQL_EVENT,
+    Signal.DUPLICATE_KEYWORD,
+    Signal.SLASH_COMMAND,
+    Signal.MAINTAINER_WORDING,
+    Signal.COMMENT_WORDING,
+)
+
+
+@dataclass(frozen=True)
+class Post:
+    """The issue body (kind "body") or one comment (kind "comment")."""
+
+    kind: str
+    author: str | None
+    author_association: str | None
+    body: str
+    created_at: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Event:
+    """A `marked_as_duplicate` / `unmarked_as_duplicate` event; only GraphQL names the canonical."""
+
+    event: str
+    actor: str | None
+    created_at: str
+    canonical_repo: str | None
+    canonical_number: int | None
+    source: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Thread:
+    """One issue or pull request with its posts (body first, then comments by time) and events."""
+
+    repo: str
+    number: int
+    is_pull_request: bool
+    author: str | None
+    state: str | None
+    state_reason: str | None
+    labels: tuple[str, ...]
+    created_at: str
+    closed_at: str | None
+    closed_by: str | None
+    html_url: str
+    posts: tuple[Post, ...] = ()
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True)
+class DuplicateLink:
+    """One candidate: `repo#number` duplicates `target_repo#target_number`.
+
+    `excluded_reason` is set by the thread-level reading ("superseded", "retracted",
+    "unmarked", "not_canonical", "low_confidence") or later by the stage from store facts
+    ("source_is_pull_request", "target_is_pull_request", "target_missing").
+    """
+
+    repo: str
+    number: int
+    target_repo: str
+    target_number: int
+    target_kind: str  # what the reference itself said: "issue" | "pull" | "unknown"
+    signal: str
+    signals: tuple[str, ...]
+    confidence: float
+    evidence_url: str
+    evidence_urls: tuple[str, ...]
+    author: str | None
+    author_association: str | None
+    created_at: str
+    hedged: bool
+    excluded_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """Policy knobs of the link stage (frozen: built once at the CLI boundary).
+
+    Weights are log-odds added to a link's score; confidence = sigmoid(score).
+    """
+
+    min_confidence: float = 0.5
+    close_window_hours: float = 48.0
+    # Base score of the strongest target-carrying signal.
+    w_keyword: float = 2.5
+    w_slash: float = 2.0
+    w_wording: float = 1.0
+    # Who said it and what happened next.
+    w_maintainer: float = 1.0
+    w_issue_author: float = 1.0
+    w_closing_actor: float = 1.0
+    w_closed_soon: float = 1.0
+    w_event_confirmed: float = 2.0
+    w_state_reason: float = 1.5
+    w_label: float = 1.5
+    w_several_authors: float = 0.5
+    w_drive_by: float = -0.5
+    w_hedged: float = -1.5
+    w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
+    graphql_confidence: float = 0.99
+    # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,
+    # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).
+    duplicate_label_pattern: str = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+    # Renamed repositories, old -> new ("mozilla/rust" -> "rust-lang/rust").
+    repo_aliases: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_confidence <= 1.0:
+            raise ValueError("min_confidence must be within [0, 1]")
+        if self.close_window_hours < 0:
+            raise ValueError("close_window_hours must be >= 0")

@@ -1,0 +1,225 @@
+"""Reading duplicate claims out of one cleaned comment: references, cues, polarity, hedges.
+
+Two small layers:
+
+* `find_refs(text, repo)` -> every issue/PR reference with its span: full GitHub URLs
+  (query strings and fragments dropped; `/pull/N` marked as a pull request), markdown
+  links (the URL counts, not the link text), `owner/repo#N`, and `#N` resolved against
+  the thread's repository. Non-GitHub URLs are masked so that `#123` in
+  `http://example.org/page#123` is never a reference.
+* `find_claims(text, repo)` -> `Claim`s: a duplicate cue ("duplicate of", "dupe of", "dup",
+  "closing in favor of", the native "Duplicate of #N" keyword, `/duplicate` slash commands)
+  bound to the references that follow it, with negation ("not a duplicate of #N"),
+  hedges ("probably", "looks like", a question) and conditionals ("if you think it is
+  not a duplicate") recorded. Text that has no claim still reports why a cue was skipped
+  (`skips`), so the stage can count every dropped candidate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_URL = re.compile(r"https?://[^\s<>\"'\])]+")
+_GH_ISSUE_URL = re.compile(
+    r"^https?://(?:www\.)?github\.com/([A-Za-z0-9][\w.-]*)/([\w.-]+)/(issues|pull|pulls)/(\d+)(?=$|[/?#.,;:!)])",
+    re.I,
+)
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
+_SHORT = re.compile(r"(?<![\w&#/])(?:#|GH-)(\d+)\b", re.I)
+_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b", re.I)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to an issue or pull request; `kind` is what the text says ("pull" from
+    a /pull/ URL, "issue" from an /issues/ URL, "unknown" for `#N`)."""
+
+    repo: str
+    number: int
+    kind: str
+    start: int
+    end: int
+
+
+def _url_ref(url: str, repo: str, start: int, end: int) -> Ref | None:
+    m = _GH_ISSUE_URL.match(url)
+    if m is None:
+        return None
+    kind = "issue" if m.group(3).lower() == "issues" else "pull"
+    return Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(4)), kind, start, end)
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
+    """All references in `text`, in order. `bare` also accepts "issue 123" (only used
+    right after a duplicate cue, where it is unambiguous)."""
+    refs: list[Ref] = []
+    taken: list[tuple[int, int]] = []
+    for m in _MD_LINK.finditer(text):
+        ref = _url_ref(m.group(2), repo, m.start(), m.end())
+        if ref is not None:
+            refs.append(ref)
+        taken.append(m.span())
+    text = _mask(text, taken)
+    for m in _URL.finditer(text):
+        ref = _url_ref(m.group(0), repo, m.start(), m.end())
+        if ref is not None:
+            refs.append(ref)
+        taken.append(m.span())
+    text = _mask(text, taken)
+    for m in _CROSS.finditer(text):
+        refs.append(Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "unknown", m.start(), m.end()))
+        taken.append(m.span())
+    text = _mask(text, taken)
+    patterns = (_SHORT, _BARE) if bare else (_SHORT,)
+    for pattern in patterns:
+        for m in pattern.finditer(text):
+            refs.append(Ref(repo, int(m.group(1)), "unknown", m.start(), m.end()))
+    return sorted(refs, key=lambda r: r.start)
+
+
+# -- cues ------------------------------------------------------------------------------
+KEYWORD = "duplicate_keyword"
+SLASH = "slash_command"
+WORDING = "wording"
+
+_KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
+_SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
+_WORDING = re.compile(
+    r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
+    r"|\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+    re.I,
+)
+# Words allowed between a cue and the reference it governs ("dupe of the older issue #4").
+_FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older old original
+    earlier previous same see at in to with is it's its as basically essentially just mostly
+    probably likely possibly maybe perhaps i think believe of: tracked upstream already
+    combination some both either here over pr pull request"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+_GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
+_GAP_PUNCT = frozenset(":,;(-—.#[*_")
+_LIST_SEP = re.compile(r"^[\s,;/&+*_()]*(?:(?:and|or|and/or|plus)\b[\s,;/&+*_()]*)?$", re.I)
+_HEDGE = re.compile(
+    r"\b(?:probabl[ey]|possibl[ey]|possibility|might|may|maybe|perhaps|looks?\s+like|seems?|"
+    r"i\s+think|i\s+believe|i\s+guess|suspect|could\s+be|likely|not\s+sure|potential(?:ly)?|"
+    r"appears?\s+to|similar)\b",
+    re.I,
+)
+_NEGATION = re.compile(
+    r"\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
+    r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$",
+    re.I,
+)
+_CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in\s+case)\b", re.I)
+_REVERSE_AFTER = re.compile(r"^\s*by\b", re.I)
+_SUBJECT_VERB = re.compile(
+    r"^\s*(?:(?:is|was|seems|looks|appears|has\s+been|got|being|also|really|probably|likely|"
+    r"actually|just|maybe)\s+)+(?:to\s+be\s+|like\s+)?(?:an?\s+)?\W*$",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|\n\s*\n)")
+_MAX_GAP_TOKENS = 7
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement about a target: positive ("dup of #N") or negative ("not a dup of #N")."""
+
+    target: Ref
+    cue: str  # KEYWORD | SLASH | WORDING
+    negated: bool
+    hedged: bool
+    position: int  # order of statements within the comment
+
+
+@dataclass
+class Reading:
+    claims: list[Claim] = field(default_factory=list)
+    skips: list[str] = field(default_factory=list)  # why a cue yielded no claim
+
+
+def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    before = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    after = _SENTENCE_END.search(text, end)
+    return (before[-1] if before else 0), (after.end() if after else len(text))
+
+
+def _gap_ok(gap: str) -> bool:
+    tokens = _GAP_TOKEN.findall(gap.lower())
+    words = [t for t in tokens if t not in _GAP_PUNCT]
+    return len(words) <= _MAX_GAP_TOKENS and all(t in _FILLER or t in _GAP_PUNCT for t in tokens)
+
+
+def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> list[Ref]:
+    """The references a cue ending at `cue_end` points at: the first one after an allowed
+    gap, then any that follow it as a list ("#1, #2 and #3")."""
+    following = [r for r in refs if r.start >= cue_end]
+    if not following:
+        return []
+    first = following[0]
+    gap = text[cue_end:first.start]
+    if (strict and gap.strip()) or not _gap_ok(gap):
+        return []
+    chosen = [first]
+    for ref in following[1:]:
+        if not _LIST_SEP.match(text[chosen[-1].end:ref.start]):
+            break
+        chosen.append(ref)
+    return chosen
+
+
+def _is_hedged(text: str, cue_start: int, end: int) -> bool:
+    """Hedges count from the start of the sentence up to the last reference (a remark after
+    it, "(I believe because of X)", is about the cause, not the duplicate); a question
+    mark closing the sentence hedges it too."""
+    s, e = _sentence_bounds(text, cue_start, end)
+    return bool(_HEDGE.search(text[s:end])) or "?" in text[end:e + 1]
+
+
+def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
+    """Why this cue is not a claim by the thread about itself, or None when it is."""
+    s, _ = _sentence_bounds(text, m.start(), m.end())
+    if _REVERSE_AFTER.match(text[m.end():]):
+        return "reverse_wording"  # "duplicated by #N": #N is the copy, this is the original
+    subject = [r for r in refs if s <= r.start and r.end <= m.start()]
+    if subject and subject[-1].number != self_number and _SUBJECT_VERB.match(text[subject[-1].end:m.start()]):
+        return "other_subject"  # "#A was a duplicate of #B", said in a third thread
+    if _CONDITIONAL.search(text[s:m.start()]):
+        return "conditional"  # "reopen if you think this is not a duplicate of #N"
+    return None
+
+
+def find_claims(text: str, repo: str, self_number: int) -> Reading:
+    """Every duplicate claim in one cleaned comment (see module docstring)."""
+    reading = Reading()
+    refs = find_refs(text, repo, bare=True)
+    used: set[int] = set()
+    for pattern, cue, strict in ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False)):
+        for m in pattern.finditer(text):
+            if m.start() in used:
+                continue
+            targets = _governed_refs(text, refs, m.end(), strict)
+            if cue != WORDING and not targets:
+                continue  # "Duplicate of" then prose: let the wording pass look at it
+            used.update(range(m.start(), m.end()))
+            reason = _classify(text, refs, m, self_number)
+            if not targets:
+                reading.skips.append(reason or "wording_without_target")
+                continue
+            if reason is not None:
+                reading.skips.extend([reason] * len(targets))
+                continue
+            negated = bool(_NEGATION.search(text[max(0, m.start() - 40):m.start()]))
+            hedged = _is_hedged(text, m.start(), targets[-1].end)
+            for ref in targets:
+                reading.claims.append(Claim(ref, cue, negated, hedged, m.start()))
+    reading.claims.sort(key=lambda c: (c.position, c.target.start))
+    return reading

@@ -1,0 +1,112 @@
+"""Confidence of a duplicate claim: small pure functions over who said what, and when.
+
+A claim's score is a sum of log-odds weights (`LinkConfig.w_*`): a base for its cue
+(keyword > slash command > wording), plus the author's standing (maintainer, the issue's
+own author confirming, the person who closed the issue), a close shortly after the
+comment, the issue's `state_reason`/labels saying "duplicate", minus hedges and
+drive-by authorship. Confidence is the sigmoid of the score, so weights compose and
+every contribution is visible in the link's `signals`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
+from issues_sts.links.patterns import KEYWORD, SLASH, Claim
+
+
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    signal: Signal  # the target-carrying signal of this claim
+    signals: tuple[Signal, ...]  # everything that contributed
+
+
+def parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def sigmoid(score: float) -> float:
+    return 1.0 / (1.0 + math.exp(-score))
+
+
+def is_duplicate_label(label: str, cfg: LinkConfig) -> bool:
+    return re.search(cfg.duplicate_label_pattern, label.lower()) is not None
+
+
+def thread_says_duplicate(thread: Thread, cfg: LinkConfig) -> list[Signal]:
+    """The issue-level signals that say *that* it is a duplicate (not of what)."""
+    found = []
+    if (thread.state_reason or "").lower() == "duplicate":
+        found.append(Signal.STATE_REASON)
+    if any(is_duplicate_label(label, cfg) for label in thread.labels):
+        found.append(Signal.LABEL)
+    return found
+
+
+def closed_soon_after(thread: Thread, when: str, cfg: LinkConfig) -> bool:
+    """The issue was (last) closed within the window after `when`."""
+    start, closed = parse_time(when), parse_time(thread.closed_at)
+    if start is None or closed is None or thread.state != "closed":
+        return False
+    hours = (closed - start).total_seconds() / 3600.0
+    return -0.05 <= hours <= cfg.close_window_hours  # a close a few seconds before the comment posts
+
+
+def _standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, float]]:
+    """Who the author is, relative to this thread."""
+    found: list[tuple[Signal, float]] = []
+    if (post.author_association or "").upper() in MAINTAINER_ASSOCIATIONS:
+        found.append((Signal.MAINTAINER, cfg.w_maintainer))
+    if post.kind == "comment" and post.author and post.author == thread.author:
+        found.append((Signal.ISSUE_AUTHOR, cfg.w_issue_author))
+    if post.author and post.author == thread.closed_by and thread.state == "closed":
+        found.append((Signal.CLOSING_ACTOR, cfg.w_closing_actor))
+    return found
+
+
+def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tuple[Signal, float]:
+    if cue == KEYWORD:
+        return Signal.DUPLICATE_KEYWORD, cfg.w_keyword
+    if cue == SLASH:
+        return Signal.SLASH_COMMAND, cfg.w_slash
+    if standing:
+        return Signal.MAINTAINER_WORDING, cfg.w_wording
+    return Signal.COMMENT_WORDING, cfg.w_wording
+
+
+def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, confirmed: bool = False) -> Scored:
+    """Score one positive claim made in `post` (see module docstring)."""
+    standing = _standing(post, thread, cfg)
+    signal, score = _base(claim.cue, standing, cfg)
+    parts: list[tuple[Signal, float]] = [(signal, score), *standing]
+    if not standing:
+        parts.append((Signal.DRIVE_BY, cfg.w_drive_by))
+    if post.kind == "body":
+        parts.append((Signal.DRIVE_BY, cfg.w_body))
+    if claim.hedged:
+        parts.append((Signal.HEDGED, cfg.w_hedged))
+    if post.kind == "comment" and closed_soon_after(thread, post.created_at, cfg):
+        parts.append((Signal.CLOSED_SOON, cfg.w_closed_soon))
+    if confirmed:
+        parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
+    weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}
+    parts.extend((sig, weights[sig]) for sig in thread_says_duplicate(thread, cfg))
+    signals = tuple(dict.fromkeys(sig for sig, _ in parts))
+    return Scored(sum(w for _, w in parts), signal, signals)
+
+
+def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:
+    """A target's confidence: its strongest claim, plus a bonus when several people agree."""
+    best = max(scores, key=lambda s: s.score)
+    bonus = cfg.w_several_authors if authors > 1 else 0.0
+    return sigmoid(best.score + bonus), best

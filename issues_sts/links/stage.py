@@ -1,0 +1,182 @@
+"""The link stage's runner: crawl store -> threads -> links -> store facts -> clusters.
+
+`build_links(store, cfg)` reads the store once, builds a `Thread` per issue that can carry
+evidence, calls the pure `extract_thread` on each, then applies what only the store
+knows: transferred targets follow their redirect, pull requests and targets missing from
+the store are excluded (kept and counted), and usable links are grouped into clusters.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import polars as pl
+
+from issues_sts.links.clusters import clusters
+from issues_sts.links.extract import extract_thread
+from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
+from issues_sts.links.resolve import StoreIndex, apply_store_facts
+from issues_sts.links.scoring import is_duplicate_label
+from issues_sts.store import Store
+
+LINKS_FILE = "links.parquet"
+COUNTERS_FILE = "link_counters.json"
+_CUE_REGEX = r"(?i)dup|favo"
+
+LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
+    "target_kind": pl.Utf8, "signal": pl.Utf8, "signals": pl.List(pl.Utf8), "confidence": pl.Float64,
+    "evidence_url": pl.Utf8, "evidence_urls": pl.List(pl.Utf8), "author": pl.Utf8,
+    "author_association": pl.Utf8, "created_at": pl.Utf8, "hedged": pl.Boolean,
+    "stated_target_repo": pl.Utf8, "stated_target_number": pl.Int64,
+    "usable": pl.Boolean, "excluded_reason": pl.Utf8,
+    "cluster_id": pl.Int64, "root_repo": pl.Utf8, "root_number": pl.Int64,
+}
+CLUSTER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "repo": pl.Utf8, "number": pl.Int64, "cluster_id": pl.Int64, "root_repo": pl.Utf8, "root_number": pl.Int64,
+}
+
+
+@dataclass(frozen=True)
+class LinkTable:
+    """The stage's result: `links` (one row per candidate), `clusters`, `counters`."""
+
+    links: pl.DataFrame
+    clusters: pl.DataFrame
+    counters: dict[str, int]
+
+    def usable(self) -> pl.DataFrame:
+        return self.links.filter(pl.col("usable"))
+
+    def write(self, out_dir: Path | str) -> Path:
+        """Write `out_dir/links.parquet` (rows sorted, so equal inputs give equal bytes)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / LINKS_FILE
+        self.links.write_parquet(path, compression="zstd", statistics=False)
+        return path
+
+    def write_counters(self, out_dir: Path | str) -> Path:
+        path = Path(out_dir) / COUNTERS_FILE
+        path.write_text(json.dumps(self.counters, indent=2, sort_keys=True) + "\n")
+        return path
+
+
+# -- reading the store -------------------------------------------------------------
+def _posts_by_issue(store: Store) -> dict[tuple[str, int], list[Post]]:
+    """Comments that can carry a claim (a cheap pre-filter on the cue words), by issue."""
+    frame = store.comments_frame().filter(pl.col("body").str.contains(_CUE_REGEX))
+    posts: dict[tuple[str, int], list[Post]] = {}
+    for repo, number, login, assoc, body, created, url in frame.select(
+        "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
+    ).iter_rows():
+        posts.setdefault((repo, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
+    return posts
+
+
+def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
+    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate"))
+    events: dict[tuple[str, int], list[Event]] = {}
+    for row in frame.iter_rows(named=True):
+        key = str(row["event_key"])
+        url = f"#event-{key}" if key.isdigit() else ""
+        events.setdefault((row["repo"], row["number"]), []).append(Event(
+            row["event"], row["actor"], row["created_at"] or "", row["canonical_repo"],
+            row["canonical_number"], row["source"], url,
+        ))
+    return events
+
+
+def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterator[Thread]:
+    """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
+    event, label or state_reason. Their posts are only the ones that can carry a claim."""
+    posts = _posts_by_issue(store)
+    events = _events_by_issue(store)
+    live = issues.filter(pl.col("tombstone").is_null())
+    for row in live.iter_rows(named=True):
+        key = (row["repo"], row["number"])
+        body = row["body"] or ""
+        thread_posts = list(posts.get(key, ()))
+        labels = tuple(row["labels"] or ())
+        flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
+        body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
+                          row["html_url"] or "")] if "dup" in body.lower() or "favo" in body.lower() else []
+        if not (thread_posts or body_post or key in events or flagged):
+            continue
+        html = row["html_url"] or ""
+        yield Thread(
+            repo=row["repo"], number=row["number"], is_pull_request=bool(row["is_pull_request"]),
+            author=row["user_login"], state=row["state"], state_reason=row["state_reason"], labels=labels,
+            created_at=row["created_at"] or "", closed_at=row["closed_at"], closed_by=row["closed_by"],
+            html_url=html, posts=tuple(body_post + thread_posts),
+            events=tuple(replace(e, url=html + e.url) for e in events.get(key, ())),
+        )
+
+
+# -- the runner ----------------------------------------------------------------------
+def _aliases_from_store(store: Store) -> tuple[tuple[str, str], ...]:
+    """Repositories the crawler found renamed (requested name -> current name)."""
+    rows = store.conn.execute(
+        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND current_name != repo"
+    ).fetchall()
+    return tuple((str(old), str(new)) for old, new in rows)
+
+
+def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
+           cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
+    rows = []
+    for link, (s_repo, s_number) in zip(links, stated, strict=True):
+        row = asdict(link)
+        row["signals"], row["evidence_urls"] = list(link.signals), list(link.evidence_urls)
+        row["stated_target_repo"], row["stated_target_number"] = s_repo, s_number
+        row["usable"] = link.excluded_reason is None
+        cid, root = cluster_of.get((link.repo, link.number), (None, (None, None)))
+        row["cluster_id"], row["root_repo"], row["root_number"] = cid, root[0], root[1]
+        rows.append({name: row[name] for name in LINK_SCHEMA})
+    frame = pl.DataFrame(rows, schema=LINK_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LINK_SCHEMA)
+    return frame.sort("repo", "number", "target_repo", "target_number")
+
+
+def _cluster_frame(cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
+    rows = [(repo, number, cid, root[0], root[1]) for (repo, number), (cid, root) in sorted(cluster_of.items())]
+    return pl.DataFrame(rows, schema=CLUSTER_SCHEMA, orient="row")
+
+
+def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
+    for link in links:
+        counters["links_total"] += 1
+        counters[f"links_by_signal:{link.signal}"] += 1
+        if link.excluded_reason is None:
+            counters["usable_links"] += 1
+            counters[f"usable_by_signal:{link.signal}"] += 1
+        else:
+            counters[f"excluded:{link.excluded_reason}"] += 1
+
+
+def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
+    """Every duplicate link the store supports, with exclusions, counters and clusters."""
+    cfg = cfg or LinkConfig()
+    if not cfg.repo_aliases:
+        cfg = replace(cfg, repo_aliases=_aliases_from_store(store))
+    issues = store.issues_frame()
+    counters: Counter[str] = Counter()
+    found: list[DuplicateLink] = []
+    for thread in iter_threads(store, cfg, issues):
+        counters["threads_read"] += 1
+        reading = extract_thread(thread, cfg)
+        counters.update(reading.counters)
+        found.extend(reading.links)
+        if progress is not None:
+            progress(1)
+    links, stated = apply_store_facts(found, StoreIndex(issues, store.redirects_frame()), counters)
+    _count_links(links, counters)
+    edges = [((lk.repo, lk.number), (lk.target_repo, lk.target_number)) for lk in links if lk.excluded_reason is None]
+    cluster_of = clusters(edges)
+    counters["clusters"] = len({cid for cid, _ in cluster_of.values()})
+    counters["issues_in_clusters"] = len(cluster_of)
+    return LinkTable(_frame(links, stated, cluster_of), _cluster_frame(cluster_of),
+                     dict(sorted((k, v) for k, v in counters.items() if v)))

@@ -1,0 +1,67 @@
+"""Text cleaning: remove the parts of a comment that must never yield a link.
+
+References inside code (fenced, indented-by-fence or inline), quoted replies (`> ...`),
+HTML comments, struck-through text and issue-template placeholders are copies of
+someone else's words, examples or instructions, not the commenter's claim. Removed
+regions are replaced by a blank or a neutral token so that the words on either side
+do not fuse into a new sentence ("duplicate of `#1` see #2" must not read as
+"duplicate of see #2").
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+_INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HTML_CODE = re.compile(r"<(pre|code)\b[^>]*>.*?(?:</\1>|\Z)", re.S | re.I)
+_QUOTE_LINE = re.compile(r"^[ \t]{0,3}>[^\n]*$", re.M)
+_STRIKE = re.compile(r"~~(?!~).+?~~|<(del|s|strike)>.*?</\1>", re.S | re.I)
+# Template placeholders: `#{issue number}`, `#<number>`, `#NNN`, `#XXXX`, `#issue`.
+_PLACEHOLDER = re.compile(
+    r"#\s*(?:\{[^}\n]*\}|<[^>\n]*>|\[[^\]\n]*\](?!\()|N{2,}\b|X{2,}\b|x{2,}\b|issue\b|number\b)"
+)
+
+CODE_TOKEN = " CODE "
+
+
+def strip_code(text: str) -> str:
+    """Drop fenced and inline code (and HTML <pre>/<code>)."""
+    text = _FENCE.sub("\n\n", text)
+    text = _HTML_CODE.sub(CODE_TOKEN, text)
+    return _INLINE_CODE.sub(CODE_TOKEN, text)
+
+
+def strip_quotes(text: str) -> str:
+    """Drop quoted reply lines; a blank line keeps the paragraphs around them apart."""
+    return _QUOTE_LINE.sub("", text)
+
+
+def strip_html_comments(text: str) -> str:
+    return _HTML_COMMENT.sub(" ", text)
+
+
+def strip_strikethrough(text: str) -> str:
+    """Struck-through words are retracted words ("~~dup of #4~~ my mistake")."""
+    return _STRIKE.sub(" ", text)
+
+
+def strip_placeholders(text: str) -> str:
+    return _PLACEHOLDER.sub(" ", text)
+
+
+def clean(text: str | None) -> str:
+    """The commenter's own, current words: every rule above applied, in a safe order.
+
+    HTML comments go first (templates hide instructions in them), then code (a fence may
+    contain `>` or `<!--`), then quotes, strikethrough and placeholders.
+    """
+    if not text:
+        return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_html_comments(text)
+    text = strip_code(text)
+    text = strip_quotes(text)
+    text = strip_strikethrough(text)
+    return strip_placeholders(text)
