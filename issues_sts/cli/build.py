@@ -1,9 +1,80 @@
-"""`issues-sts build` (being built; see the issue tracker)."""
+"""`issues-sts build`: a crawl store -> the GitHub Issues Similarity dataset folder."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from pydantic import ValidationError
+from rich.table import Table
+
+from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console
+from issues_sts.dataset.build import BuildSummary, run_build
+from issues_sts.dataset.config import SPLITS, BuildConfig
+from issues_sts.errors import ConfigError
+
+HELP = """Build the dataset from a crawl store: positive pairs from duplicate links, seeded
+negatives, leakage-free train/valid/test splits, token statistics, a dataset card.
+
+The result is a Hub-shaped folder that `datasets.load_dataset(DIR)` reads offline
+(configs `default` and `positive`), plus pairs.parquet (provenance), links.parquet,
+stats.json, build_config.json, token_lengths.png and manifest.json.
+
+Examples:
+
+    issues-sts build
+
+    issues-sts build --store data/store --out data/dataset --seed 7
+
+    issues-sts build --negatives hard --tokenizer bert-base-uncased --min-confidence 0.8
+"""
+
+
+def build_command(
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory (from `issues-sts crawl`)."),
+    out: Path = typer.Option(DEFAULT_OUT, "--out", help="Output folder: must be empty, absent, or an earlier build."),
+    seed: int = typer.Option(42, "--seed", help="Seed for splits, negatives and row order."),
+    negatives: str = typer.Option("random", "--negatives", help="random (default) or hard (BM25-similar non-duplicates)."),
+    negative_ratio: float = typer.Option(1.0, "--negative-ratio", help="Negatives per positive in each split."),
+    same_repo_share: float = typer.Option(0.8, "--same-repo-share", help="Share of negatives drawn inside one repository."),
+    tokenizer: str | None = typer.Option(None, "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, offline)."),
+    min_confidence: float = typer.Option(0.0, "--min-confidence", help="Drop duplicate links below this confidence (0-1)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    try:
+        cfg = BuildConfig(store=store, out=out, seed=seed, negatives=negatives,  # type: ignore[arg-type]
+                          negative_ratio=negative_ratio, same_repo_share=same_repo_share,
+                          tokenizer=tokenizer, min_confidence=min_confidence)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"--{'-'.join(str(p) for p in first['loc']).replace('_', '-')}: {first['msg']}",
+                          hint="see `issues-sts build --help`") from None
+    print_summary(run_build(cfg, progress=not quiet))
+
+
+def print_summary(summary: BuildSummary) -> None:
+    """The paper's table next to ours, then what each stage dropped."""
+    table = Table(title=f"dataset written to {summary.out}")
+    for col in ("split", "#positive", "#negative", "total", "> 512 tokens", "paper (pos/neg/total, >512)"):
+        table.add_column(col, justify="left" if col == "split" else "right")
+    for split in SPLITS:
+        row, lengths = summary.stats["table"][split], summary.stats["token_lengths"][split]
+        table.add_row(split, f"{row['positive']:,}", f"{row['negative']:,}", f"{row['total']:,}",
+                      f"{lengths['share_longer_than_threshold']:.2f} %",
+                      f"{row['paper_positive']:,}/{row['paper_negative']:,}/{row['paper_total']:,}, "
+                      f"{lengths['paper_share_longer_than_512']:.2f} %")
+    console.print(table)
+    drops = Table(title="kept, dropped and redacted (all counters in stats.json)")
+    drops.add_column("stage")
+    drops.add_column("counter")
+    drops.add_column("count", justify="right")
+    for stage, counters in summary.counters.items():
+        for key, value in counters.items():
+            if value and (stage != "links" or not key.startswith("links_by_signal")):
+                drops.add_row(stage, key, f"{value:,}")
+    console.print(drops)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
+    app.command("build", help=HELP)(build_command)

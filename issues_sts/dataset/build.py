@@ -1,0 +1,199 @@
+"""The one runner of `issues-sts build`: store -> links -> texts -> pairs -> splits ->
+negatives -> stats -> a Hub-shaped folder. Every stage is a pure function elsewhere in this
+package; this module only reads, sequences, reports progress and writes."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import polars as pl
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from issues_sts.dataset import export
+from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
+from issues_sts.dataset.card import render_card
+from issues_sts.dataset.config import SPLITS, BuildConfig
+from issues_sts.dataset.hard_negatives import term_postings
+from issues_sts.dataset.negatives import HardMode, sample_negatives
+from issues_sts.dataset.pairs import positive_pairs
+from issues_sts.dataset.redact import redact_column
+from issues_sts.dataset.references import reference_keys
+from issues_sts.dataset.splits import assign_splits, check_no_leakage, issue_groups
+from issues_sts.dataset.stats import build_stats, load_tokenizer, split_lengths, token_lengths, violin_plot
+from issues_sts.dataset.texts import issue_texts
+from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.store import Store
+
+
+class LinkTableLike(Protocol):
+    """What the build needs from the link stage (`issues_sts.links.LinkTable`)."""
+
+    links: pl.DataFrame
+    clusters: pl.DataFrame
+    counters: dict[str, int]
+
+    def write(self, out_dir: Path) -> Any: ...
+
+
+LinkStage = Callable[[Store], LinkTableLike]
+
+
+def default_link_stage(store: Store) -> LinkTableLike:
+    from issues_sts.links import LinkConfig, build_links  # the link stage's public API
+
+    return build_links(store, LinkConfig())
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What a build produced; the CLI prints it, the demo reads it."""
+
+    out: Path
+    sizes: dict[str, dict[str, int]]
+    stats: dict[str, Any]
+    counters: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def redacted(self) -> int:
+        return self.counters.get("redaction", {}).get("redacted_total", 0)
+
+
+def build_command(cfg: BuildConfig) -> str:
+    parts = ["issues-sts", "build", "--store", str(cfg.store), "--out", str(cfg.out), "--seed", str(cfg.seed),
+             "--negatives", cfg.negatives, "--negative-ratio", str(cfg.negative_ratio),
+             "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.min_confidence)]
+    if cfg.tokenizer:
+        parts += ["--tokenizer", cfg.tokenizer]
+    return shlex.join(parts)
+
+
+def _versions() -> dict[str, str]:
+    import pyarrow
+    import tokenizers
+
+    from issues_sts import __version__
+
+    return {"issues_sts": __version__, "polars": pl.__version__, "pyarrow": pyarrow.__version__,
+            "tokenizers": tokenizers.__version__}
+
+
+class _Steps:
+    """A stage-by-stage progress bar (or nothing, for quiet runs)."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress = progress
+        self.task = progress.add_task("build", total=total) if progress else None
+
+    def __call__(self, label: str) -> None:
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, description=label)
+            self.progress.advance(self.task)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[_Steps]:
+    if not enabled:
+        yield _Steps(None, 0)
+        return
+    from issues_sts.cli.common import console
+
+    columns = (TextColumn("{task.description:<28}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        yield _Steps(progress, 9)
+
+
+def _open_store(path: Path) -> Store:
+    store = Store.open(path)
+    if store.is_empty():
+        store.close()
+        raise StoreError(f"the crawl store {path} holds no issues")
+    return store
+
+
+def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None) -> BuildSummary:
+    """Build the dataset described by `cfg` into `cfg.out` and return what was built."""
+    export.check_out_dir(cfg.out)
+    tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
+    with _open_store(cfg.store) as store, _progress(progress) as step:
+        step("reading the store")
+        issues, comments = store.issues_frame(), store.comments_frame()
+        step("extracting duplicate links")
+        table = (link_stage or default_link_stage)(store)
+        return _build(cfg, tokenizer, issues, comments, table, step)
+
+
+def _build(cfg: BuildConfig, tokenizer: Any, issues: pl.DataFrame, comments: pl.DataFrame,
+           table: LinkTableLike, step: Callable[[str], None]) -> BuildSummary:
+    counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items()))}
+    step("texts and redaction")
+    texts, counters["texts"] = issue_texts(issues)
+    texts, counters["redaction"] = redact_column(texts)
+    step("positive pairs")
+    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)
+    if positives.height == 0:
+        raise NoDuplicates(f"the crawl store {cfg.store} has no usable duplicate links "
+                           f"({counters['positives']['links_total']} candidate links, "
+                           f"{counters['positives']['dropped_low_confidence']} below --min-confidence)")
+    step("splits")
+    groups = issue_groups(texts, positives, table.clusters)
+    assignment = assign_splits(groups, positives, cfg.split_fractions(), cfg.seed)
+    positives = positives_with_split(positives, assignment)
+    per_split = dict(positives.group_by("split").len().iter_rows())
+    step(f"{cfg.negatives} negatives")
+    index = assignment.select("idx", "repo", "number")
+    refs = reference_keys(index, texts, comments, table.links)
+    hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms) if cfg.negatives == "hard" else None
+    negatives, counters["negatives"] = sample_negatives(
+        assignment, per_split, refs, seed=cfg.seed, ratio=cfg.negative_ratio,
+        same_repo_share=cfg.same_repo_share, hard=hard)
+    pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
+    check_no_leakage(pairs, groups)
+    counters["splits"] = _split_counters(assignment, groups)
+    step("token lengths")
+    lengths = _lengths(tokenizer, texts, pairs)
+    by_split = split_lengths(pairs, lengths)
+    stats = build_stats(pairs, by_split, cfg.long_threshold)
+    step("writing")
+    sizes = _write(cfg, pairs, table, stats, counters, by_split)
+    step("done")
+    return BuildSummary(cfg.out, sizes, stats, counters)
+
+
+def _split_counters(assignment: pl.DataFrame, groups: pl.DataFrame) -> dict[str, int]:
+    issues = dict(assignment.group_by("split").len().iter_rows())
+    out = {f"issues:{s}": int(issues.get(s, 0)) for s in SPLITS}
+    out["groups"] = int(groups["group"].n_unique())
+    out["clustered_issues"] = int(groups.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0)
+    return out
+
+
+def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame) -> np.ndarray:
+    """Token length of every issue used in a pair (others stay -1), each text encoded once."""
+    used = np.unique(np.concatenate([pairs["idx1"].to_numpy(), pairs["idx2"].to_numpy()]))
+    lengths = np.full(texts.height, -1, dtype=np.int64)
+    lengths[used] = token_lengths(tokenizer, texts["text"].gather(used).to_list())
+    return lengths
+
+
+def _write(cfg: BuildConfig, pairs: pl.DataFrame, table: LinkTableLike, stats: dict[str, Any],
+           counters: dict[str, dict[str, int]], by_split: dict[str, np.ndarray]) -> dict[str, dict[str, int]]:
+    with export.staged_output(cfg.out) as tmp:
+        sizes, nbytes = export.write_hub_shards(pairs, tmp)
+        export.write_parquet(pairs.drop("idx1", "idx2"), tmp / "pairs.parquet")
+        table.write(tmp)
+        config = {**cfg.to_json_dict(), "versions": _versions()}
+        export.write_json(config, tmp / "build_config.json")
+        export.write_json({**stats, "sizes": sizes, "counters": counters}, tmp / "stats.json")
+        violin_plot(by_split, tmp / "token_lengths.png")
+        flat = {f"{stage}.{k}": v for stage, c in counters.items() for k, v in c.items()}
+        card = render_card(sizes, nbytes, stats, flat, build_command(cfg), config)
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+        export.write_manifest(tmp)
+    return sizes

@@ -1,0 +1,164 @@
+"""The dataset card (README.md): YAML header that `datasets` and the Hub read, and a body
+a person reads before trusting the data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from issues_sts.dataset.config import SPLITS
+from issues_sts.dataset.export import DEFAULT_FEATURES, POSITIVE_FEATURES, SHARD
+
+CITATION = """@article{li2023angle,
+  title   = {AnglE-optimized Text Embeddings},
+  author  = {Li, Xianming and Li, Jing},
+  journal = {arXiv preprint arXiv:2309.12871},
+  year    = {2023}
+}"""
+
+RECIPE = (
+    "Each text is an issue's title and body: line endings normalised to `\\n`, NUL characters "
+    "removed, both stripped, joined by a blank line (`title + \"\\n\\n\" + body`, or the title "
+    "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. "
+    "Credentials (GitHub tokens, AWS/Google/Slack/Stripe/OpenAI/Hugging Face/npm/GitLab/Azure "
+    "keys, private key blocks, bearer and `Authorization` headers) are replaced by "
+    "`[REDACTED:<kind>]` before anything is written."
+)
+
+
+def card_yaml(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]]) -> dict[str, Any]:
+    def config(name: str, folder: str, features: dict[str, str]) -> dict[str, Any]:
+        return {
+            "config_name": name,
+            "data_files": [{"split": s, "path": f"{folder}/{SHARD.format(split=s)}"} for s in SPLITS],
+        }
+
+    def info(name: str, features: dict[str, str]) -> dict[str, Any]:
+        return {
+            "config_name": name,
+            "features": [{"name": n, "dtype": t} for n, t in features.items()],
+            "splits": [{"name": s, "num_bytes": nbytes[name][s], "num_examples": sizes[name][s]} for s in SPLITS],
+            "dataset_size": sum(nbytes[name].values()),
+        }
+
+    return {
+        "language": ["en"],
+        "pretty_name": "GitHub Issues Similarity (rebuilt with issues-sts)",
+        "task_categories": ["sentence-similarity"],
+        "tags": ["sts", "duplicate-detection", "github-issues", "long-text"],
+        "size_categories": [_size_category(sum(sizes["default"].values()))],
+        "configs": [config("default", "data", DEFAULT_FEATURES), config("positive", "positive", POSITIVE_FEATURES)],
+        "dataset_info": [info("default", DEFAULT_FEATURES), info("positive", POSITIVE_FEATURES)],
+    }
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < limit:
+            return label
+    return "1M<n<10M"
+
+
+def _table(stats: dict[str, Any]) -> str:
+    rows = ["| Split | #Positive | #Negative | Total | > 512 tokens | median tokens | paper #Pos / #Neg / Total | paper > 512 |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in SPLITS:
+        t, lengths = stats["table"][s], stats["token_lengths"][s]
+        rows.append(
+            f"| {s} | {t['positive']:,} | {t['negative']:,} | {t['total']:,} | "
+            f"{lengths['share_longer_than_threshold']:.2f} % | {lengths.get('p50', 0):.0f} | "
+            f"{t['paper_positive']:,} / {t['paper_negative']:,} / {t['paper_total']:,} | "
+            f"{lengths['paper_share_longer_than_512']:.2f} % |"
+        )
+    return "\n".join(rows)
+
+
+def _counters(counters: dict[str, int]) -> str:
+    lines = [f"| `{k}` | {v:,} |" for k, v in sorted(counters.items()) if v]
+    return "\n".join(["| counter | count |", "|---|---:|", *lines]) if lines else "(none)"
+
+
+def render_card(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]], stats: dict[str, Any],
+                counters: dict[str, int], command: str, config: dict[str, Any]) -> str:
+    """The full README.md text."""
+    header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
+    repos = len(stats["per_repository"])
+    return f"""---
+{header}---
+
+# GitHub Issues Similarity (rebuilt)
+
+Pairs of GitHub issues labelled 1 when maintainers closed one as a duplicate of the other and 0
+for two issues of the same split with no duplicate link and no reference between them, built
+the way the AnglE paper describes its GitHub Issues Similarity dataset, from {repos} repositories.
+Config `default`: `text1`, `text2`, `label` (int64). Config `positive`: the label-1 pairs as
+`anchor`, `positive`. Splits `train` / `valid` / `test`.
+
+```python
+from datasets import load_dataset
+pairs = load_dataset("<this repo or folder>")                # default config
+positives = load_dataset("<this repo or folder>", "positive")
+```
+
+## Statistics
+
+Ours next to Table 1 of the paper. Token lengths use the BERT uncased tokenizer with
+special tokens, counted once per text occurrence in a pair.
+
+{_table(stats)}
+
+![log token length per split](token_lengths.png)
+
+## How it was built
+
+```bash
+{command}
+```
+
+Effective configuration (also in `build_config.json`):
+
+```json
+{_json(config)}
+```
+
+Texts: {RECIPE}
+
+Positives: one pair per duplicate link the link stage kept as usable (issue to issue, present
+in the crawl, the thread's current canonical), the duplicate paired with its cluster's canonical
+issue. Negatives: sampled with a fixed seed inside each split, mostly from the same repository,
+never two members of one duplicate cluster, never two issues that mention each other.
+Splits: a duplicate cluster and all its issues go to exactly one split (no issue crosses splits).
+
+## Provenance
+
+`pairs.parquet` lists every pair with `split`, `label`, `repo1`, `number1`, `repo2`, `number2`,
+`url1`, `url2`, the link `signal` and `confidence`, so each pair can be traced to GitHub.
+`links.parquet` holds every candidate duplicate link and why it was kept or excluded;
+`stats.json` every number of this card; `manifest.json` the sha256 of every file.
+
+Counters (what each stage kept, dropped and redacted):
+
+{_counters(counters)}
+
+## Limitations
+
+- Labels come from maintainers' duplicate decisions: a label-0 pair is "never marked as a
+  duplicate", not "verified different"; some negatives are undetected duplicates.
+- Issues are public but written by people: names, e-mail addresses and other personal data in
+  issue texts are kept; only credentials are redacted, by pattern, so unusual formats can slip.
+- Long texts dominate: most exceed 512 tokens, so BERT-style models see a truncated view.
+- The crawl is a snapshot: issues edited, deleted or transferred later differ from GitHub today.
+
+## Citation
+
+```bibtex
+{CITATION}
+```
+"""
+
+
+def _json(config: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(config, indent=2, sort_keys=True)

