@@ -20,6 +20,8 @@ class RepoData:
 
     `duplicate_of` maps an issue number to the (repo full name, number) that GraphQL's
     `MarkedAsDuplicateEvent.canonical` names for that issue's latest marked_as_duplicate event.
+    `event_canonical` maps the node_id of every (un)marked_as_duplicate timeline event to the
+    canonical GraphQL names for that event (REST timeline events do not name it).
     `truth_duplicates` is the generator's ground truth (what the issue really duplicates),
     which may differ from the evidence (a duplicate only said in a comment, a retargeting...).
     """
@@ -35,6 +37,7 @@ class RepoData:
     gone: set[int] = field(default_factory=set)
     renamed_from: list[str] = field(default_factory=list)
     truth_duplicates: dict[int, tuple[str, int]] = field(default_factory=dict)
+    event_canonical: dict[str, tuple[str, int]] = field(default_factory=dict)
     created_at: str = "2015-01-01T00:00:00Z"
 
     @property

@@ -1,0 +1,311 @@
+"""A deterministic generator of realistic issue worlds (the project's embedded default data).
+
+    corpus = generate_world(WorldConfig(seed=7, repos=4, issues_per_repo=500))
+
+Each repository gets issues and pull requests about generated *topics* (a component, an API,
+an error message, a trigger). A duplicate re-reports its canonical's topic in other words, with
+other code and environment, and is closed with evidence phrased many ways (see
+`world_dupes.py`); the truth is kept in `RepoData.truth_duplicates`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from issues_sts.fakegh import world_dupes as D
+from issues_sts.fakegh import world_text as T
+from issues_sts.fakegh import world_vocab as V
+from issues_sts.fakegh.corpus import Corpus, RepoData
+from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo, stamp
+
+DUPLICATE_REASON_SINCE = stamp("2024-11-01T00:00:00Z")  # GitHub's state_reason "duplicate"
+NOT_PLANNED_SINCE = stamp("2022-03-01T00:00:00Z")
+
+
+@dataclass(frozen=True)
+class WorldConfig:
+    """Size and flavour of a generated world; the same config always gives the same corpus."""
+
+    seed: int = 0
+    repos: int = 3
+    issues_per_repo: int = 300
+    duplicate_rate: float = 0.08
+    pull_request_rate: float = 0.2
+    feature_rate: float = 0.25
+    comments_mean: float = 2.5
+    cross_repo_rate: float = 0.05
+    hard_negative_rate: float = 0.05
+    unmarked_rate: float = 0.01
+    transfer_rate: float = 0.004
+    deleted_rate: float = 0.004
+    gone_rate: float = 0.002
+    renamed_repos: int = 1
+    start: str = "2019-01-01T00:00:00Z"
+    end: str = "2026-06-01T00:00:00Z"
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.repos <= len(V.PROJECTS) * 4:
+            raise ValueError(f"repos must be within 1..{len(V.PROJECTS) * 4}")
+        if self.issues_per_repo < 1:
+            raise ValueError("issues_per_repo must be positive")
+        if not 0 <= self.duplicate_rate + self.pull_request_rate < 1:
+            raise ValueError("duplicate_rate + pull_request_rate must be below 1")
+
+
+PRESETS: dict[str, WorldConfig] = {
+    "tiny": WorldConfig(repos=2, issues_per_repo=60),
+    "small": WorldConfig(repos=3, issues_per_repo=300),
+    "demo": WorldConfig(repos=5, issues_per_repo=1000, duplicate_rate=0.08),
+    "large": WorldConfig(repos=8, issues_per_repo=2500),
+}
+
+
+def preset(name: str, seed: int = 0) -> WorldConfig:
+    if name not in PRESETS:
+        raise KeyError(f"unknown world {name!r}; choose from {', '.join(PRESETS)}")
+    base = PRESETS[name]
+    return WorldConfig(**{**base.__dict__, "seed": seed})
+
+
+def generate_world(cfg: WorldConfig) -> Corpus:
+    rng = random.Random(cfg.seed)
+    builders: list[RepoBuilder] = []
+    for index in range(cfg.repos):
+        owner, name, lang = V.PROJECTS[index % len(V.PROJECTS)]
+        if index >= len(V.PROJECTS):
+            name = f"{name}-{index // len(V.PROJECTS) + 1}"
+        builder = RepoBuilder(rng, cfg, f"{owner}/{name}", lang, 100_000 + index * 7919, builders)
+        builder.build()
+        builders.append(builder)
+    _transfer(rng, cfg, builders)
+    corpus = Corpus()
+    next_comment_id = [900_000_000]
+    for index, builder in enumerate(builders):
+        repo = RepoData(full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0))
+        if index < cfg.renamed_repos:
+            repo.renamed_from.append(f"{builder.full_name.split('/')[0]}/{builder.full_name.split('/')[1]}-legacy")
+        _remove(rng, cfg, builder, repo)
+        render_repo(builder.drafts, repo, index, next_comment_id)
+        repo.truth_duplicates.update(builder.truth)
+        corpus.add(repo)
+    return corpus
+
+
+@dataclass
+class RepoBuilder:
+    rng: random.Random
+    cfg: WorldConfig
+    full_name: str
+    lang: str
+    repo_id: int
+    others: list[RepoBuilder]
+    drafts: dict[int, Draft] = field(default_factory=dict)
+    truth: dict[int, tuple[str, int]] = field(default_factory=dict)
+    transferred: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rng = self.rng
+        self.t0 = stamp(self.cfg.start) + rng.randrange(0, 200) * 86400
+        self.t1 = stamp(self.cfg.end)
+        self.members = [Person.make(rng, "MEMBER") for _ in range(5)]
+        self.contributors = [Person.make(rng, "CONTRIBUTOR") for _ in range(20)]
+        self.users = [Person.make(rng, "NONE") for _ in range(150)]
+        self.dup_label = rng.choice(V.DUP_LABELS)
+        self.style = rng.randrange(3)
+        self.canonicals: list[int] = []  # issues already chosen as canonical (popular ones recur)
+        self.originals: list[int] = []
+
+    # -- people and time ----------------------------------------------------------------------
+    def reporter(self) -> Person:
+        roll = self.rng.random()
+        pool = self.members if roll < 0.1 else self.contributors if roll < 0.3 else self.users
+        return self.rng.choice(pool)
+
+    def commenter(self) -> Person:
+        return self.reporter()
+
+    def member(self) -> Person:
+        return self.rng.choice(self.members)
+
+    def later(self, t: float, days: float) -> float:
+        return min(t + self.rng.expovariate(1 / (days * 86400)) + 60, self.t1 + 86400 * 30)
+
+    # -- the repository --------------------------------------------------------------------------
+    def build(self) -> None:
+        n = self.cfg.issues_per_repo
+        span = (self.t1 - self.t0) / n
+        pr_cut = self.cfg.pull_request_rate
+        dup_cut = pr_cut + self.cfg.duplicate_rate
+        for number in range(1, n + 1):
+            created = self.t0 + (number - 1) * span + self.rng.random() * span * 0.9
+            roll = self.rng.random()
+            if roll < pr_cut:
+                self.pull_request(number, created)
+            elif roll < dup_cut and self.bug_pool():
+                self.duplicate(number, created)
+            else:
+                self.original(number, created)
+
+    def bug_pool(self) -> list[int]:
+        """Issues (not PRs, not duplicates themselves) that a new report may duplicate."""
+        return self.originals
+
+    def new_draft(self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False) -> Draft:
+        author = self.reporter()
+        text = T.issue_body(self.rng, topic, self.style)
+        draft = Draft(number, topic, T.title(self.rng, topic), text, author, created, is_pr=is_pr)
+        self.drafts[number] = draft
+        self.chat(draft, self.rng.randrange(0, 1 + int(self.cfg.comments_mean * 2)))
+        return draft
+
+    def chat(self, draft: Draft, count: int) -> None:
+        t = draft.created
+        for _ in range(count):
+            t = self.later(t, 4)
+            draft.comment(t, self.commenter(), T.chatter(self.rng, draft.topic))
+
+    def original(self, number: int, created: float) -> None:
+        kind = "feature" if self.rng.random() < self.cfg.feature_rate else "bug"
+        draft = self.new_draft(number, created, T.new_topic(self.rng, self.lang, kind))
+        self.originals.append(number)
+        draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
+        if self.rng.random() < self.cfg.hard_negative_rate and number > 1:
+            other = self.rng.randrange(1, number)
+            ref = D.Ref(self.full_name, other, self.full_name)
+            draft.comment(self.later(created, 2), self.commenter(), D.pick(self.rng, D.NEGATIVE, ref))
+        if self.rng.random() < self.cfg.unmarked_rate and number > 1:
+            self.unmarked(draft, self.rng.randrange(1, number))
+        elif self.rng.random() < 0.55:
+            reason = "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
+            draft.close(self.later(draft.last_activity(), 20), self.member(), reason)
+
+    def unmarked(self, draft: Draft, other: int) -> None:
+        ref = D.Ref(self.full_name, other, self.full_name)
+        t = self.later(draft.created, 1)
+        actor = self.member()
+        draft.mark(t, actor, (self.full_name, other))
+        draft.comment(t, actor, D.render("Duplicate of {short}", ref))
+        t = self.later(t, 1)
+        draft.unmark(t, actor, (self.full_name, other))
+        draft.comment(t, self.member(), D.pick(self.rng, D.UNMARK, ref))
+
+    def pull_request(self, number: int, created: float) -> None:
+        pool = self.bug_pool()
+        ref = self.rng.choice(pool) if pool and self.rng.random() < 0.7 else None
+        topic = self.drafts[ref].topic if ref else T.new_topic(self.rng, self.lang, "bug")
+        draft = self.new_draft(number, created, topic, is_pr=True)
+        draft.title, draft.body = T.pull_request_text(self.rng, topic, ref)
+        if self.rng.random() < 0.85:
+            draft.close(self.later(created, 6), self.member(), None, merged=self.rng.random() < 0.8)
+
+    # -- duplicates ---------------------------------------------------------------------------------
+    def canonical(self) -> tuple[RepoBuilder, int]:
+        """Popular canonicals attract more duplicates; a few live in another repository."""
+        rng = self.rng
+        if self.others and rng.random() < self.cfg.cross_repo_rate:
+            other = rng.choice(self.others)
+            pool = other.bug_pool()
+            if pool:
+                return other, rng.choice(pool)
+        if self.canonicals and rng.random() < 0.35:
+            return self, rng.choice(self.canonicals)
+        return self, rng.choice(self.bug_pool())
+
+    def duplicate(self, number: int, created: float) -> None:
+        owner, target = self.canonical()
+        original = owner.drafts[target]
+        topic = T.reword(self.rng, original.topic)
+        draft = self.new_draft(number, created, topic)
+        draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
+        self.truth[number] = (owner.full_name, target)
+        if owner is self:
+            self.canonicals.append(target)
+        ref = D.Ref(owner.full_name, target, self.full_name)
+        self.close_as_duplicate(draft, ref)
+
+    def close_as_duplicate(self, draft: Draft, ref: D.Ref) -> None:
+        rng = self.rng
+        t = self.later(draft.created, 3)
+        closer = self.member() if rng.random() < 0.9 else self.commenter()
+        how = rng.choices(
+            ("marked", "phrase", "ui", "label", "retarget", "hedged", "in_body"),
+            weights=(30, 27, 12, 5, 6, 12, 5),
+        )[0]
+        target = (ref.repo, ref.number)
+        if how == "ui" and t < DUPLICATE_REASON_SINCE:
+            how = "marked"
+        if how == "marked":
+            draft.comment(t, closer, D.closing(rng, ref) if rng.random() < 0.3 else D.render("Duplicate of {short}", ref))
+            draft.mark(t, closer, target)
+        elif how == "phrase":
+            draft.comment(t, closer, D.closing(rng, ref))
+        elif how == "ui":
+            draft.mark(t, closer, target)
+        elif how == "label":
+            if rng.random() < 0.6:
+                draft.comment(t, closer, rng.choice(D.NO_NUMBER))
+        elif how == "retarget":
+            wrong = D.Ref(ref.repo, max(1, ref.number + rng.choice((-3, -1, 1, 2))), ref.here)
+            draft.comment(t, closer, D.pick(rng, D.RETARGET_FIRST, wrong))
+            draft.mark(t, closer, (wrong.repo, wrong.number))
+            draft.unmark(t + 300, closer, (wrong.repo, wrong.number))
+            t += 600
+            draft.comment(t, closer, D.pick(rng, D.RETARGET_FIX, ref))
+            draft.mark(t, closer, target)
+        elif how == "hedged":
+            draft.comment(t, self.commenter(), D.pick(rng, D.HEDGED, ref))
+            t = self.later(t, 2)
+            draft.comment(t, self.member(), D.render("Duplicate of {short}", ref))
+            draft.mark(t, closer, target)
+        else:
+            draft.body = D.pick(rng, D.HEDGED, ref) + "\n\n" + draft.body
+            draft.comment(t, closer, rng.choice(D.CONFIRM))
+        if how == "label" or rng.random() < 0.6:
+            draft.labels.append(self.dup_label)
+        reason = _closing_reason(rng, t)
+        draft.close(t + 1, closer, reason)
+
+
+def _closing_reason(rng: random.Random, t: float) -> str | None:
+    if t >= DUPLICATE_REASON_SINCE:
+        return "duplicate"
+    if t >= NOT_PLANNED_SINCE:
+        return rng.choice(("not_planned", "completed"))
+    return None
+
+
+def _transfer(rng: random.Random, cfg: WorldConfig, builders: list[RepoBuilder]) -> None:
+    """Move a few plain issues to the next repository: the old number answers 301."""
+    if len(builders) < 2:
+        return
+    referenced = {ref for b in builders for ref in b.truth.values()}
+    for index, source in enumerate(builders):
+        target = builders[(index + 1) % len(builders)]
+        movable = [
+            k for k, d in source.drafts.items()
+            if not d.is_pr and k not in source.truth and (source.full_name, k) not in referenced
+        ]
+        for number in rng.sample(movable, k=min(len(movable), round(len(source.drafts) * cfg.transfer_rate))):
+            draft = source.drafts.pop(number)
+            new_number = max(target.drafts) + 1
+            draft.number = new_number
+            target.drafts[new_number] = draft
+            source.transferred[number] = (target.full_name, new_number)
+
+
+def _remove(rng: random.Random, cfg: WorldConfig, builder: RepoBuilder, repo: RepoData) -> None:
+    """Delete a few issues (404) and make a few gone (410); canonicals may vanish too."""
+    repo.transferred.update(builder.transferred)
+    numbers = sorted(builder.drafts)
+    deleted = rng.sample(numbers, k=round(len(numbers) * cfg.deleted_rate))
+    remaining = sorted(set(numbers) - set(deleted))
+    gone = rng.sample(remaining, k=round(len(numbers) * cfg.gone_rate))
+    for number in deleted:
+        builder.drafts.pop(number)
+        repo.deleted.add(number)
+    for number in gone:
+        builder.drafts.pop(number)
+        repo.gone.add(number)
+    for number in [*deleted, *gone]:
+        builder.truth.pop(number, None)

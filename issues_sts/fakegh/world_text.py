@@ -1,0 +1,266 @@
+"""Texts of the generated world: titles, bodies (templates, code, tracebacks, logs), comments.
+
+A `Topic` is what an issue is *about*; a duplicate is rendered from its canonical's topic with
+other wording, other code and other environment details, so the pair is semantically related
+without being a copy.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from issues_sts.fakegh import world_vocab as V
+
+
+@dataclass(frozen=True)
+class Topic:
+    kind: str  # "bug" or "feature"
+    lang: str
+    component: tuple[str, str, str]
+    error: str
+    trigger: str
+    symptom: str
+    feature: str
+    version: str
+
+    @property
+    def api(self) -> str:
+        _, noun, verb = self.component
+        return {
+            "python": f"{noun}.{verb}()",
+            "rust": f"{noun.capitalize()}::{verb}()",
+            "js": f"{noun}.{verb}()",
+            "go": f"{noun}.{verb.capitalize()}()",
+        }[self.lang]
+
+    @property
+    def error_short(self) -> str:
+        return self.error if len(self.error) <= 70 else self.error[:67].rstrip() + "..."
+
+
+def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
+    fill = {
+        "key": rng.choice(V.KEYS), "attr": rng.choice(V.ATTRS), "path": rng.choice(V.PATHS),
+        "hex": f"{rng.randrange(128, 256):x}", "pos": str(rng.randrange(2, 4096)),
+        "secs": str(rng.choice((5, 10, 30, 60, 120))), "big": str(rng.randrange(1024, 65535)),
+        "env": rng.choice(V.ENVS), "version": version(rng),
+    }
+    return Topic(
+        kind=kind,
+        lang=lang,
+        component=rng.choice(V.COMPONENTS),
+        error=rng.choice(V.ERRORS[lang]).format(**fill),
+        trigger=rng.choice(V.TRIGGERS).format(**fill),
+        symptom=rng.choice(V.SYMPTOMS),
+        feature=rng.choice(V.FEATURES),
+        version=fill["version"],
+    )
+
+
+def version(rng: random.Random) -> str:
+    return f"{rng.randrange(0, 4)}.{rng.randrange(0, 20)}.{rng.randrange(0, 10)}"
+
+
+# -- titles ----------------------------------------------------------------------------------
+BUG_TITLES = (
+    "{api} {symptom} {trigger}",
+    "{error_short} in {component} {trigger}",
+    "{Component} {symptom} {trigger}",
+    "[Bug]: {error_short} when using {api}",
+    "`{api}` {symptom} {trigger}",
+    "Getting `{error_short}` from the {component}",
+    "{component}: {error_short}",
+    "Regression in {version}: {api} {symptom}",
+    "{Component} broken {trigger}",
+    "Error \"{error_short}\" {trigger}",
+)
+FEATURE_TITLES = (
+    "Feature request: support {feature} in the {component}",
+    "Add {feature} to {api}",
+    "[Feature] {feature} for the {component}",
+    "Would it be possible to have {feature}?",
+    "Support {feature} in {api}",
+    "{Component}: please add {feature}",
+)
+
+
+def words(topic: Topic) -> dict[str, str]:
+    label = topic.component[0]
+    return {
+        "api": topic.api, "component": label, "Component": label[0].upper() + label[1:],
+        "symptom": topic.symptom, "trigger": topic.trigger, "error": topic.error,
+        "error_short": topic.error_short, "feature": topic.feature, "version": topic.version,
+    }
+
+
+def title(rng: random.Random, topic: Topic) -> str:
+    pool = BUG_TITLES if topic.kind == "bug" else FEATURE_TITLES
+    return rng.choice(pool).format(**words(topic))
+
+
+# -- bodies ----------------------------------------------------------------------------------
+BUG_INTROS = (
+    "{api} {symptom} {trigger}.",
+    "I'm hitting `{error_short}` in the {component} {trigger}.",
+    "Since {version} the {component} {symptom} for me {trigger}.",
+    "Hi, thanks for the project! Unfortunately {api} {symptom} {trigger}.",
+    "Our CI started failing today: the {component} {symptom} {trigger}.",
+    "When I call {api} {trigger}, it {symptom} and prints the error below.",
+    "Not sure if this is a bug or a misconfiguration on my side, but the {component} {symptom} {trigger}.",
+)
+EXPECTED = (
+    "I expected {api} to finish normally, as it did before {version}.",
+    "It should not fail; the same input works {alt}.",
+    "No error, and the {component} should keep working.",
+    "I would expect either a clear error message or a successful run.",
+)
+FEATURE_INTROS = (
+    "It would be great if the {component} supported {feature}.",
+    "Is there a plan to add {feature}? Right now I work around it by wrapping {api}.",
+    "Many tools in this space offer {feature}; having it in the {component} would help us a lot.",
+    "**Is your feature request related to a problem?** I can't find a way to get {feature} from {api}.",
+)
+TEMPLATE_LEFTOVERS = (
+    "<!-- Please search existing issues before opening a new one. If this is a duplicate, write: Duplicate of # -->",
+    "<!-- Thanks for filing! Is this a duplicate? Link it like: Duplicate of #(issue number) -->",
+    "- [ ] I have searched the issue tracker for duplicates",
+    "- [x] I searched existing issues and this is not a duplicate",
+)
+
+
+def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
+    """A bug report or feature request in one of three repository template styles."""
+    w = words(topic) | {"alt": rng.choice(("on Linux", "with the previous release", "on my laptop"))}
+    if topic.kind == "feature":
+        intro = rng.choice(FEATURE_INTROS).format(**w)
+        sketch = code_block(rng, topic, usage=True)
+        parts = [intro, "", "For example:", "", sketch, "", "Happy to open a PR if this sounds reasonable."]
+        return "\n".join(parts + _leftover(rng))
+    intro = rng.choice(BUG_INTROS).format(**w)
+    expected = rng.choice(EXPECTED).format(**w)
+    trace = traceback_block(rng, topic)
+    env = environment(rng, topic)
+    code = code_block(rng, topic, usage=False)
+    if style == 0:
+        parts = ["**Describe the bug**", intro, "", "**To Reproduce**", code, "", trace, "",
+                 "**Expected behavior**", expected, "", "**Environment**", env]
+    elif style == 1:
+        parts = ["### What happened?", "", intro, "", "### Steps to reproduce", "", code, "",
+                 "### Relevant log output", "", log_block(rng, topic), "", trace, "", "### Version", "",
+                 env, "", "### Code of Conduct", "", "- [X] I agree to follow this project's Code of Conduct"]
+    else:
+        parts = [intro, "", code, "", "Output:", "", trace, "", expected, "", env]
+    return "\n".join(parts + _leftover(rng))
+
+
+def _leftover(rng: random.Random) -> list[str]:
+    return ["", rng.choice(TEMPLATE_LEFTOVERS)] if rng.random() < 0.25 else []
+
+
+def environment(rng: random.Random, topic: Topic) -> str:
+    runtime = {"python": "Python 3.1{}", "rust": "rustc 1.{}0.0", "js": "Node.js 2{}.x", "go": "go1.2{}"}
+    return "\n".join([
+        f"- OS: {rng.choice(V.OSES)}",
+        f"- Version: {topic.version if rng.random() < 0.6 else version(rng)}",
+        f"- Runtime: {runtime[topic.lang].format(rng.randrange(0, 4))}",
+    ])
+
+
+def code_block(rng: random.Random, topic: Topic, *, usage: bool) -> str:
+    _, noun, verb = topic.component
+    var = rng.choice(("cfg", "opts", "item", "data", "ctx", "job", "payload", "state"))
+    value = rng.choice(('"./input"', "42", '"eu-west-1"', "None", "[]", '"utf-8"'))
+    lines = {
+        "python": ("python", [f"from {noun}s import {noun.capitalize()}", "",
+                              f"{var} = {noun.capitalize()}({rng.choice(V.KEYS)}={value})",
+                              f"result = {var}.{verb}()", "print(result)"]),
+        "rust": ("rust", ["fn main() {", f"    let {var} = {noun.capitalize()}::new();",
+                          f"    let out = {var}.{verb}().unwrap();", '    println!("{:?}", out);', "}"]),
+        "js": ("js", [f"const {{ {noun} }} = require('{noun}');", "",
+                      f"const {var} = {{ {rng.choice(V.KEYS)}: {value} }};",
+                      f"{noun}.{verb}({var}).then(console.log);"]),
+        "go": ("go", ["func main() {", f"\t{var}, err := {noun}.{verb.capitalize()}(ctx)",
+                      "\tif err != nil {", "\t\tlog.Fatal(err)", "\t}", f"\tfmt.Println({var})", "}"]),
+    }[topic.lang]
+    lang, body = lines
+    if usage:
+        body = [*body[:-1], f"# with {topic.feature}" if lang == "python" else f"// with {topic.feature}", body[-1]]
+    return "\n".join([f"```{lang}", *body, "```"])
+
+
+def traceback_block(rng: random.Random, topic: Topic) -> str:
+    _, noun, verb = topic.component
+    line = lambda: rng.randrange(12, 900)  # noqa: E731 - tiny local helper
+    frames = {
+        "python": ["Traceback (most recent call last):", f'  File "app.py", line {line()}, in <module>',
+                   f"    {noun}.{verb}()", f'  File "site-packages/{noun}s/core.py", line {line()}, in {verb}',
+                   f"    return self._{verb}_impl(*args)", topic.error],
+        "rust": [topic.error, f"note: src/{noun}/mod.rs:{line()}:{rng.randrange(5, 60)}", "stack backtrace:",
+                 f"   0: {noun}::{verb}", f"   1: {noun}::{verb}_inner", "   2: main"],
+        "js": [topic.error, f"    at {noun}.{verb} (node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
+               f"    at process.processTicksAndRejections (node:internal/process/task_queues:{line()}:5)"],
+        "go": [topic.error, "", "goroutine 1 [running]:", f"{noun}.{verb.capitalize()}(...)",
+               f"\t/go/src/internal/{noun}/{noun}.go:{line()} +0x{rng.randrange(16, 4096):x}", "main.main()"],
+    }[topic.lang]
+    return "\n".join(["```", *frames, "```"])
+
+
+def log_block(rng: random.Random, topic: Topic) -> str:
+    level_lines = [
+        f"INFO  starting {topic.component[0]} v{topic.version}",
+        f"DEBUG {topic.component[1]}: {topic.component[2]} attempt {rng.randrange(1, 4)}",
+        f"WARN  slow {topic.component[2]} ({rng.randrange(200, 9000)} ms)",
+        f"ERROR {topic.error_short}",
+    ]
+    stamp = f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(0, 24):02d}:"
+    return "\n".join(["```shell", *(f"{stamp}{i:02d}:0{i}Z {text}" for i, text in enumerate(level_lines)), "```"])
+
+
+# -- comments --------------------------------------------------------------------------------
+CHATTER = (
+    "Thanks for the report! Could you share the full output with `--verbose`?",
+    "I can reproduce this on {os}.",
+    "Same here after upgrading to {version}.",
+    "Any update on this?",
+    "+1, this is blocking us.",
+    "A workaround for now is to pin the previous release.",
+    "Looks like the {component} is the culprit; I'll take a look this week.",
+    "Could you try the latest main branch? A related fix landed yesterday.",
+    "Confirmed. The {api} path doesn't handle this case.",
+    "I'm not able to reproduce with the snippet above. Which {os} version are you on?",
+    "This issue has been automatically marked as stale because it has not had recent activity.",
+    "Fixed in {version}, please reopen if you still see it.",
+    "Here's a smaller reproduction:\n\n```\n{api}\n```\n\nstill fails the same way.",
+)
+
+
+def chatter(rng: random.Random, topic: Topic) -> str:
+    w = words(topic) | {"os": rng.choice(V.OSES)}
+    return rng.choice(CHATTER).format(**w)
+
+
+PR_TITLES = ("Fix {error_short} in {component}", "{component}: handle the case {trigger}",
+             "Add {feature}", "Refactor {api} internals", "docs: clarify how {api} behaves {trigger}")
+PR_BODIES = (
+    "Fixes #{issue number}\n\n## Changes\n\n- handle the edge case in {api}\n- add a regression test",
+    "Closes #{ref}\n\nThis makes the {component} robust {trigger}.",
+    "## Summary\n\nRework {api}.\n\n## Related issues\n\nFixes #\n\n## Checklist\n\n- [x] tests\n- [ ] docs",
+    "Resolves #{ref}. Tested on {os}.",
+)
+
+
+def pull_request_text(rng: random.Random, topic: Topic, ref: int | None) -> tuple[str, str]:
+    w = words(topic) | {"os": rng.choice(V.OSES), "ref": str(ref or 1)}
+    body_pool = PR_BODIES if ref else (PR_BODIES[0], PR_BODIES[2])
+    body = rng.choice(body_pool)
+    return rng.choice(PR_TITLES).format(**w), body.replace("{issue number}", "\0").format(**w).replace("\0", "{issue number}")
+
+
+def reword(rng: random.Random, topic: Topic) -> Topic:
+    """The same problem as `topic`, as another reporter would meet it: same component, API,
+    error and trigger; maybe another symptom wording and another version."""
+    symptom = topic.symptom if rng.random() < 0.6 else rng.choice(V.SYMPTOMS)
+    return Topic(topic.kind, topic.lang, topic.component, topic.error, topic.trigger,
+                 symptom, topic.feature, version(rng) if rng.random() < 0.5 else topic.version)
+
