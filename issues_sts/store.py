@@ -149,6 +149,21 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_EVENT_COLUMNS = ("repo", "number", "event_key", "event", "actor", "created_at",
+                  "canonical_repo", "canonical_number", "source", "raw")
+_EVENT_UPSERT = (
+    f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
+    "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, actor=excluded.actor, "
+    "created_at=excluded.created_at, "
+    "canonical_repo=COALESCE(excluded.canonical_repo, events.canonical_repo), "
+    "canonical_number=COALESCE(excluded.canonical_number, events.canonical_number), "
+    "source=CASE WHEN excluded.canonical_repo IS NULL AND events.canonical_repo IS NOT NULL "
+    "THEN events.source ELSE excluded.source END, "
+    "raw=CASE WHEN excluded.canonical_repo IS NULL AND events.canonical_repo IS NOT NULL "
+    "THEN events.raw ELSE excluded.raw END"
+)
+
+
 def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str:
     cols = list(columns)
     updates = ", ".join(f"{c}=excluded.{c}" for c in cols if c not in key)
@@ -227,15 +242,19 @@ class Store:
         comments: Iterable[dict[str, Any]] = (),
         events: Iterable[dict[str, Any]] = (),
         checkpoint: Checkpoint | None = None,
+        checkpoints: Iterable[Checkpoint] = (),
     ) -> None:
-        """Store one fetched page and its checkpoint atomically. Items are raw REST objects;
-        events are already-flattened rows for the `events` table."""
+        """Store one fetched page and its checkpoint(s) atomically. Items are raw REST objects;
+        events are already-flattened rows for the `events` table (a row without a canonical
+        never erases one an earlier GraphQL answer stored)."""
         with self.transaction() as conn:
             self._insert_many(conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number"))
             self._insert_many(conn, "comments", [comment_row(repo, raw) for raw in comments], ("id",))
-            self._insert_many(conn, "events", list(events), ("repo", "number", "event_key"))
-            if checkpoint is not None:
-                self._put_checkpoint(conn, checkpoint)
+            rows = list(events)
+            if rows:
+                conn.executemany(_EVENT_UPSERT, [tuple(r[c] for c in _EVENT_COLUMNS) for r in rows])
+            for cp in [*([checkpoint] if checkpoint is not None else []), *checkpoints]:
+                self._put_checkpoint(conn, cp)
 
     @staticmethod
     def _insert_many(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]], key: tuple[str, ...]) -> None:
@@ -334,7 +353,40 @@ class Store:
         """
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
-        return [dict(zip(keys, row)) for row in self.conn.execute(sql)]
+        return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+
+    # -- crawler bookkeeping reads ------------------------------------------------------
+    def repo_row(self, repo: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT repo, repo_id, current_name, status, last_sync FROM repos WHERE repo=?", (repo,)
+        ).fetchone()
+        keys = ("repo", "repo_id", "current_name", "status", "last_sync")
+        return dict(zip(keys, row, strict=True)) if row else None
+
+    def issue_evidence(self, repo: str) -> list[tuple[int, str | None, str | None, str]]:
+        """(number, state_reason, updated_at, labels JSON) of the live, non-PR issues of `repo`."""
+        return self.conn.execute(
+            "SELECT number, state_reason, updated_at, labels FROM issues "
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
+        ).fetchall()
+
+    def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
+        yield from self.conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
+
+    def checkpoint_watermarks(self, repo: str, prefix: str) -> dict[str, str | None]:
+        """resource -> `since` of the finished checkpoints whose resource starts with `prefix`."""
+        rows = self.conn.execute(
+            "SELECT resource, since FROM checkpoints WHERE repo=? AND done=1 AND resource LIKE ?",
+            (repo, prefix + "%"),
+        )
+        return dict(rows.fetchall())
+
+    def known_numbers(self, repo: str) -> set[int]:
+        """Numbers stored for `repo` as issues (tombstones included) or as redirects."""
+        rows = self.conn.execute(
+            "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE repo=?", (repo, repo)
+        )
+        return {r[0] for r in rows}
 
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT COUNT(*) FROM issues").fetchone()[0] == 0

@@ -1,9 +1,127 @@
-"""`issues-sts crawl` (being built; see the issue tracker)."""
+"""`issues-sts crawl` and `issues-sts status`."""
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
+
 import typer
+from pydantic import ValidationError
+from rich.table import Table
+
+from issues_sts.cli.common import DEFAULT_REPOS, DEFAULT_STORE, console, env_token, out
+from issues_sts.crawl.client import Scrubber
+from issues_sts.crawl.config import GITHUB_API, CrawlConfig
+from issues_sts.crawl.progress import summary_table
+from issues_sts.crawl.runner import run_crawl
+from issues_sts.errors import ConfigError
+from issues_sts.repos import load_repos, parse_repo_name
+from issues_sts.store import Store
+
+CRAWL_HELP = """Crawl GitHub issues, comments and duplicate evidence into a resumable store.
+
+Examples:
+
+    issues-sts crawl --repos repos.yaml                  # token from GITHUB_TOKEN / GH_TOKEN
+
+    issues-sts crawl --repo rust-lang/rust --repo microsoft/vscode --token ghp_...
+
+    issues-sts crawl --api-url https://ghe.example.com/api/v3 --repo team/app
+
+    issues-sts crawl --repos repos.yaml --max-requests 1000   # stop after 1000 requests
+
+A crawl killed at any moment resumes where it stopped; run the same command again. A crawl
+after a finished one is incremental (unchanged lists cost only free 304 answers).
+"""
+
+
+class _ScrubFilter(logging.Filter):
+    def __init__(self, scrub: Scrubber) -> None:
+        super().__init__()
+        self.scrub = scrub
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.scrub(record.getMessage())
+        record.args = ()
+        return True
+
+
+def _setup_log(path: Path | None, scrub: Scrubber) -> None:
+    if path is None:
+        return
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    handler.addFilter(_ScrubFilter(scrub))
+    logger = logging.getLogger("issues_sts")
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+
+
+def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
+    if repo:
+        return tuple(parse_repo_name(r) for r in repo)
+    return load_repos(repos_file or DEFAULT_REPOS)
+
+
+def crawl(
+    token: str | None = typer.Option(None, "--token", help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).", show_default=False),
+    repos: Path | None = typer.Option(None, "--repos", help=f"YAML list of repositories [default: {DEFAULT_REPOS}]."),
+    repo: list[str] = typer.Option([], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."),
+    api_url: str = typer.Option(GITHUB_API, "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory (created if absent)."),
+    no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
+    max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
+    max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
+    in_flight: int = typer.Option(2, "--in-flight", min=1, max=2, help="Requests in flight at once (GitHub asks for few)."),
+    log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
+) -> None:
+    """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
+    secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
+    try:
+        cfg = CrawlConfig(
+            repos=_repo_list(repos, repo), token=secret, api_url=api_url, store=store,
+            graphql=not no_graphql, max_requests=max_requests, max_candidates=max_candidates,
+            max_in_flight=in_flight,
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"--{first['loc'][0]}: {first['msg']}".replace("_", "-")) from None
+    if secret is None:
+        console.print("[yellow]no token: GitHub allows 60 requests per hour without one[/yellow]")
+    _setup_log(log_file, Scrubber([secret]))
+    summary = run_crawl(cfg, progress=not quiet, console=console)
+    console.print(summary_table(summary))
+    failed = [r for r in summary.repos if r.status == "failed"]
+    if failed:
+        raise typer.Exit(4)
+
+
+def status(
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per repository (a stable interface)."),
+) -> None:
+    """Show what the crawl store holds per repository.
+
+    `--json` prints a list of objects with keys repo, issues, pull_requests, comments, events,
+    duplicate_candidates, tombstones, status, current_name, last_sync.
+    """
+    with Store.open(store) as db:
+        counts = db.repo_counts()
+    if as_json:
+        out.print(json.dumps(counts, indent=2), markup=False, highlight=False)
+        return
+    table = Table(title=f"crawl store {store}")
+    for column in ("repository", "status", "issues", "PRs", "comments", "events", "candidates", "last sync"):
+        table.add_column(column, justify="left" if column in ("repository", "status", "last sync") else "right")
+    for row in counts:
+        table.add_row(row["repo"], row["status"], str(row["issues"]), str(row["pull_requests"]), str(row["comments"]),
+                      str(row["events"]), str(row["duplicate_candidates"]), row["last_sync"] or "never")
+    out.print(table)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add `crawl` and `status` to `app`."""
+    app.command("crawl", help=CRAWL_HELP)(crawl)
+    app.command("status")(status)

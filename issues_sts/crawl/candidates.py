@@ -1,0 +1,64 @@
+"""Which issues deserve a timeline request: those with some sign of being a duplicate.
+
+Timelines cost one request per issue, so they are fetched only for candidates, strongest
+evidence first, and only again when the issue changed since its timeline was stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# Wording maintainers use when closing a duplicate ("Duplicate of #12", "dupe", "closing in
+# favour of #3", "same as #9", "already reported in #4", "tracked in #7"...).
+_DUP_WORDING = re.compile(
+    r"\bdup(?:e|licate[sd]?|ed)?\b|\bduplicate of\b|closing in fav(?:o|ou)r of|"
+    r"\bsame (?:issue |bug |problem )?as #\d+|already (?:reported|tracked|filed) (?:in|at|as) |"
+    r"\btracked (?:in|by) #\d+|superseded by #\d+",
+    re.IGNORECASE,
+)
+_ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
+_URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def has_duplicate_wording(text: str | None) -> bool:
+    return bool(text) and _DUP_WORDING.search(text or "") is not None
+
+
+def referenced_numbers(text: str | None, repo: str) -> set[int]:
+    """Issue numbers of `repo` that `text` points at (#N, or a full github.com URL)."""
+    if not text:
+        return set()
+    found = {int(n) for n in _ISSUE_REF.findall(text)}
+    found |= {int(n) for r, n in _URL_REF.findall(text) if r.lower() == repo.lower()}
+    return found
+
+
+@dataclass(frozen=True)
+class Candidate:
+    number: int
+    updated_at: str | None
+    strength: int  # 0: state_reason duplicate, 1: duplicate label, 2: wording only
+
+
+def rank_candidates(
+    issues: Iterable[tuple[int, str | None, str | None, str]],
+    worded: set[int],
+    limit: int,
+) -> list[Candidate]:
+    """Candidates from (number, state_reason, updated_at, labels JSON) rows of non-PR issues and
+    the numbers whose comments use duplicate wording; strongest first, at most `limit`."""
+    chosen: list[Candidate] = []
+    for number, state_reason, updated_at, labels in issues:
+        if state_reason == "duplicate":
+            strength = 0
+        elif "dup" in (labels or "").lower():
+            strength = 1
+        elif number in worded:
+            strength = 2
+        else:
+            continue
+        chosen.append(Candidate(number, updated_at, strength))
+    chosen.sort(key=lambda c: (c.strength, c.number))
+    return chosen[:limit]

@@ -1,0 +1,256 @@
+"""Chains of requests, one per resource: each fetches a page, then commits it with its checkpoint.
+
+A chain's `next_step()` returns the request to make (run on a worker thread) or None when
+the chain is finished; `commit(result)` runs on the main thread and writes the page and its
+checkpoint in one transaction, so a SIGKILL between two pages loses nothing and repeats nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from issues_sts.crawl import graphql as gql
+from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable, Page
+from issues_sts.crawl.config import RepoSummary
+from issues_sts.crawl.pagination import last_page, with_query
+from issues_sts.errors import GitHubError
+from issues_sts.store import Checkpoint, Store
+
+Step = Callable[[GitHubClient], Any]
+
+
+class Chain(Protocol):
+    def next_step(self) -> Step | None: ...
+
+    def commit(self, result: Any) -> None: ...
+
+
+@dataclass
+class RepoContext:
+    """What every chain of one repository shares."""
+
+    store: Store
+    repo: str  # the name the store keys rows by (as requested)
+    api_path: str  # "repos/{current owner/name}"
+    summary: RepoSummary
+    per_page: int = 100
+    on_page: Callable[[str, int, int | None], None] | None = None  # resource, items, pages left
+
+    def page_done(self, resource: str, items: int, pages_left: int | None) -> None:
+        self.summary.pages += 1
+        if self.on_page is not None:
+            self.on_page(resource, items, pages_left)
+
+
+def _pages_left(page: Page) -> int | None:
+    last = last_page(page.link)
+    if last is None:
+        return 0 if page.next_url is None else None
+    from urllib.parse import parse_qs, urlsplit
+
+    current = parse_qs(urlsplit(page.url).query).get("page", ["1"])[0]
+    return max(0, last - int(current)) if current.isdigit() else None
+
+
+class ListChain:
+    """A repository-wide list (issues or comments) synced by `since` passes.
+
+    Sorted by `updated` ascending from the watermark. A pass ends when Link has no rel=next
+    (or GitHub refuses a deep page with 422, or the ~30,000-item cap of comment listings cuts
+    it): if it saw anything newer than its `since`, a new pass starts from the newest
+    `updated_at` seen; a pass that sees nothing newer seals the resource with its ETag, so
+    the next crawl asks with If-None-Match and gets a free 304 when nothing changed.
+    """
+
+    def __init__(self, ctx: RepoContext, resource: str, path: str, params: dict[str, str]) -> None:
+        self.ctx = ctx
+        self.resource = resource
+        self.path = path
+        self.params = params
+        self.cp = ctx.store.checkpoint(ctx.repo, resource)
+        self.finished = False
+
+    def next_step(self) -> Step | None:
+        if self.finished:
+            return None
+        cp = self.cp
+        if cp.next_url:
+            url, etag = cp.next_url, None
+        else:
+            base = f"{self.ctx.api_path}/{self.path}"
+            url = with_query(base, **self.params, per_page=self.ctx.per_page, since=cp.since)
+            etag = cp.etag if cp.done else None
+        return lambda client: client.get(url, etag=etag, expect=(422,))
+
+    def commit(self, page: Page) -> None:
+        cp, first = self.cp, self.cp.next_url is None
+        if page.status == 304:
+            self.ctx.summary.not_modified += 1
+            self.finished = True
+            return
+        if page.status == 422 and first:
+            raise GitHubError(f"GitHub refused the first page of {self.ctx.repo} {self.resource}", status=422)
+        items: list[dict[str, Any]] = page.data if page.status == 200 and isinstance(page.data, list) else []
+        pass_since = cp.since if first else cp.pass_since
+        stamps = [str(i["updated_at"]) for i in items if i.get("updated_at")]
+        high = max([*stamps, cp.pass_high or "" if not first else ""]) or None
+        etag = page.etag if first else cp.etag
+        nxt = page.next_url if page.status == 200 else None
+        if nxt:
+            new = Checkpoint(cp.repo, cp.resource, nxt, cp.since, pass_since, high, etag, False)
+        elif high is not None and (pass_since is None or high > pass_since):
+            new = Checkpoint(cp.repo, cp.resource, None, high, None, None, None, False)
+        elif page.status == 422:
+            raise GitHubError(f"GitHub capped {self.ctx.repo} {self.resource} and no newer items remain", status=422)
+        else:
+            new = Checkpoint(cp.repo, cp.resource, None, pass_since, None, None, etag, True)
+            self.finished = True
+        if self.resource == "issues":
+            self.ctx.store.write_page(self.ctx.repo, issues=items, checkpoint=new)
+            self.ctx.summary.issues += len(items)
+        else:
+            self.ctx.store.write_page(self.ctx.repo, comments=items, checkpoint=new)
+            self.ctx.summary.comments += len(items)
+        self.cp = new
+        self.ctx.page_done(self.resource, len(items), _pages_left(page) if page.status == 200 else None)
+
+
+class TimelineChain:
+    """REST timeline of one candidate: keeps its marked/unmarked_as_duplicate events."""
+
+    def __init__(self, ctx: RepoContext, number: int, updated_at: str | None) -> None:
+        self.ctx = ctx
+        self.number = number
+        self.updated_at = updated_at
+        self.resource = f"timeline:{number}"
+        self.cp = ctx.store.checkpoint(ctx.repo, self.resource)
+        self.finished = False
+
+    def next_step(self) -> Step | None:
+        if self.finished:
+            return None
+        url = self.cp.next_url or f"{self.ctx.api_path}/issues/{self.number}/timeline?per_page={self.ctx.per_page}"
+        return lambda client: client.get(url, expect=(301, 404, 410))
+
+    def commit(self, page: Page) -> None:
+        rows: list[dict[str, Any]] = []
+        if page.status == 200 and isinstance(page.data, list):
+            rows = [r for e in page.data if isinstance(e, dict)
+                    and (r := gql.rest_event_row(self.ctx.repo, self.number, e)) is not None]
+        nxt = page.next_url if page.status == 200 else None
+        done = nxt is None
+        cp = Checkpoint(self.ctx.repo, self.resource, nxt, self.updated_at if done else None, done=done)
+        self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoint=cp)
+        self.ctx.summary.events += len(rows)
+        self.cp, self.finished = cp, done
+        self.ctx.page_done(self.resource, len(rows), None if nxt else 0)
+
+
+class GraphQLChain:
+    """One batched GraphQL query for many candidates (plus follow-ups for long timelines).
+
+    If GraphQL is unavailable (404, refused), the batch falls back to REST timelines, and
+    `on_unavailable` tells the runner to stop asking GraphQL for the rest of the crawl.
+    """
+
+    def __init__(self, ctx: RepoContext, candidates: list[tuple[int, str | None]],
+                 on_unavailable: Callable[[], None]) -> None:
+        self.ctx = ctx
+        self.updated = dict(candidates)
+        self.todo = [n for n, _ in candidates]
+        self.after: dict[int, str] = {}
+        self.fallback: list[TimelineChain] | None = None
+        self.on_unavailable = on_unavailable
+
+    def next_step(self) -> Step | None:
+        if self.fallback is not None:
+            while self.fallback:
+                step = self.fallback[0].next_step()
+                if step is not None:
+                    return step
+                self.fallback.pop(0)
+            return None
+        if not self.todo:
+            return None
+        numbers = list(self.todo)
+        query, variables = gql.build_query(self.ctx.api_path.split("/", 1)[1], numbers, after=self.after)
+
+        def ask(client: GitHubClient) -> Any:
+            try:
+                return numbers, client.graphql(query, variables)
+            except GraphQLUnavailable as exc:
+                return numbers, exc
+
+        return ask
+
+    def commit(self, result: Any) -> None:
+        if self.fallback is not None:
+            self.fallback[0].commit(result)
+            return
+        numbers, answer = result
+        if isinstance(answer, GraphQLUnavailable) or gql.fatal_errors(answer):
+            self.on_unavailable()
+            self.fallback = [TimelineChain(self.ctx, n, self.updated[n]) for n in self.todo]
+            return
+        batch = gql.parse_batch(self.ctx.repo, numbers, answer)
+        rows = [row for n in numbers for row in batch.events.get(n, [])]
+        finished = [n for n in numbers if n not in batch.more]
+        checkpoints = [Checkpoint(self.ctx.repo, f"timeline:{n}", since=self.updated[n], done=True) for n in finished]
+        self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoints=checkpoints)
+        self.ctx.summary.events += len(rows)
+        self.todo, self.after = list(batch.more), dict(batch.more)
+        self.ctx.page_done("graphql", len(rows), 0)
+
+
+def _repo_of(issue: dict[str, Any]) -> str | None:
+    """owner/name of a REST issue object, from `repository_url` or `html_url`."""
+    url = str(issue.get("repository_url") or "")
+    if "/repos/" in url:
+        return url.split("/repos/", 1)[1].strip("/")
+    html = str(issue.get("html_url") or "")
+    parts = html.split("://", 1)[-1].split("/")
+    return f"{parts[1]}/{parts[2]}" if len(parts) >= 4 else None
+
+
+class RefChain:
+    """GET one referenced issue the lists did not return: 301 -> follow and record the
+    transfer, 404/410 -> tombstone, 200 -> store it."""
+
+    MAX_HOPS = 3
+
+    def __init__(self, ctx: RepoContext, number: int) -> None:
+        self.ctx = ctx
+        self.number = number
+        self.finished = False
+
+    def next_step(self) -> Step | None:
+        if self.finished:
+            return None
+        first = f"{self.ctx.api_path}/issues/{self.number}"
+
+        def fetch(client: GitHubClient) -> list[Page]:
+            pages = [client.get(first, expect=(404, 410))]
+            while pages[-1].status in (301, 302, 307, 308) and pages[-1].location and len(pages) <= self.MAX_HOPS:
+                pages.append(client.get(pages[-1].location, expect=(404, 410)))
+            return pages
+
+        return fetch
+
+    def commit(self, pages: list[Page]) -> None:
+        self.finished = True
+        final, store, repo = pages[-1], self.ctx.store, self.ctx.repo
+        moved = pages[0].status in (301, 302, 307, 308)
+        if final.status in (404, 410):
+            store.mark_tombstone(repo, self.number, "deleted" if final.status == 404 else "gone")
+            self.ctx.summary.tombstones += 1
+        elif final.status == 200 and isinstance(final.data, dict):
+            target = _repo_of(final.data)
+            if moved and target is not None:
+                store.write_page(target, issues=[final.data])
+                store.add_redirect(repo, self.number, target, int(final.data["number"]))
+                self.ctx.summary.redirects += 1
+            else:
+                store.write_page(repo, issues=[final.data])
+        self.ctx.page_done("refs", 1, 0)

@@ -1,0 +1,234 @@
+"""The GitHub client: builds requests, passes the bucket gate, retries, follows nothing by itself.
+
+Policy (what an answer means, how long to wait) lives in `pacing`; this module applies it.
+Tenacity is plugged in here and nowhere else. The `httpx.Client` is passed in
+(`make_http_client` builds the usual one) so tests and callers choose transport and timeouts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+import tenacity
+
+from issues_sts.crawl import pacing
+from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.pacing import LimitHit, PacingConfig, TransientError, Verdict
+from issues_sts.crawl.pagination import next_url, same_origin
+from issues_sts.errors import BadCredentials, GitHubError, RetriesExhausted
+
+log = logging.getLogger("issues_sts.crawl")
+
+USER_AGENT = "issues-sts-crawler"
+ACCEPT = "application/vnd.github+json"
+
+
+class BudgetReached(Exception):
+    """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
+
+
+class GraphQLUnavailable(Exception):
+    """`/graphql` answered 404 or refused us: fall back to REST timelines."""
+
+
+class Scrubber:
+    """Removes secrets from any text before it reaches a log, an error or a file."""
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        self.secrets = [s for s in secrets if s]
+
+    def __call__(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+def make_http_client(api_url: str, token: str | None, *, timeout: float = 30.0) -> httpx.Client:
+    """The httpx client the crawler expects: auth, GitHub's media type, no automatic redirects
+    (301s are recorded, and the token must never follow a redirect to another host)."""
+    headers = {"Accept": ACCEPT, "User-Agent": USER_AGENT, "X-GitHub-Api-Version": "2022-11-28"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.Client(headers=headers, timeout=timeout, follow_redirects=False)
+
+
+def graphql_url(api_url: str) -> str:
+    """github.com: https://api.github.com/graphql; GHE: https://HOST/api/v3 -> https://HOST/api/graphql."""
+    base = api_url.rstrip("/")
+    if base.endswith("/api/v3"):
+        return base[: -len("/v3")] + "/graphql"
+    return base + "/graphql"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One answer: JSON data (None for 304/redirects/errors) plus what pagination needs."""
+
+    url: str
+    status: int
+    data: Any
+    next_url: str | None
+    etag: str | None
+    location: str | None
+    link: str | None
+
+
+@dataclass
+class ClientStats:
+    sent: int = 0
+    counted: int = 0  # every answer but 304 counts against the limit
+    not_modified: int = 0
+    retries: int = 0
+    graphql: int = 0
+
+
+class GitHubClient:
+    """GET pages and POST GraphQL queries against one API root."""
+
+    def __init__(
+        self,
+        http: httpx.Client,
+        *,
+        api_url: str,
+        limiter: Limiter,
+        cfg: PacingConfig,
+        sleep: Callable[[float], None],
+        scrub: Scrubber,
+        max_requests: int | None = None,
+    ) -> None:
+        self.http = http
+        self.api_url = api_url.rstrip("/")
+        self.graphql_url = graphql_url(self.api_url)
+        self.limiter = limiter
+        self.cfg = cfg
+        self.sleep = sleep
+        self.scrub = scrub
+        self.max_requests = max_requests
+        self.stats = ClientStats()
+
+    def url(self, path: str) -> str:
+        return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
+
+    # -- public calls --------------------------------------------------------------
+    def get(self, path_or_url: str, *, etag: str | None = None, expect: tuple[int, ...] = ()) -> Page:
+        """GET one page. 2xx/304/3xx come back as a Page, statuses in `expect` too (data = the
+        error body); 401 raises BadCredentials, anything else GitHubError."""
+        url = self.url(path_or_url)
+        if not same_origin(url, self.api_url):
+            raise GitHubError(f"refusing to follow a link off the API host: {self.scrub(url)}")
+        headers = {"If-None-Match": etag} if etag else {}
+        response, data = self._send("GET", url, "core", headers=headers)
+        status = response.status_code
+        if status >= 400 and status not in expect:
+            raise self._error(response, data)
+        location = response.headers.get("location")
+        return Page(
+            url=url, status=status, data=data, next_url=next_url(response.headers.get("link")),
+            etag=response.headers.get("etag"), link=response.headers.get("link"),
+            location=urljoin(url, location) if location else None,
+        )
+
+    def graphql(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """POST a query; returns GitHub's `{"data": ..., "errors": [...]}` object."""
+        body = {"query": query, "variables": variables or {}}
+        response, data = self._send("POST", self.graphql_url, "graphql", json_body=body)
+        status = response.status_code
+        if status in (404, 403, 410) or (status >= 400 and status != 401):
+            raise GraphQLUnavailable(f"/graphql answered {status}")
+        if status == 401:
+            raise self._error(response, data)
+        if not isinstance(data, dict):
+            raise GraphQLUnavailable("/graphql answered something that is not a GraphQL result")
+        return data
+
+    # -- the one retry loop ------------------------------------------------------------
+    def _send(
+        self, method: str, url: str, bucket: str, *, headers: dict[str, str] | None = None,
+        json_body: Any = None,
+    ) -> tuple[httpx.Response, Any]:
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(pacing.is_retryable),
+            wait=self._wait,
+            stop=self._stop,
+            sleep=self.sleep,
+            before_sleep=self._before_sleep,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._send_once(method, url, bucket, headers or {}, json_body)
+        except (TransientError, LimitHit, httpx.TransportError) as exc:
+            raise RetriesExhausted(
+                f"{method} {self.scrub(url)} kept failing: {self.scrub(str(exc)) or type(exc).__name__}",
+                url=self.scrub(url),
+            ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        return pacing.retry_wait(exc, state.attempt_number, self.cfg)
+
+    def _stop(self, state: tenacity.RetryCallState) -> bool:
+        return pacing.should_stop(state.attempt_number, state.idle_for, self._wait(state), self.cfg)
+
+    def _before_sleep(self, state: tenacity.RetryCallState) -> None:
+        self.stats.retries += 1
+        exc = state.outcome.exception() if state.outcome else None
+        log.info("retrying after %s", self.scrub(f"{type(exc).__name__}: {exc}"))
+
+    def _send_once(
+        self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any
+    ) -> tuple[httpx.Response, Any]:
+        if self.max_requests is not None and self.stats.counted >= self.max_requests:
+            raise BudgetReached(f"the request budget of {self.max_requests} is spent")
+        self.limiter.acquire(bucket)
+        response: httpx.Response | None = None
+        try:
+            self.stats.sent += 1
+            response = self.http.request(method, url, headers=headers, json=json_body)
+            content = response.read()
+        finally:
+            self.limiter.release(bucket, response.headers if response is not None else None)
+        log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
+        if response.status_code == 304:
+            self.stats.not_modified += 1
+        else:
+            self.stats.counted += 1
+            self.stats.graphql += bucket == "graphql"
+        return response, self._check(response, content, bucket)
+
+    def _check(self, response: httpx.Response, content: bytes, bucket: str) -> Any:
+        """Decode the body and turn limit/transient answers into retryable exceptions."""
+        try:
+            data = json.loads(content) if content.strip() else None
+        except ValueError:
+            if response.status_code < 300 or response.status_code >= 500:
+                raise TransientError(f"truncated or invalid JSON ({len(content)} bytes)") from None
+            data = None
+        message = data.get("message", "") if isinstance(data, dict) else ""
+        verdict = pacing.classify(response.status_code, response.headers, str(message))
+        if verdict in (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY_LIMIT):
+            self.limiter.limit_hit(bucket, verdict, response.headers)
+            raise LimitHit(f"{response.status_code} {verdict.value}")
+        if verdict is Verdict.TRANSIENT:
+            raise TransientError(f"GitHub answered {response.status_code}")
+        if verdict is Verdict.BAD_CREDENTIALS:
+            raise BadCredentials("the token was rejected (401 Bad credentials)", status=401,
+                                 url=self.scrub(str(response.request.url)))
+        self.limiter.success(bucket)
+        return data
+
+    def _error(self, response: httpx.Response, data: Any) -> GitHubError:
+        message = data.get("message", "") if isinstance(data, dict) else ""
+        url = self.scrub(str(response.request.url))
+        text = self.scrub(f"GitHub answered {response.status_code} for {url}: {message}".rstrip(": "))
+        cls = BadCredentials if response.status_code == 401 else GitHubError
+        return cls(text, status=response.status_code, url=url,
+                   request_id=response.headers.get("x-github-request-id"))

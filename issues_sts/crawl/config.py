@@ -1,0 +1,106 @@
+"""What a crawl is asked to do (`CrawlConfig`) and what it did (`CrawlSummary`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from issues_sts.crawl.pacing import PacingConfig
+from issues_sts.repos import parse_repo_name
+
+GITHUB_API = "https://api.github.com"
+
+
+class CrawlConfig(BaseModel):
+    """One crawl, built once at the CLI boundary (or by the demo) and never changed.
+
+    repos: owner/name of every repository, in order.
+    token: a GitHub token (kept secret: never printed, logged or stored); None crawls
+        anonymously with GitHub's 60 requests per hour.
+    api_url: https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server.
+    store: directory of the crawl store (resumable; a second crawl is incremental).
+    graphql: ask GraphQL for the canonical issue of duplicate events (falls back to REST).
+    max_requests: stop cleanly after this many counted requests (None: no budget).
+    max_candidates: duplicate candidates per repository whose timelines are fetched.
+    """
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
+
+    repos: tuple[str, ...]
+    token: SecretStr | None = None
+    api_url: str = GITHUB_API
+    store: Path = Path("data/store")
+    graphql: bool = True
+    max_requests: int | None = Field(default=None, ge=1)
+    per_page: int = Field(default=100, ge=1, le=100)
+    max_in_flight: int = Field(default=2, ge=1, le=4)
+    max_candidates: int = Field(default=5000, ge=0)
+    graphql_batch: int = Field(default=50, ge=1, le=100)
+    timeout: float = Field(default=30.0, gt=0)
+    pacing: PacingConfig = PacingConfig()
+
+    @field_validator("repos")
+    @classmethod
+    def _valid_repos(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("no repositories to crawl")
+        return tuple(parse_repo_name(v) for v in value)
+
+    @field_validator("api_url")
+    @classmethod
+    def _valid_api_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http(s) URL")
+        return value.rstrip("/")
+
+    def token_value(self) -> str | None:
+        return self.token.get_secret_value() if self.token is not None else None
+
+    def public_dict(self) -> dict[str, Any]:
+        """The effective configuration as saved next to the store: the token is left out."""
+        data = self.model_dump(mode="json", exclude={"token", "pacing"})
+        data["token"] = "set" if self.token is not None else None
+        data["pacing"] = {k: getattr(self.pacing, k) for k in self.pacing.__dataclass_fields__}
+        return data
+
+
+@dataclass
+class RepoSummary:
+    """What one repository's sync did (counts are of this run, not of the store)."""
+
+    repo: str
+    status: str = "pending"  # ok | missing | stopped | failed
+    message: str = ""
+    pages: int = 0
+    issues: int = 0
+    comments: int = 0
+    events: int = 0
+    candidates: int = 0
+    not_modified: int = 0
+    redirects: int = 0
+    tombstones: int = 0
+    requests: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class CrawlSummary:
+    """The result of `run_crawl`: per repository, plus request accounting for the whole run."""
+
+    repos: list[RepoSummary] = field(default_factory=list)
+    requests: int = 0  # counted against the rate limit
+    graphql_requests: int = 0
+    not_modified: int = 0  # 304s: free
+    sent: int = 0
+    retries: int = 0
+    waited_seconds: float = 0.0
+    seconds: float = 0.0
+    stopped: str | None = None  # why the run ended early (budget), None when complete
+    graphql_used: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.stopped is None and all(r.status in ("ok", "missing") for r in self.repos)

@@ -1,0 +1,133 @@
+"""Batched GraphQL queries for duplicate candidates: the only API naming the canonical issue.
+
+One query asks for many issues at once through aliases (`i123: issue(number: 123) {...}`),
+each with `stateReason(enableDuplicate: true)` and its MARKED/UNMARKED_AS_DUPLICATE_EVENT
+timeline items. Pure functions: building queries and turning answers into event rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_REF = (
+    "__typename ... on Issue { number repository { nameWithOwner } } "
+    "... on PullRequest { number repository { nameWithOwner } }"
+)
+_EVENT_FIELDS = f"id createdAt actor {{ login }} canonical {{ {_REF} }} duplicate {{ {_REF} }}"
+
+
+def _items(first: int, after: str | None) -> str:
+    cursor = f", after: {json.dumps(after)}" if after else ""
+    return (
+        "timelineItems(itemTypes: [MARKED_AS_DUPLICATE_EVENT, UNMARKED_AS_DUPLICATE_EVENT], "
+        f"first: {int(first)}{cursor}) {{ nodes {{ __typename "
+        f"... on MarkedAsDuplicateEvent {{ {_EVENT_FIELDS} }} "
+        f"... on UnmarkedAsDuplicateEvent {{ {_EVENT_FIELDS} }} }} "
+        "pageInfo { hasNextPage endCursor } }"
+    )
+
+
+EVENT_NAMES = {
+    "MarkedAsDuplicateEvent": "marked_as_duplicate",
+    "UnmarkedAsDuplicateEvent": "unmarked_as_duplicate",
+}
+
+
+def alias(number: int) -> str:
+    return f"i{number}"
+
+
+def build_query(
+    repo: str, numbers: Sequence[int], *, first: int = 25, after: dict[int, str] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """One query (and its variables) for `numbers` of the repository `repo` (owner/name)."""
+    after = after or {}
+    parts = []
+    for number in numbers:
+        items = _items(first, after.get(number))
+        parts.append(f"{alias(number)}: issue(number: {int(number)}) {{ number stateReason(enableDuplicate: true) {items} }}")
+    query = (
+        "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
+        + " ".join(parts)
+        + " } rateLimit { cost remaining resetAt } }"
+    )
+    owner, name = repo.split("/", 1)
+    return query, {"owner": owner, "name": name}
+
+
+def _ref(node: Any) -> tuple[str | None, int | None]:
+    if not isinstance(node, dict) or "number" not in node:
+        return None, None
+    repo = (node.get("repository") or {}).get("nameWithOwner")
+    return repo, int(node["number"])
+
+
+def event_row(repo: str, number: int, node: dict[str, Any]) -> dict[str, Any] | None:
+    """One `events` table row from a GraphQL timeline node (None for other item types)."""
+    event = EVENT_NAMES.get(str(node.get("__typename")))
+    if event is None or not node.get("id"):
+        return None
+    canonical_repo, canonical_number = _ref(node.get("canonical"))
+    return {
+        "repo": repo, "number": number, "event_key": str(node["id"]), "event": event,
+        "actor": (node.get("actor") or {}).get("login"), "created_at": node.get("createdAt"),
+        "canonical_repo": canonical_repo, "canonical_number": canonical_number, "source": "graphql",
+        "raw": json.dumps(node, sort_keys=True, separators=(",", ":")),
+    }
+
+
+@dataclass
+class BatchResult:
+    """What one answer says about each asked issue."""
+
+    events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    more: dict[int, str] = field(default_factory=dict)  # number -> cursor of the next items page
+    missing: list[int] = field(default_factory=list)  # not resolvable as an issue (transferred, deleted, PR)
+
+
+def parse_batch(repo: str, numbers: Sequence[int], answer: dict[str, Any]) -> BatchResult:
+    """Split a batched answer by issue. An issue whose alias is null or absent is `missing`
+    (GitHub reports NOT_FOUND for transferred/deleted issues and for PR numbers)."""
+    result = BatchResult()
+    repository = (answer.get("data") or {}).get("repository") or {}
+    for number in numbers:
+        node = repository.get(alias(number))
+        if not isinstance(node, dict):
+            result.missing.append(number)
+            continue
+        items = node.get("timelineItems") or {}
+        rows = [row for n in items.get("nodes") or [] if (row := event_row(repo, number, n)) is not None]
+        result.events[number] = rows
+        info = items.get("pageInfo") or {}
+        if info.get("hasNextPage") and info.get("endCursor"):
+            result.more[number] = str(info["endCursor"])
+    return result
+
+
+def fatal_errors(answer: dict[str, Any]) -> list[str]:
+    """Errors other than per-issue NOT_FOUND: a query GitHub did not run at all."""
+    messages = []
+    for error in answer.get("errors") or []:
+        if isinstance(error, dict) and error.get("type") != "NOT_FOUND":
+            messages.append(str(error.get("message", error)))
+    return messages if answer.get("data") is None or not (answer.get("data") or {}).get("repository") else []
+
+
+def rest_event_row(repo: str, number: int, event: dict[str, Any]) -> dict[str, Any] | None:
+    """One `events` row from a REST timeline event (REST does not name the canonical).
+    The key is the node id, as GraphQL's, so both sources describe the same event once."""
+    name = event.get("event")
+    if name not in ("marked_as_duplicate", "unmarked_as_duplicate"):
+        return None
+    key = event.get("node_id") or event.get("id")
+    if key is None:
+        return None
+    return {
+        "repo": repo, "number": number, "event_key": str(key), "event": name,
+        "actor": (event.get("actor") or {}).get("login"), "created_at": event.get("created_at"),
+        "canonical_repo": None, "canonical_number": None, "source": "rest",
+        "raw": json.dumps(event, sort_keys=True, separators=(",", ":")),
+    }

@@ -1,0 +1,104 @@
+"""The bucket gate: every request waits here until the pacing policy lets it go.
+
+State per bucket (`core`, `graphql`, ...) lives behind one lock, so the couple of worker
+threads share what any answer taught us: a retry-after window opened by one request blocks
+the other too, and nobody sends while one is open.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from issues_sts.crawl import pacing
+from issues_sts.crawl.pacing import BucketState, PacingConfig, Verdict
+from issues_sts.errors import RateLimited
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], None]
+
+
+@dataclass
+class LimiterStats:
+    waits: int = 0
+    waited_seconds: float = 0.0
+    limit_hits: int = 0
+
+
+@dataclass
+class Limiter:
+    """Thread-safe pacing of requests per bucket, with an injected clock and sleep."""
+
+    cfg: PacingConfig
+    clock: Clock
+    sleep: Sleep
+    max_in_flight: int = 2
+    stats: LimiterStats = field(default_factory=LimiterStats)
+    on_wait: Callable[[str, float], None] | None = None
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Condition()
+        self._buckets: dict[str, BucketState] = {}
+        self._in_flight: dict[str, int] = {}
+        self._total_in_flight = 0
+
+    def state(self, bucket: str) -> BucketState:
+        with self._lock:
+            return self._buckets.get(bucket, BucketState())
+
+    def acquire(self, bucket: str) -> None:
+        """Block until one request may be sent on `bucket`, then count it as in flight."""
+        while True:
+            with self._lock:
+                now = self.clock()
+                state = pacing.after_reset(self._buckets.get(bucket, BucketState()), now, self.cfg)
+                self._buckets[bucket] = state
+                if self._total_in_flight >= self.max_in_flight:
+                    self._lock.wait(0.05)
+                    continue
+                delay = pacing.pace_delay(state, now, self._in_flight.get(bucket, 0), self.cfg)
+                if delay <= 0:
+                    self._in_flight[bucket] = self._in_flight.get(bucket, 0) + 1
+                    self._total_in_flight += 1
+                    return
+            if delay > self.cfg.max_pause:
+                raise RateLimited(f"the {bucket} rate limit is closed for {delay:.0f} s more")
+            self._wait(bucket, delay)
+
+    def _wait(self, bucket: str, delay: float) -> None:
+        self.stats.waits += 1
+        self.stats.waited_seconds += delay
+        if self.on_wait is not None:
+            self.on_wait(bucket, delay)
+        self.sleep(delay)
+
+    def release(self, bucket: str, headers: Mapping[str, str] | None) -> None:
+        """The request's answer (or failure) is in: update the bucket from its headers."""
+        with self._lock:
+            self._in_flight[bucket] = max(0, self._in_flight.get(bucket, 0) - 1)
+            self._total_in_flight = max(0, self._total_in_flight - 1)
+            if headers is not None:
+                seen = pacing.parse_rate_limit(headers, default_resource=bucket)
+                if seen is not None:
+                    name = seen.resource or bucket
+                    self._buckets[name] = pacing.merge_rate_limit(self._buckets.get(name, BucketState()), seen)
+            self._lock.notify_all()
+
+    def limit_hit(self, bucket: str, verdict: Verdict, headers: Mapping[str, str]) -> None:
+        """A limit answer: pause the whole bucket as the policy says."""
+        with self._lock:
+            self.stats.limit_hits += 1
+            state = self._buckets.get(bucket, BucketState())
+            self._buckets[bucket] = pacing.pause_until(verdict, headers, state, self.clock(), self.cfg)
+
+    def success(self, bucket: str) -> None:
+        """A normal answer ends a streak of secondary limits."""
+        with self._lock:
+            state = self._buckets.get(bucket)
+            if state is not None and state.secondary_hits:
+                self._buckets[bucket] = BucketState(state.limit, state.remaining, state.reset, state.paused_until, 0)
+
+    def remaining(self, bucket: str = "core") -> int | None:
+        with self._lock:
+            return self._buckets.get(bucket, BucketState()).remaining

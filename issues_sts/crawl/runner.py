@@ -1,0 +1,245 @@
+"""The one crawl runner: per repository, resolve it, sync its lists, then its candidates.
+
+Order per repository:
+1. `GET /repos/{o}/{r}` (with If-None-Match): renames are followed, a missing repository is
+   reported and skipped;
+2. the issue list and the repo-wide comment list, as two chains in flight at once;
+3. duplicate candidates: batched GraphQL (canonical issue named) or REST timelines;
+4. issues the duplicate evidence points at but the lists did not return (transferred: 301,
+   deleted: 404/410).
+Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
+the calling thread, one page and its checkpoint per transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+import httpx
+from rich.console import Console
+
+from issues_sts.crawl.candidates import (
+    Candidate,
+    has_duplicate_wording,
+    rank_candidates,
+    referenced_numbers,
+)
+from issues_sts.crawl.chains import (
+    Chain,
+    GraphQLChain,
+    ListChain,
+    RefChain,
+    RepoContext,
+    TimelineChain,
+)
+from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
+from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
+from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.progress import Reporter
+from issues_sts.errors import BadCredentials, GitHubError, RateLimited, RepoNotFound
+from issues_sts.store import Checkpoint, Store, utcnow
+
+log = logging.getLogger("issues_sts.crawl")
+CONFIG_FILE = "crawl-config.json"
+
+
+def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
+    """Run chains with at most `width` requests in flight; commit on this thread.
+
+    A chain whose page just landed goes first again, so each resource advances steadily.
+    """
+    source: Iterator[Chain] = iter(chains)
+    ready: deque[Chain] = deque()
+    running: dict[Future[Any], Chain] = {}
+    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl") as pool:
+        try:
+            while True:
+                while len(running) < width:
+                    chain = ready.popleft() if ready else next(source, None)
+                    if chain is None:
+                        break
+                    step = chain.next_step()
+                    if step is not None:
+                        running[pool.submit(step, client)] = chain
+                if not running:
+                    return
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    chain = running.pop(future)
+                    chain.commit(future.result())
+                    ready.appendleft(chain)
+        finally:
+            for future in running:
+                future.cancel()
+
+
+class RepoSync:
+    """Everything one repository needs, in the order of the module docstring."""
+
+    def __init__(self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.client = client
+        self.reporter = reporter
+        self.graphql_ok = cfg.graphql
+
+    def run(self, repo: str, summary: RepoSummary) -> None:
+        self.store.upsert_repo(repo)
+        current = self.resolve(repo)
+        ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
+        lists = [
+            ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"}),
+            ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"}),
+        ]
+        pump(lists, self.client, self.cfg.max_in_flight)
+        candidates = self.candidates(repo)
+        summary.candidates = len(candidates)
+        pump(self.timeline_chains(ctx, candidates), self.client, self.cfg.max_in_flight)
+        refs = sorted(self.referenced(repo, candidates) - self.store.known_numbers(repo))
+        pump((RefChain(ctx, n) for n in refs), self.client, self.cfg.max_in_flight)
+        self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
+
+    def resolve(self, repo: str) -> str:
+        """The repository's current owner/name (following a rename); RepoNotFound if none."""
+        cp = self.store.checkpoint(repo, "repo")
+        known = self.store.repo_row(repo) or {}
+        etag = cp.etag if cp.done and known.get("current_name") else None
+        page = self.client.get(f"repos/{repo}", etag=etag, expect=(404,))
+        hops = 0
+        while page.status in (301, 302, 307, 308) and page.location and hops < 3:
+            page, hops = self.client.get(page.location, expect=(404,)), hops + 1
+        if page.status == 304:
+            return str(known["current_name"])
+        if page.status != 200 or not isinstance(page.data, dict):
+            self.store.upsert_repo(repo, status="missing")
+            raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
+        current = str(page.data.get("full_name") or repo)
+        self.store.upsert_repo(repo, repo_id=page.data.get("id"), current_name=current)
+        self.store.put_checkpoint(Checkpoint(repo, "repo", etag=page.etag if hops == 0 else None, done=True))
+        return current
+
+    def candidates(self, repo: str) -> list[Candidate]:
+        """Candidates whose timeline is not stored for their current `updated_at`."""
+        worded = {n for n, body in self.store.comment_bodies(repo) if has_duplicate_wording(body)}
+        ranked = rank_candidates(self.store.issue_evidence(repo), worded, self.cfg.max_candidates)
+        stored = self.store.checkpoint_watermarks(repo, "timeline:")
+        return [c for c in ranked if f"timeline:{c.number}" not in stored
+                or stored[f"timeline:{c.number}"] != c.updated_at]
+
+    def timeline_chains(self, ctx: RepoContext, candidates: list[Candidate]) -> Iterator[Chain]:
+        batch = self.cfg.graphql_batch
+        for start in range(0, len(candidates), batch):
+            chunk = candidates[start:start + batch]
+            if self.graphql_ok:
+                yield GraphQLChain(ctx, [(c.number, c.updated_at) for c in chunk], self._graphql_off)
+            else:
+                yield from (TimelineChain(ctx, c.number, c.updated_at) for c in chunk)
+
+    def referenced(self, repo: str, candidates: list[Candidate]) -> set[int]:
+        """Same-repository issues the duplicate evidence names: canonicals from GraphQL and
+        #N references in comments worded like a duplicate closure."""
+        found: set[int] = set()
+        for _number, body in self.store.comment_bodies(repo):
+            if has_duplicate_wording(body):
+                found |= referenced_numbers(body, repo)
+        frame = self.store.events_frame()
+        same = frame.filter((frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower()))
+        found |= set(same["canonical_number"].drop_nulls().to_list())
+        return found
+
+    def _graphql_off(self) -> None:
+        if self.graphql_ok:
+            log.info("GraphQL is unavailable: falling back to REST timelines")
+        self.graphql_ok = False
+
+    def _on_page(self, resource: str, items: int, pages_left: int | None) -> None:
+        remaining = self.client.limiter.remaining("core")
+        self.reporter.page(resource, items, pages_left, "?" if remaining is None else str(remaining))
+
+
+def run_crawl(
+    cfg: CrawlConfig,
+    *,
+    progress: bool = True,
+    http: httpx.Client | None = None,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] = time.sleep,
+    console: Console | None = None,
+) -> CrawlSummary:
+    """Crawl `cfg.repos` into `cfg.store` and return what was done.
+
+    Resumable (a second call continues where a killed one stopped) and incremental (a call
+    after a finished crawl only asks what changed; unchanged lists answer free 304s).
+    Raises BadCredentials when the token is rejected; a missing repository is reported in
+    the summary and skipped.
+    """
+    token = cfg.token_value()
+    scrub = Scrubber([token])
+    store = Store.open(cfg.store, create=True)
+    (cfg.store / CONFIG_FILE).write_text(json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8")
+    own_http = http is None
+    http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
+    limiter = Limiter(cfg.pacing, clock, sleep, max_in_flight=cfg.max_in_flight)
+    client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=sleep,
+                          scrub=scrub, max_requests=cfg.max_requests)
+    summary = CrawlSummary()
+    started = clock()
+    reporter = Reporter(console or Console(stderr=True), enabled=progress)
+    limiter.on_wait = lambda bucket, s: reporter.note(f"waiting {s:.1f} s ({bucket} limit)")
+    sync = RepoSync(cfg, store, client, reporter)
+    try:
+        with reporter:
+            for repo in cfg.repos:
+                if not _sync_one(sync, repo, summary, clock):
+                    break
+    finally:
+        summary.graphql_used = cfg.graphql and sync.graphql_ok
+        _account(summary, client, limiter, clock() - started)
+        store.close()
+        if own_http:
+            http.close()
+    return summary
+
+
+def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[[], float]) -> bool:
+    """Sync one repository into `summary`; False when the whole run must stop (budget)."""
+    result = RepoSummary(repo)
+    summary.repos.append(result)
+    sync.reporter.start_repo(repo)
+    before, started = sync.client.stats.counted, clock()
+    try:
+        sync.run(repo, result)
+        result.status = "ok"
+    except RepoNotFound as exc:
+        result.status, result.message = "missing", exc.one_line()
+        log.warning("%s", exc.one_line())
+    except BudgetReached as exc:
+        result.status, summary.stopped = "stopped", f"{exc}; run the same command again to resume"
+    except RateLimited as exc:
+        result.status, summary.stopped = "stopped", exc.one_line()
+    except BadCredentials:
+        raise
+    except GitHubError as exc:
+        result.status, result.message = "failed", exc.one_line()
+        log.error("%s: %s", repo, exc.one_line())
+    finally:
+        result.requests = sync.client.stats.counted - before
+        result.seconds = clock() - started
+        sync.reporter.end_repo(result)
+    return summary.stopped is None
+
+
+def _account(summary: CrawlSummary, client: GitHubClient, limiter: Limiter, seconds: float) -> None:
+    summary.requests = client.stats.counted
+    summary.graphql_requests = client.stats.graphql
+    summary.not_modified = client.stats.not_modified
+    summary.sent = client.stats.sent
+    summary.retries = client.stats.retries
+    summary.waited_seconds = limiter.stats.waited_seconds
+    summary.seconds = seconds
