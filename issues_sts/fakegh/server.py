@@ -150,7 +150,7 @@ class FakeGitHub:
         if fault in ("502", "503", "drop"):
             answer = error(int(fault), "Server Error") if fault != "drop" else Response(0)
             return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
-        answer = self._answer(request)
+        answer = self._answer(request, identity, now)
         bucket = answer.bucket
         if bucket is None:
             return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
@@ -179,17 +179,23 @@ class FakeGitHub:
         answer.bucket = None
         return "anonymous", answer
 
-    def _answer(self, request: Request) -> Response:
+    def _answer(self, request: Request, identity: str, now: float) -> Response:
         if request.path == "/graphql":
             if not self.settings.graphql or request.method != "POST":
                 return error(404, "Not Found")
-            return self._graphql_api().handle(request)
+            return self._graphql_api().handle(request, lambda cost: self._after(identity, now, cost))
         answer = self.rest.handle(request)
         if answer.status == 200 and request.method == "GET":
             digest = hashlib.sha256(answer.body()).hexdigest()
             answer.headers["etag"] = f'W/"{digest}"'
             answer.headers["cache-control"] = "private, max-age=60, s-maxage=60"
         return answer
+
+    def _after(self, identity: str, now: float, cost: int) -> dict[str, str]:
+        """GraphQL rate-limit headers as they will read once this query is charged."""
+        headers = self.limiter.headers(identity, "graphql", now)
+        remaining = max(0, int(headers["x-ratelimit-remaining"]) - cost)
+        return headers | {"x-ratelimit-remaining": str(remaining), "x-ratelimit-used": str(int(headers["x-ratelimit-used"]) + cost)}
 
     def _graphql_api(self) -> Any:
         # Built on first use: loading the schema costs time that REST-only tests need not pay.
