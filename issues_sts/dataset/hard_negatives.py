@@ -32,7 +32,8 @@ def bm25_partners(anchors: np.ndarray, members: np.ndarray, postings: pl.DataFra
                   query_terms: int, max_df: int) -> np.ndarray:
     """For each anchor, the idx of its best BM25 partner among `members`, or -1."""
     n_docs = len(group)
-    avgdl = float(postings.group_by("idx").agg(pl.col("dl").first())["dl"].mean() or 1.0)
+    mean_dl = postings.group_by("idx").agg(pl.col("dl").first())["dl"].mean()
+    avgdl = float(mean_dl) if isinstance(mean_dl, (int, float)) and mean_dl > 0 else 1.0
     queries = (
         pl.DataFrame({"pos": np.arange(len(anchors)), "anchor": anchors})
         .join(postings.select(pl.col("idx").alias("anchor"), "term", "df"), on="anchor")

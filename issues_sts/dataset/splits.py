@@ -43,7 +43,7 @@ def _components(n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
             parent[i], i = root, int(parent[i])
         return root
 
-    for a, b in zip(left.tolist(), right.tolist()):
+    for a, b in zip(left.tolist(), right.tolist(), strict=True):
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)

@@ -83,7 +83,7 @@ def _length_summary(lengths: np.ndarray, threshold: int) -> dict[str, Any]:
         "share_longer_than_threshold": round(float((lengths > threshold).mean() * 100), 2),
         "mean": round(float(lengths.mean()), 1),
         "min": int(lengths.min()),
-        **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, quantiles)},
+        **{f"p{int(q * 100)}": float(v) for q, v in zip(QUANTILES, quantiles, strict=True)},
         "max": int(lengths.max()),
     }
 
