@@ -182,12 +182,15 @@ class AnglELoss(nn.Module):
     def compute_loss_from_embeddings(
         self, embeddings: torch.Tensor, labels: torch.Tensor, text_ids: torch.Tensor | None = None
     ) -> torch.Tensor:
-        parts = self.components(embeddings, labels, text_ids)
+        return self.weighted_total(self.components(embeddings, labels, text_ids))
+
+    def weighted_total(self, parts: dict[str, torch.Tensor]) -> torch.Tensor:
+        """``w_cos * cos + w_ibn * ibn + w_angle * angle`` over the computed objectives."""
         weights = {"cos": self.config.w_cos, "ibn": self.config.w_ibn, "angle": self.config.w_angle}
-        total = embeddings.new_zeros((), dtype=torch.float32)
-        for name, value in parts.items():
-            total = total + weights[name] * value
-        return total
+        values = [weights[name] * value for name, value in parts.items()]
+        if not values:
+            raise ValueError("every AnglE weight is 0: nothing to optimise")
+        return torch.stack(values).sum()
 
     def components(
         self, embeddings: torch.Tensor, labels: torch.Tensor, text_ids: torch.Tensor | None = None

@@ -96,6 +96,7 @@ class BertEncoder(Encoder):
     def save(self, directory: Path) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
+        hf_logging.disable_progress_bar()
         self.backbone.save_pretrained(directory, safe_serialization=True)
         self.tokenizer.save_pretrained(directory)
         meta = {"encoder_type": "bert", "pooling": self.pooling, "max_seq_length": self.max_seq_length}

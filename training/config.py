@@ -1,0 +1,66 @@
+"""Frozen configuration objects, built once at the CLI/API boundary and saved next to outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from training.losses import LossConfig
+
+Precision = Literal["auto", "fp32", "bf16"]
+
+
+class TrainConfig(BaseModel):
+    """Everything a training run depends on (paper-era defaults: lr 1e-5, warmup 100,
+    batch 32, max length 512, one epoch, AnglE weights 1/1/1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data: str = Field(description="built dataset folder, save_to_disk folder, or Hub id")
+    output: Path
+    #: Hub id, local folder, `ran-*` preset or saved encoder; None = offline MiniLM
+    model: str | None = None
+    pooling: str | None = None
+    max_length: int = Field(default=512, gt=1)
+    train_split: str = "train"
+    valid_split: str | None = "valid"
+    batch_size: int = Field(default=32, ge=2, description="pairs per optimizer micro-batch")
+    grad_accumulation: int = Field(default=1, ge=1)
+    epochs: int = Field(default=1, ge=1)
+    max_steps: int | None = Field(default=None, ge=1, description="cap on optimizer steps")
+    stop_after_steps: int | None = Field(
+        default=None, ge=1, description="checkpoint and stop after this many steps; rerun to resume"
+    )
+    learning_rate: float = Field(default=1e-5, gt=0)
+    warmup_steps: int = Field(default=100, ge=0)
+    weight_decay: float = Field(default=0.0, ge=0)
+    max_grad_norm: float | None = Field(default=1.0, gt=0)
+    precision: Precision = "auto"
+    gradient_checkpointing: bool = False
+    attention_dropout: float | None = Field(default=None, ge=0, le=1)
+    seed: int = 42
+    eval_steps: int | None = Field(default=None, ge=1, description="None: evaluate at epoch ends")
+    save_steps: int | None = Field(default=None, ge=1, description="None: with every evaluation")
+    logging_steps: int = Field(default=10, ge=1)
+    eval_batch_size: int = Field(default=64, ge=1)
+    max_train_pairs: int | None = Field(default=None, ge=2)
+    max_eval_pairs: int | None = Field(default=None, ge=2)
+    resume: bool = True
+    device: str | None = None
+    progress: bool = True
+    loss: LossConfig = LossConfig()
+
+
+class TrainResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    output: Path
+    #: the model to use: the best checkpoint on `valid`, else the last
+    model_dir: Path
+    steps: int
+    best_metric: float | None
+    valid: dict[str, float] = {}
+    train_seconds: float = 0.0
+    pairs_per_second: float = 0.0

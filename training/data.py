@@ -1,0 +1,153 @@
+"""Pair data: loading (built folder, save_to_disk folder, Hub id) and zigzag batches."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from issues_sts.errors import TrainingError
+
+REQUIRED_COLUMNS = ("text1", "text2", "label")
+#: the released dataset calls the middle split `valid`; other datasets say `validation`
+SPLIT_ALIASES = {"valid": ("valid", "validation", "dev"), "validation": ("validation", "valid", "dev")}
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """Pairs of one split, as plain lists (the whole GitHub dataset fits in memory)."""
+
+    text1: list[str]
+    text2: list[str]
+    labels: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.text1)
+
+    def head(self, count: int | None) -> PairSet:
+        if count is None or count >= len(self):
+            return self
+        return PairSet(self.text1[:count], self.text2[:count], self.labels[:count])
+
+
+def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
+    import datasets
+
+    datasets.disable_progress_bars()  # the trainer shows its own progress
+    path = Path(source)
+    try:
+        if path.is_dir() and ((path / "dataset_dict.json").is_file() or (path / "state.json").is_file()):
+            return datasets.load_from_disk(str(path))
+        if path.is_dir() and (path / "data").is_dir():
+            # The built Hub-shaped folder; its README declares `default` (data/) and `positive`.
+            return datasets.load_dataset(str(path), "default")
+        if path.exists():
+            return datasets.load_dataset(str(path))
+        return datasets.load_dataset(source)  # a Hub id: needs the network
+    except Exception as exc:  # datasets raises many unrelated types for a bad source
+        raise TrainingError(
+            f"cannot load pairs from {source!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            hint="pass a folder built by `issues-sts build`, a save_to_disk folder, "
+            "or a Hub id such as WhereIsAI/github-issue-similarity (needs network)",
+        ) from exc
+
+
+def load_pairs(source: str, split: str, limit: int | None = None) -> PairSet:
+    """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows."""
+    loaded = _load_dataset_dict(source)
+    if not hasattr(loaded, "keys"):  # a single save_to_disk Dataset has no splits
+        table = loaded
+    else:
+        name = next((s for s in SPLIT_ALIASES.get(split, (split,)) if s in loaded), None)
+        if name is None:
+            raise TrainingError(
+                f"{source!r} has no split {split!r} (it has {', '.join(loaded.keys())})",
+                hint="choose --split among those",
+            )
+        table = loaded[name]
+    missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
+    if missing:
+        raise TrainingError(
+            f"split {split!r} of {source!r} lacks columns {', '.join(missing)}",
+            hint="training needs text1, text2 and label (the dataset's default config)",
+        )
+    if limit is not None:
+        table = table.select(range(min(limit, len(table))))
+    pairs = PairSet(list(table["text1"]), list(table["text2"]), np.asarray(table["label"], dtype=np.float32))
+    if len(pairs) == 0:
+        raise TrainingError(f"split {split!r} of {source!r} is empty", hint="build the dataset again")
+    return pairs
+
+
+def text_id(token_ids: Sequence[int]) -> int:
+    """A stable 63-bit id of a token sequence: equal texts get equal ids on every process."""
+    digest = hashlib.blake2b(np.asarray(token_ids, dtype=np.int64).tobytes(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & (2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One zigzag batch: rows 2i / 2i+1 are pair i's texts, each row carries its pair's label."""
+
+    features: dict[str, torch.Tensor]
+    labels: torch.Tensor
+    text_ids: torch.Tensor
+
+    @property
+    def pairs(self) -> int:
+        return int(self.labels.shape[0] // 2)
+
+    def to(self, device: torch.device) -> Batch:
+        features = {k: v.to(device, non_blocking=True) for k, v in self.features.items()}
+        return Batch(features, self.labels.to(device), self.text_ids.to(device))
+
+
+class ZigzagCollator:
+    """Turns a list of pair indices into a `Batch` through the encoder's own `tokenize`.
+
+    Identical texts are detected on token ids after truncation, like the reference: two
+    issues that differ only beyond `max_length` look identical to the model, so they are.
+    """
+
+    def __init__(
+        self,
+        pairs: PairSet,
+        tokenize: Callable[[list[str], int | None], dict[str, torch.Tensor]],
+        max_length: int | None,
+    ) -> None:
+        self.pairs = pairs
+        self.tokenize = tokenize
+        self.max_length = max_length
+
+    def __call__(self, indices: Sequence[int]) -> Batch:
+        texts: list[str] = []
+        for i in indices:
+            texts += [self.pairs.text1[i], self.pairs.text2[i]]
+        features = self.tokenize(texts, self.max_length)
+        labels = torch.from_numpy(np.repeat(self.pairs.labels[list(indices)], 2))
+        ids = features["input_ids"]
+        mask = features["attention_mask"].bool()
+        text_ids = torch.tensor([text_id(ids[r][mask[r]].tolist()) for r in range(ids.shape[0])])
+        return Batch(features, labels, text_ids)
+
+
+def epoch_order(size: int, seed: int, epoch: int, rank: int = 0, world: int = 1) -> list[int]:
+    """This process's pair order for one epoch: a seeded permutation, split across ranks.
+
+    Depends only on (seed, epoch), never on global RNG state, so a resumed run sees the same
+    batches; with several processes each rank takes every `world`-th index.
+    """
+    generator = torch.Generator().manual_seed(seed * 1_000_003 + epoch)
+    order = torch.randperm(size, generator=generator).tolist()
+    # Equal shares keep every rank at the same step count (DDP would hang otherwise).
+    return order[: size - size % world][rank::world]
+
+
+def batches(order: list[int], batch_size: int) -> list[list[int]]:
+    """Consecutive batches; a last batch of a single pair is dropped (no pair to rank against)."""
+    chunks = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+    return [c for c in chunks if len(c) >= 2]

@@ -1,0 +1,46 @@
+"""A rich progress bar for training: steps, loss and throughput in pairs per second."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+console = Console(stderr=True)
+
+
+class TrainProgress:
+    """Context manager; does nothing when disabled (other DDP ranks, --no-progress)."""
+
+    def __init__(self, total: int, completed: int = 0, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._progress = Progress(
+            TextColumn("[bold]train"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]:.4f}"),
+            TextColumn("{task.fields[rate]:.1f} pairs/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not enabled,
+        )
+        self._task = self._progress.add_task("train", total=total, completed=completed, loss=float("nan"), rate=0.0)
+
+    def __enter__(self) -> TrainProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        self._progress.stop()
+
+    def advance(self, loss: float, rate: float) -> None:
+        self._progress.update(self._task, advance=1, loss=loss, rate=rate)
