@@ -1,0 +1,104 @@
+"""Load the rust-lang/rust issue archive (../shared/data/rust-issue-archive) into a `Corpus`.
+
+Files: `main.jsonl.gz` (raw REST issue objects with an archive-only `_meta`),
+`comments.jsonl.gz` (`{"number", "comments": [...]}`), `xrefs.jsonl.gz` (cross-references
+filtered from the timeline) and `missing_404.txt` (numbers that answer 404: deleted).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from issues_sts.errors import ConfigError
+from issues_sts.fakegh.corpus import Corpus, Json, RepoData
+
+RUST_REPO = "rust-lang/rust"
+RUST_REPO_ID = 724712
+
+
+# The first "number" of a line: the row's own (comments, xrefs) or the issue's (it precedes
+# the milestone's in GitHub's field order).
+_ROW_NUMBER = re.compile(rb'"number":\s*(\d+)')
+_ISSUE_NUMBER = _ROW_NUMBER
+
+
+def _lowest_numbers(path: Path, limit: int) -> set[int]:
+    with gzip.open(path, "rb") as handle:
+        numbers = sorted(int(m.group(1)) for line in handle if (m := _ROW_NUMBER.search(line)))
+    return set(numbers[:limit])
+
+
+def _lines(path: Path, keep: set[int] | None = None, key: re.Pattern[bytes] = _ROW_NUMBER) -> Iterator[Json]:
+    """Parsed lines; with `keep`, lines whose number is not kept are skipped unparsed
+    (parsing dominates the load time)."""
+    loads: Any = json.loads
+    try:
+        import orjson
+
+        loads = orjson.loads
+    except ImportError:  # pragma: no cover - orjson is optional, json is only slower
+        pass
+    with gzip.open(path, "rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            if keep is not None:
+                found = key.search(line)
+                if found and int(found.group(1)) not in keep:
+                    continue
+            yield loads(line)
+
+
+def load_rust_archive(path: str | Path, limit: int | None = None) -> Corpus:
+    """The archive as one repository; `limit` keeps only the first N items (by number)."""
+    root = Path(path)
+    if not (root / "main.jsonl.gz").is_file():
+        raise ConfigError(
+            f"{root} is not the rust issue archive (main.jsonl.gz is missing)",
+            hint="point --rust-archive at ../shared/data/rust-issue-archive",
+        )
+    repo = RepoData(full_name=RUST_REPO, repo_id=RUST_REPO_ID, created_at="2010-06-16T20:39:03Z")
+    wanted = _lowest_numbers(root / "main.jsonl.gz", limit) if limit is not None else None
+    for item in _lines(root / "main.jsonl.gz", wanted, key=_ISSUE_NUMBER):
+        item.pop("_meta", None)
+        repo.issues.append(item)
+    repo.issues.sort(key=lambda i: i["number"])
+    kept = {i["number"] for i in repo.issues}
+    for row in _lines(root / "comments.jsonl.gz", kept if limit is not None else None):
+        if row["number"] in kept:
+            repo.comments.extend(row["comments"])
+    repo.comments.sort(key=lambda c: c["id"])
+    if (root / "xrefs.jsonl.gz").is_file():
+        for row in _lines(root / "xrefs.jsonl.gz", kept if limit is not None else None):
+            if row["number"] in kept and row.get("xrefs"):
+                repo.timeline[row["number"]] = [_xref_event(x) for x in row["xrefs"]]
+    repo.deleted |= _missing(root / "missing_404.txt", limit_number=max(kept, default=0))
+    repo.reindex()
+    return Corpus({RUST_REPO: repo})
+
+
+def _xref_event(xref: Json) -> Json:
+    source_kind = "pull_request" if xref.get("type") == "pr" else "issue"
+    return {
+        "event": xref.get("event", "cross-referenced"),
+        "actor": {"login": xref.get("actor") or "ghost"},
+        "created_at": xref.get("date"),
+        "updated_at": xref.get("date"),
+        "source": {"type": "issue", "issue": {"number": xref.get("from"), "kind": source_kind}},
+    }
+
+
+def _missing(path: Path, limit_number: int) -> set[int]:
+    if not path.is_file():
+        return set()
+    numbers = set()
+    for line in path.read_text().split():
+        digits = line.split(".", 1)[0]
+        if digits.isdigit() and int(digits) <= limit_number:
+            numbers.add(int(digits))
+    return numbers
