@@ -182,8 +182,8 @@ def ablate_command(
 
 def _register_optional_commands() -> None:
     # RAN pretraining registers its own command when its module is present.
-    if importlib.util.find_spec("training.pretrain") is not None:
-        pretrain = importlib.import_module("training.pretrain")
+    if importlib.util.find_spec("training.pretrain_ran") is not None:
+        pretrain = importlib.import_module("training.pretrain_ran")
         if hasattr(pretrain, "register"):
             pretrain.register(app)
 
