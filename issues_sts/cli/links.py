@@ -1,9 +1,130 @@
-"""`issues-sts links` (being built; see the issue tracker)."""
+"""`issues-sts links`: extract duplicate links, inspect one issue's links, evaluate the extractor."""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import asdict
+from pathlib import Path
+
+import polars as pl
 import typer
+from rich.table import Table
+
+from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console, out
+from issues_sts.errors import ConfigError
+from issues_sts.links import LinkConfig, LinkTable, build_links
+from issues_sts.links.archive import default_archive_path
+from issues_sts.links.evaluate import DEFAULT_ANNOTATIONS, DEFAULT_CACHE, evaluate, report_lines
+from issues_sts.links.stage import LINKS_FILE
+from issues_sts.store import Store
+
+links_app = typer.Typer(help="Duplicate links: extract them from a crawl store, inspect, evaluate.",
+                        no_args_is_help=True)
+_ISSUE = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
+
+
+def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
+    pairs = []
+    for alias in aliases:
+        old, sep, new = alias.partition("=")
+        if not sep or "/" not in old or "/" not in new:
+            raise ConfigError(f"bad --alias {alias!r}", hint="write it as old-owner/old-name=owner/name")
+        pairs.append((old.strip(), new.strip()))
+    try:
+        return LinkConfig(min_confidence=min_confidence, repo_aliases=tuple(pairs))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _run(store_dir: Path, cfg: LinkConfig) -> LinkTable:
+    with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
+        return build_links(store, cfg)
+
+
+def _summary(table: LinkTable) -> None:
+    grid = Table(title="duplicate links", show_edge=False)
+    grid.add_column("counter")
+    grid.add_column("value", justify="right")
+    for key, value in table.counters.items():
+        grid.add_row(key, str(value))
+    console.print(grid)
+
+
+@links_app.command("extract")
+def extract_cmd(
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
+    out_dir: Path = typer.Option(DEFAULT_OUT, "--out", help="Where links.parquet and link_counters.json go."),
+    min_confidence: float = typer.Option(0.5, help="Links below this confidence are kept but not usable."),
+    alias: list[str] = typer.Option([], "--alias", help="Renamed repository, old/name=new/name (repeatable)."),
+) -> None:
+    """Extract duplicate links from a crawl store: writes links.parquet, link_counters.json and
+    link_config.json, then prints the counts by signal and every drop counter."""
+    cfg = _config(min_confidence, alias)
+    table = _run(store, cfg)
+    path = table.write(out_dir)
+    table.write_counters(out_dir)
+    (out_dir / "link_config.json").write_text(json.dumps(asdict(cfg), indent=2, sort_keys=True) + "\n")
+    _summary(table)
+    console.print(f"{table.counters.get('usable_links', 0)} usable of {table.links.height} links -> {path}")
+
+
+def _parse_issue(issue: str) -> tuple[str, int]:
+    m = _ISSUE.match(issue.strip())
+    if m is None:
+        raise ConfigError(f"bad issue {issue!r}", hint="write it as owner/name#number, e.g. rust-lang/rust#1234")
+    return m.group(1), int(m.group(2))
+
+
+@links_app.command("show")
+def show_cmd(
+    issue: str = typer.Argument(..., help="owner/name#number"),
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
+    links_file: Path | None = typer.Option(None, "--links", help="A links.parquet to read instead of the store."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON on stdout."),
+) -> None:
+    """Show every link of one issue (as duplicate and as canonical) with its evidence."""
+    repo, number = _parse_issue(issue)
+    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig()).links
+    key = pl.col("repo").str.to_lowercase() == repo.lower()
+    t_key = pl.col("target_repo").str.to_lowercase() == repo.lower()
+    rows = frame.filter((key & (pl.col("number") == number)) | (t_key & (pl.col("target_number") == number)))
+    if as_json:
+        out.print(json.dumps(rows.to_dicts(), indent=2, default=str))
+        return
+    if rows.is_empty():
+        console.print(f"no duplicate links for {repo}#{number}")
+        return
+    grid = Table(title=f"links of {repo}#{number}", show_lines=True)
+    for col in ("link", "signal", "confidence", "usable", "evidence", "signals"):
+        grid.add_column(col)
+    for r in rows.iter_rows(named=True):
+        status = "yes" if r["usable"] else f"no: {r['excluded_reason']}"
+        grid.add_row(f"{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}", r["signal"],
+                     f"{r['confidence']:.3f}", status, f"{r['author']} ({r['author_association']}) "
+                     f"{r['created_at']}\n{r['evidence_url']}", ", ".join(r["signals"]))
+    out.print(grid)
+
+
+@links_app.command("evaluate")
+def evaluate_cmd(
+    annotations: Path = typer.Option(DEFAULT_ANNOTATIONS, "--annotations", help="The annotation CSV."),
+    archive: Path = typer.Option(None, "--archive", help="The rust issue archive (default ../shared/...)."),
+    cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where the archive's store is cached."),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
+) -> None:
+    """Precision and recall of the extractor on the annotated rust threads (ids and numbers only)."""
+    with console.status("loading the archive and extracting links..."):
+        ev = evaluate(annotations, archive or default_archive_path(), cache)
+    if as_json:
+        out.print(json.dumps(ev.metrics(), indent=2))
+        return
+    out.print("\n".join(report_lines(ev)))
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
+    app.add_typer(links_app, name="links")
+
+
+__all__ = ["LINKS_FILE", "register"]

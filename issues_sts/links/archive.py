@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,13 @@ _ISSUE_FIELDS = ("number", "id", "node_id", "state", "state_reason", "title", "b
                  "comments", "created_at", "updated_at", "closed_at", "html_url", "pull_request")
 _COMMENT_FIELDS = ("id", "issue_url", "author_association", "body", "created_at", "updated_at", "html_url")
 _BATCH = 2000
+
+
+def default_archive_path() -> Path:
+    """`<repo>/../shared/data/rust-issue-archive` (or under $ISSUES_STS_SHARED)."""
+    root = Path(__file__).resolve().parents[2]
+    shared = Path(os.environ.get("ISSUES_STS_SHARED", root.parent / "shared"))
+    return shared / "data" / "rust-issue-archive"
 
 
 def _user(obj: Any) -> dict[str, Any] | None:

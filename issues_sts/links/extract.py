@@ -24,8 +24,16 @@ from issues_sts.links.model import (
     Signal,
     Thread,
 )
-from issues_sts.links.patterns import Ref, find_claims
-from issues_sts.links.scoring import Scored, combine, parse_time, score_claim, thread_says_duplicate
+from issues_sts.links.patterns import Reading, Ref, find_claims
+from issues_sts.links.scoring import (
+    Scored,
+    combine,
+    confirmed_later,
+    parse_time,
+    score_claim,
+    standing,
+    thread_says_duplicate,
+)
 
 _CUE_HINTS = ("dup", "favo")
 _CONFIRM_SECONDS = 600.0
@@ -48,6 +56,7 @@ class Statement:
     hedged: bool = False
     scored: Scored | None = None
     from_event: bool = False
+    standing: bool = False  # maintainer, closer or the issue's author (events: always)
 
 
 @dataclass
@@ -75,10 +84,10 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
 
 
 def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
-               rest_marks: list[Event]) -> list[Statement]:
+               rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
     lowered = post.body.lower()
     if not any(hint in lowered for hint in _CUE_HINTS):
-        return []
+        return [], Reading()
     reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
     raw_claims = len(find_claims(post.body, thread.repo, thread.number).claims)
     counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
@@ -95,8 +104,24 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
             counters["dropped:negated"] += 1
         scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
         out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
-                             post.author or "", post.url, post.author_association, claim.hedged, scored))
-    return out
+                             post.author or "", post.url, post.author_association, claim.hedged, scored,
+                             standing=bool(standing(post, thread, cfg))))
+    return out, reading
+
+
+def _after_untargeted(statements: list[Statement], post: Post, index: int, reading: Reading,
+                      thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """Apply an untargeted "not a dup" (retracts every earlier claim) or an untargeted
+    "closing as dup" by someone with standing (confirms them) to earlier statements."""
+    earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
+    if reading.denies and earlier:
+        counters["retracted_by_untargeted_denial"] += len(earlier)
+        who = bool(standing(post, thread, cfg))
+        return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
+                                       post.url, post.author_association, standing=who) for key in earlier]
+    if reading.affirms and earlier and standing(post, thread, cfg):
+        return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st for st in statements]
+    return statements
 
 
 def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -114,7 +139,7 @@ def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
         positive = name in _MARKED
         scored = Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
         out.append(Statement(key, "unknown", positive, event.created_at, (1_000_000, i), event.actor or "",
-                             event.url, None, False, scored, from_event=True))
+                             event.url, None, False, scored, from_event=True, standing=True))
     return out
 
 
@@ -122,9 +147,11 @@ def _stale(statements: list[Statement]) -> dict[Key, str]:
     """Targets that no longer stand, with why: retracted/unmarked (the last word about the
     target was negative) or superseded (everyone who named it later named another)."""
     reasons: dict[Key, str] = {}
+    backed = {st.key for st in statements if st.positive and st.standing}
     last: dict[Key, Statement] = {}
     for st in statements:
-        last[st.key] = st
+        if st.positive or st.standing or st.key not in backed:
+            last[st.key] = st  # a drive-by's "not a dup" does not overrule a maintainer
     for key, st in last.items():
         if not st.positive:
             reasons[key] = "unmarked" if st.from_event else "retracted"
@@ -181,7 +208,8 @@ def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list
             # after a retraction only the later claims count
             negatives = [st for st in statements if st.key == key and not st.positive]
             if negatives:
-                group = [st for st in group if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)]
+                later = [st for st in group if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)]
+                group = later or group  # the negatives were overruled drive-bys
         links.append(_link(thread, key, group, cfg, stale.get(key)))
     return _choose_canonical(links, cfg)
 
@@ -205,7 +233,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     rest_marks = [e for e in thread.events if e.event.lower() in _MARKED and e.canonical_number is None]
     statements: list[Statement] = []
     for i, post in enumerate(thread.posts):
-        statements += _read_post(post, i, thread, cfg, reading.counters, rest_marks)
+        found, said = _read_post(post, i, thread, cfg, reading.counters, rest_marks)
+        statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
     statements += _event_statements(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
     reading.links = _links(thread, statements, cfg)

@@ -24,6 +24,7 @@ class Signal(str, Enum):
     MAINTAINER_WORDING = "maintainer_wording"  # wording by a maintainer, the closer or the issue author
     COMMENT_WORDING = "comment_wording"  # the same wording by anyone else (drive-by)
     # supporting / qualifying
+    CONFIRMED_LATER = "confirmed_later"  # a later untargeted "closing as dup" by someone with standing
     EVENT_CONFIRMED = "event_confirmed"  # a marked_as_duplicate event (no canonical) by the commenter
     STATE_REASON = "state_reason_duplicate"
     LABEL = "duplicate_label"
@@ -32,6 +33,7 @@ class Signal(str, Enum):
     CLOSING_ACTOR = "author_closed_issue"
     CLOSED_SOON = "closed_soon_after"
     SEVERAL_AUTHORS = "several_authors"
+    ANTECEDENT = "target_named_before_cue"
     HEDGED = "hedged"
     DRIVE_BY = "drive_by"
 
@@ -127,7 +129,7 @@ class LinkConfig:
     # Base score of the strongest target-carrying signal.
     w_keyword: float = 2.5
     w_slash: float = 2.0
-    w_wording: float = 1.0
+    w_wording: float = 1.5
     # Who said it and what happened next.
     w_maintainer: float = 1.0
     w_issue_author: float = 1.0
@@ -138,7 +140,9 @@ class LinkConfig:
     w_label: float = 1.5
     w_several_authors: float = 0.5
     w_drive_by: float = -0.5
-    w_hedged: float = -1.5
+    w_hedged: float = -0.75
+    w_confirmed_later: float = 1.0
+    w_antecedent: float = -0.25
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99
     # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,

@@ -118,6 +118,11 @@ _NEGATION = re.compile(
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$",
     re.I,
 )
+_TRAILING_NEGATION = re.compile(
+    r"^[^.!?\n]{0,40}?\bbut\s+(?:(?:i\s+)?(?:don'?t|do\s+not)\s+think\s+so|(?:it'?s|it\s+is|this\s+is)\s+not\b"
+    r"|apparently\s+not|no\b|not\s+(?:really|quite)\b)",
+    re.I,
+)
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in\s+case)\b", re.I)
 _REVERSE_AFTER = re.compile(r"^\s*by\b", re.I)
 _SUBJECT_VERB = re.compile(
@@ -125,6 +130,16 @@ _SUBJECT_VERB = re.compile(
     r"actually|just|maybe)\s+)+(?:to\s+be\s+|like\s+)?(?:an?\s+)?\W*$",
     re.I,
 )
+_ANAPHOR = re.compile(
+    r"^\s*(?:that|that\s+one|that\s+(?:issue|bug|ticket)|the\s+(?:other|former|latter|older|original)"
+    r"(?:\s+(?:one|issue|bug|ticket))?)\b(?!\s+(?:is|was|has)\b)",
+    re.I,
+)
+_BARE_PREDICATE = re.compile(r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I)
+_PREDICATE_BEFORE = re.compile(
+    r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$", re.I
+)
+_PARENTHESES = re.compile(r"\([^()]*\)")
 _SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|\n\s*\n)")
 _MAX_GAP_TOKENS = 7
 
@@ -138,12 +153,15 @@ class Claim:
     negated: bool
     hedged: bool
     position: int  # order of statements within the comment
+    antecedent: bool = False  # the target came before the cue ("covered by #4, closing in favor of that")
 
 
 @dataclass
 class Reading:
     claims: list[Claim] = field(default_factory=list)
     skips: list[str] = field(default_factory=list)  # why a cue yielded no claim
+    denies: bool = False  # an untargeted "not a duplicate"
+    affirms: bool = False  # an untargeted, unhedged "duplicate" ("closing as dup")
 
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -177,11 +195,12 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> li
 
 
 def _is_hedged(text: str, cue_start: int, end: int) -> bool:
-    """Hedges count from the start of the sentence up to the last reference (a remark after
-    it, "(I believe because of X)", is about the cause, not the duplicate); a question
+    """Hedges count anywhere in the claim's sentence except inside parentheses (a remark
+    like "(I believe because of X)" is about the cause, not the duplicate); a question
     mark closing the sentence hedges it too."""
     s, e = _sentence_bounds(text, cue_start, end)
-    return bool(_HEDGE.search(text[s:end])) or "?" in text[end:e + 1]
+    sentence = _PARENTHESES.sub(" ", text[s:e])
+    return bool(_HEDGE.search(sentence)) or "?" in text[end:e + 1]
 
 
 def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
@@ -192,9 +211,40 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
     if subject and subject[-1].number != self_number and _SUBJECT_VERB.match(text[subject[-1].end:m.start()]):
         return "other_subject"  # "#A was a duplicate of #B", said in a third thread
-    if _CONDITIONAL.search(text[s:m.start()]):
-        return "conditional"  # "reopen if you think this is not a duplicate of #N"
     return None
+
+
+def _polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
+    """(negated, conditional, hedged) of the cue `m` whose governed text ends at `end`."""
+    s, e = _sentence_bounds(text, m.start(), m.end())
+    negated = bool(_NEGATION.search(text[max(s, m.start() - 60):m.start()]))
+    negated = negated or bool(_TRAILING_NEGATION.match(text[end:e]))
+    conditional = bool(_CONDITIONAL.search(text[s:m.start()]))
+    return negated, conditional, conditional or _is_hedged(text, m.start(), end)
+
+
+def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> Ref | None:
+    """The reference an untargeted cue points back at: "covered by #4, so closing in favor
+    of that", "Subsumed in #7, closing as duplicate." (this or the previous sentence)."""
+    after = text[m.end():]
+    if not (_ANAPHOR.match(after) or (_BARE_PREDICATE.match(after) and _PREDICATE_BEFORE.search(
+            text[max(0, m.start() - 40):m.start()]))):
+        return None
+    s, _ = _sentence_bounds(text, m.start(), m.end())
+    prev, _ = _sentence_bounds(text, max(0, s - 2), max(0, s - 1)) if s > 0 else (0, 0)
+    before = [r for r in refs if r.start >= prev and r.end <= m.start() and r.number != self_number]
+    return before[-1] if before else None
+
+
+def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
+    """A cue with no reference still says something about earlier claims in the thread."""
+    negated, conditional, hedged = _polarity(text, m, m.end())
+    if conditional:
+        return
+    if negated:
+        reading.denies = True  # "Actually this isn't a dup." retracts earlier claims
+    elif not hedged:
+        reading.affirms = True  # "Yes, closing as dup." confirms earlier claims
 
 
 def find_claims(text: str, repo: str, self_number: int) -> Reading:
@@ -211,15 +261,23 @@ def find_claims(text: str, repo: str, self_number: int) -> Reading:
                 continue  # "Duplicate of" then prose: let the wording pass look at it
             used.update(range(m.start(), m.end()))
             reason = _classify(text, refs, m, self_number)
-            if not targets:
+            antecedent = _antecedent(text, refs, m, self_number) if not targets and reason is None else None
+            if antecedent is not None:
+                targets = [antecedent]
+            elif not targets:
                 reading.skips.append(reason or "wording_without_target")
+                if reason is None:
+                    _read_untargeted(text, m, reading)
                 continue
             if reason is not None:
                 reading.skips.extend([reason] * len(targets))
                 continue
-            negated = bool(_NEGATION.search(text[max(0, m.start() - 40):m.start()]))
-            hedged = _is_hedged(text, m.start(), targets[-1].end)
+            negated, conditional, hedged = _polarity(text, m, max(targets[-1].end, m.end()))
+            if conditional and negated:
+                # "reopen if you think this is not a duplicate of #N": neither a link nor a retraction
+                reading.skips.extend(["conditional_negation"] * len(targets))
+                continue
             for ref in targets:
-                reading.claims.append(Claim(ref, cue, negated, hedged, m.start()))
+                reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     return reading

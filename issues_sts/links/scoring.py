@@ -62,7 +62,7 @@ def closed_soon_after(thread: Thread, when: str, cfg: LinkConfig) -> bool:
     return -0.05 <= hours <= cfg.close_window_hours  # a close a few seconds before the comment posts
 
 
-def _standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, float]]:
+def standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, float]]:
     """Who the author is, relative to this thread."""
     found: list[tuple[Signal, float]] = []
     if (post.author_association or "").upper() in MAINTAINER_ASSOCIATIONS:
@@ -86,13 +86,15 @@ def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tu
 
 def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, confirmed: bool = False) -> Scored:
     """Score one positive claim made in `post` (see module docstring)."""
-    standing = _standing(post, thread, cfg)
-    signal, score = _base(claim.cue, standing, cfg)
-    parts: list[tuple[Signal, float]] = [(signal, score), *standing]
-    if not standing:
+    who = standing(post, thread, cfg)
+    signal, score = _base(claim.cue, who, cfg)
+    parts: list[tuple[Signal, float]] = [(signal, score), *who]
+    if not who:
         parts.append((Signal.DRIVE_BY, cfg.w_drive_by))
     if post.kind == "body":
         parts.append((Signal.DRIVE_BY, cfg.w_body))
+    if claim.antecedent:
+        parts.append((Signal.ANTECEDENT, cfg.w_antecedent))
     if claim.hedged:
         parts.append((Signal.HEDGED, cfg.w_hedged))
     if post.kind == "comment" and closed_soon_after(thread, post.created_at, cfg):
@@ -103,6 +105,13 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
     parts.extend((sig, weights[sig]) for sig in thread_says_duplicate(thread, cfg))
     signals = tuple(dict.fromkeys(sig for sig, _ in parts))
     return Scored(sum(w for _, w in parts), signal, signals)
+
+
+def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
+    """Someone with standing later said "closing as dup" without naming a target."""
+    if Signal.CONFIRMED_LATER in scored.signals:
+        return scored
+    return Scored(scored.score + cfg.w_confirmed_later, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
 
 
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:

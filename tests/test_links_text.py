@@ -1,0 +1,50 @@
+"""What the cleaner removes, and what it must keep (table-driven)."""
+
+from __future__ import annotations
+
+import pytest
+
+from issues_sts.links.patterns import find_refs
+from issues_sts.links.text import clean
+
+REPO = "acme/widgets"
+
+CASES = [
+    # (case, text, reference numbers still visible after cleaning)
+    ("plain", "Duplicate of #12", [12]),
+    ("fenced code", "Output:\n```\nerror: see #12 for details\n```\nThanks", []),
+    ("tilde fence", "~~~rust\n// dup of #12\n~~~\n", []),
+    ("unclosed fence", "```\nlog line #12\n", []),
+    ("inline code", "The macro `issue!(#12)` expands fine, see #13", [13]),
+    ("double-backtick code", "Use ``a`#12`b`` here", []),
+    ("quoted reply", "> Duplicate of #12\n\nI disagree, it's different.", []),
+    ("nested quote", "> > dupe of #12\n> yes\nNo it is not #14", [14]),
+    ("email quote block", "On Mon, X wrote:\n> closing as dup of #12\n", []),
+    ("html comment", "<!-- Duplicate of #12 -->\nMy bug is about the menu.", []),
+    ("template html comment", "<!--\nIf this is a duplicate, write: Duplicate of #123\n-->\nCrash", []),
+    ("placeholder braces", "Fixes #{issue number}", []),
+    ("placeholder angle", "Duplicate of #<number>", []),
+    ("placeholder NNN", "Closes #NNN", []),
+    ("strikethrough", "~~dupe of #12~~ sorry, wrong issue, dupe of #15", [15]),
+    ("html pre", "<pre>dup of #12</pre> and #16", [16]),
+    ("keeps text around code", "dup of `foo` then #17", [17]),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_clean_removes_borrowed_text(case: str, text: str, expected: list[int]) -> None:
+    assert [r.number for r in find_refs(clean(text), REPO)] == expected
+
+
+def test_clean_does_not_fuse_words_across_removed_code() -> None:
+    # the code span becomes a neutral token, so "duplicate of" is not followed by "see #12"
+    from issues_sts.links.patterns import find_claims
+
+    cleaned = clean("This is a duplicate of `HashMap::entry`, see #12")
+    assert "CODE" in cleaned
+    assert find_claims(cleaned, REPO, 10).claims == []
+
+
+def test_clean_of_none_and_crlf() -> None:
+    assert clean(None) == ""
+    assert "\r" not in clean("dup of #1\r\n> quoted #2\r\n")
