@@ -15,6 +15,15 @@ from training.models.ran_windows import count_windows, from_windows, plan_window
 W, MIN = 16, 4  # ran-tiny's window and minimum tail
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Two torch threads on a shared 2-core machine spin against other jobs (15x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def tiny(**overrides) -> RanEncoder:
     torch.manual_seed(0)
     return RanEncoder(preset("ran-tiny", vocab_size=300, **overrides)).eval()

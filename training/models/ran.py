@@ -163,7 +163,9 @@ class RanEncoder(Encoder):
     def save(self, directory: Path) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        config = {"encoder_type": ENCODER_TYPE, **self.config.to_dict()}
+        # the effective length cap (build_ran may have lowered it) travels with the weights
+        effective = self.config.with_overrides(max_seq_length=self.max_seq_length)
+        config = {"encoder_type": ENCODER_TYPE, **effective.to_dict()}
         (directory / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
         state = {name: tensor.detach().contiguous() for name, tensor in self.state_dict().items()}
         save_file(state, str(directory / WEIGHTS_FILE))
@@ -242,8 +244,8 @@ def load_tokenizer(path: str | Path | None) -> Any:
 def copy_word_embeddings(encoder: RanEncoder, checkpoint: Path) -> None:
     """Copy a BERT-vocabulary checkpoint's word embeddings; project them when widths differ.
 
-    The projection has orthonormal rows, so dot products between words survive the change
-    of width (384 -> 768 for MiniLM into ran-base).
+    Widening (384 -> 768 for MiniLM into ran-base) uses a projection with orthonormal rows,
+    so dot products between words survive; narrowing keeps a random orthogonal subspace.
     """
     source = find_word_embeddings(checkpoint)
     target = encoder.backbone.embeddings.weight
@@ -252,10 +254,9 @@ def copy_word_embeddings(encoder: RanEncoder, checkpoint: Path) -> None:
             f"{checkpoint} has a vocabulary of {source.shape[0]}, RAN expects {target.shape[0]}"
         )
     if source.shape[1] != target.shape[1]:
-        generator = torch.Generator().manual_seed(0)
-        basis = torch.randn(target.shape[1], target.shape[1], generator=generator)
-        projection = torch.linalg.qr(basis).Q[: source.shape[1]]
-        source = source @ projection
+        size = max(source.shape[1], target.shape[1])
+        basis = torch.randn(size, size, generator=torch.Generator().manual_seed(0))
+        source = source @ torch.linalg.qr(basis).Q[: source.shape[1], : target.shape[1]]
     with torch.no_grad():
         target.copy_(source.to(target.dtype))
 

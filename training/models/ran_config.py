@@ -106,6 +106,16 @@ PRESETS: dict[str, RanConfig] = {
         min_window_size=4,
         max_seq_length=1024,
     ),
+    # The CPU proxy's size: real windows (64 tokens) on texts cut at a few hundred tokens.
+    "ran-small": RanConfig(
+        hidden_size=128,
+        num_layers=2,
+        num_heads=4,
+        head_size=32,
+        window_size=64,
+        min_window_size=16,
+        max_seq_length=2048,
+    ),
 }
 
 

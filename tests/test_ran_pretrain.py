@@ -1,0 +1,138 @@
+"""MLM pretraining of RAN: masking rules, text sources, a short run whose loss falls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+import torch
+
+from issues_sts.errors import TrainingError
+from issues_sts.store import Store
+from training.models import build_encoder
+from training.models.ran import RanEncoder
+from training.pretrain_ran import (
+    PretrainConfig,
+    learning_rate_factor,
+    load_texts,
+    main,
+    mask_tokens,
+    pretrain,
+)
+
+CLS, SEP, PAD, MASK = 101, 102, 0, 103
+
+CORPUS = [
+    "cargo build fails with linker error on windows when using lto",
+    "rustc panics on nested closures in async functions",
+    "clippy suggests wrong lint for manual range contains",
+    "rustdoc search index is missing trait methods",
+    "incremental compilation crashes after renaming a module",
+    "the borrow checker rejects valid code with two phase borrows",
+    "cargo test hangs when a doctest spawns a thread",
+    "rust analyzer shows false unresolved import errors",
+]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Two torch threads on a shared 2-core machine spin against other jobs (15x slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_masking_never_picks_special_tokens_and_gives_every_text_a_target() -> None:
+    ids = torch.tensor([[CLS, 7, 8, 9, 10, SEP, PAD, PAD], [CLS, 11, SEP, PAD, PAD, PAD, PAD, PAD]])
+    mask = (ids != PAD).long()
+    generator = torch.Generator().manual_seed(0)
+    for _ in range(20):
+        masked, labels = mask_tokens(ids, mask, [CLS, SEP, PAD], MASK, 30522, 0.15, generator)
+        chosen = labels != -100
+        assert not chosen[torch.isin(ids, torch.tensor([CLS, SEP, PAD]))].any()
+        assert chosen.any(dim=1).all()
+        assert torch.equal(labels[chosen], ids[chosen])
+        assert torch.equal(masked[~chosen], ids[~chosen])
+
+
+def test_masking_rate_and_80_10_10_split() -> None:
+    ids = torch.randint(1000, 2000, (64, 256))
+    generator = torch.Generator().manual_seed(1)
+    masked, labels = mask_tokens(
+        ids, torch.ones_like(ids), [CLS, SEP, PAD], MASK, 30522, 0.15, generator
+    )
+    chosen = labels != -100
+    assert 0.13 < chosen.float().mean() < 0.17
+    as_mask = (masked[chosen] == MASK).float().mean()
+    kept = (masked[chosen] == ids[chosen]).float().mean()
+    assert 0.77 < as_mask < 0.83 and 0.07 < kept < 0.13
+
+
+def test_learning_rate_warms_up_then_decays_to_zero() -> None:
+    factors = [learning_rate_factor(step, 4, 10) for step in range(11)]
+    assert factors[:4] == [0.25, 0.5, 0.75, 1.0]
+    assert factors[4] == 1.0 and factors[-1] == 0.0
+    assert all(a >= b for a, b in zip(factors[4:], factors[5:], strict=False))
+
+
+def test_pretraining_lowers_the_mlm_loss_and_saves_a_loadable_encoder(tmp_path: Path) -> None:
+    config = PretrainConfig(
+        data=tmp_path, output=tmp_path / "ran-mlm", model="ran-tiny", batch_size=8,
+        steps=60, learning_rate=3e-3, warmup_steps=5, max_length=32, seed=0,
+    )  # fmt: skip
+    result = pretrain(config, texts=CORPUS, progress=False)
+    assert result.last_loss < result.first_loss - 1.0, (result.first_loss, result.last_loss)
+    encoder = build_encoder(tmp_path / "ran-mlm")
+    assert isinstance(encoder, RanEncoder) and encoder.max_seq_length == 32
+    log = json.loads((tmp_path / "ran-mlm" / "pretrain_log.json").read_text())
+    assert log["steps"] == 60 and (tmp_path / "ran-mlm" / "mlm_head.safetensors").is_file()
+    features = encoder.tokenize(CORPUS[:2])
+    assert torch.isfinite(encoder(features)["sentence_embedding"]).all()
+
+
+def test_texts_from_a_built_dataset_folder_use_the_train_split_only(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    rows = {"text1": ["a", "b", "a"], "text2": ["c", "a", "d"], "label": [1, 0, 1]}
+    pl.DataFrame(rows).write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet")
+    pl.DataFrame({"text1": ["secret test"], "text2": ["x"], "label": [1]}).write_parquet(
+        tmp_path / "data" / "test-00000-of-00001.parquet"
+    )
+    assert load_texts(tmp_path, ("train",)) == ["a", "b", "c", "d"]
+    assert load_texts(tmp_path, ("train", "test"), limit=3) == ["a", "b", "secret test"]
+
+
+def test_texts_from_a_crawl_store_skip_pull_requests_and_redact_tokens(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    token = "ghp_" + "a" * 36
+    issues = [
+        {"number": 1, "id": 1, "title": "Crash", "body": f"my token {token}", "state": "open",
+         "user": {"login": "u"}, "labels": [], "updated_at": "2024-01-01T00:00:00Z"},
+        {"number": 2, "id": 2, "title": "A PR", "body": "", "state": "open", "user": {"login": "u"},
+         "labels": [], "updated_at": "2024-01-01T00:00:00Z", "pull_request": {"url": "x"}},
+    ]  # fmt: skip
+    store.write_page("o/r", issues=issues)
+    texts = load_texts(tmp_path, ("train",))
+    assert len(texts) == 1 and texts[0].startswith("Crash\n\nmy token ")
+    assert token not in texts[0]
+
+
+def test_a_folder_that_holds_no_texts_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(TrainingError, match="neither a crawl store nor a built dataset"):
+        load_texts(tmp_path, ("train",))
+
+
+def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "data").mkdir()
+    frame = pl.DataFrame({"text1": CORPUS[:4], "text2": CORPUS[4:], "label": [1, 0, 1, 0]})
+    frame.write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet")
+    out = tmp_path / "out"
+    main(["--data", str(tmp_path), "--output", str(out), "--model", "ran-tiny", "--steps", "3",
+          "--batch-size", "2", "--max-length", "16", "--warmup-steps", "1"])  # fmt: skip
+    assert RanEncoder.load(out).max_seq_length == 16
+    assert "MLM loss" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--data", str(tmp_path / "missing"), "--output", str(out), "--model", "ran-tiny"])
+    assert "neither a crawl store" in capsys.readouterr().err

@@ -1,0 +1,358 @@
+"""Masked-language-model pretraining of a RAN on issue texts, for users without the paper's
+RAN checkpoint (it is Keras-only and lives off PyPI).
+
+    python -m training.pretrain_ran --data data/rust/dataset --output runs/ran-mlm \\
+        --model ran-base --steps 20000 --max-length 1024
+
+`--data` is a crawl store (a folder with `crawl.sqlite`: every issue's title and body, built
+with the dataset's own text recipe and secret redaction) or a built dataset folder (the
+unique texts of `--splits`, `train` by default, so valid/test texts stay unseen). The output
+folder is a RAN encoder that `python -m training train --model DIR` fine-tunes with AnglE;
+the MLM head is saved beside it (`mlm_head.safetensors`) and ignored by the trainer.
+
+Masking follows BERT: 15 % of real tokens are predicted, of which 80 % become [MASK], 10 %
+a random token and 10 % stay; [CLS]/[SEP]/[PAD] are never chosen. Like the reference RAN
+pretraining, the decoder is tied to the token embeddings.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+import typer
+from safetensors.torch import save_file
+from torch import Tensor, nn
+
+from issues_sts.errors import TrainingError
+from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
+
+HEAD_FILE = "mlm_head.safetensors"
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Everything that decides an MLM pretraining run; saved as `pretrain_config.json`."""
+
+    data: Path
+    output: Path
+    model: str = "ran-base"  # a preset, or a saved RAN folder to continue from
+    splits: tuple[str, ...] = ("train",)
+    max_length: int = 512
+    batch_size: int = 8
+    steps: int = 1000
+    learning_rate: float = 5e-4
+    warmup_steps: int = 100
+    weight_decay: float = 0.01
+    mask_probability: float = 0.15
+    max_texts: int | None = None
+    init_embeddings_from: Path | None = None
+    seed: int = 42
+    device: str = "cpu"
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.steps < 1 or self.batch_size < 1 or self.max_length < 8:
+            raise TrainingError("steps and batch size must be >= 1 and max length >= 8")
+        if not 0 < self.mask_probability < 1:
+            raise TrainingError("mask probability must lie in (0, 1)")
+
+
+class MaskedLMHead(nn.Module):
+    """swish(dense) -> LayerNorm -> logits against the (tied) token embeddings."""
+
+    def __init__(self, embeddings: nn.Embedding, eps: float) -> None:
+        super().__init__()
+        dim = embeddings.embedding_dim
+        self.dense = nn.Linear(dim, dim)
+        self.norm = nn.LayerNorm(dim, eps=eps)
+        self.embeddings = embeddings
+        self.bias = nn.Parameter(torch.zeros(embeddings.num_embeddings))
+
+    def forward(self, hidden: Tensor) -> Tensor:
+        return self.norm(F.silu(self.dense(hidden))) @ self.embeddings.weight.T + self.bias
+
+
+class RanForMaskedLM(nn.Module):
+    """A RAN encoder with an MLM head; `forward` returns the mean loss over masked tokens."""
+
+    def __init__(self, encoder: RanEncoder) -> None:
+        super().__init__()
+        self.encoder = encoder
+        self.head = MaskedLMHead(encoder.backbone.embeddings, encoder.config.layer_norm_eps)
+
+    def forward(self, input_ids: Tensor, attention_mask: Tensor, labels: Tensor) -> Tensor:
+        tokens = self.encoder({"input_ids": input_ids, "attention_mask": attention_mask})
+        chosen = labels != -100
+        # logits only where a token is predicted: the vocabulary product dominates otherwise
+        logits = self.head(tokens["token_embeddings"][chosen])
+        return F.cross_entropy(logits.float(), labels[chosen])
+
+    def head_state(self) -> dict[str, Tensor]:
+        return {
+            name: tensor.detach().contiguous()
+            for name, tensor in self.head.state_dict().items()
+            if not name.startswith("embeddings.")
+        }
+
+
+def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) -> list[str]:
+    """Unique issue texts from a crawl store or a built dataset folder, in a stable order."""
+    source = Path(source)
+    if (source / "crawl.sqlite").is_file():
+        texts = _store_texts(source)
+    elif (source / "data").is_dir():
+        texts = _dataset_texts(source, splits)
+    else:
+        raise TrainingError(
+            f"{source} is neither a crawl store nor a built dataset folder",
+            hint="pass --data a folder with crawl.sqlite (issues-sts crawl) or data/*.parquet (issues-sts build)",
+        )
+    return texts[:limit] if limit is not None else texts
+
+
+def _store_texts(store_dir: Path) -> list[str]:
+    from issues_sts.dataset.redact import redact_column
+    from issues_sts.dataset.texts import issue_texts
+    from issues_sts.store import Store
+
+    texts, _ = issue_texts(Store.open(store_dir).issues_frame())
+    redacted, _ = redact_column(texts, "text")
+    return list(redacted["text"])
+
+
+def _dataset_texts(folder: Path, splits: tuple[str, ...]) -> list[str]:
+    import polars as pl
+
+    files = [f for split in splits for f in sorted((folder / "data").glob(f"{split}-*.parquet"))]
+    if not files:
+        raise TrainingError(f"no parquet files for splits {list(splits)} in {folder / 'data'}")
+    frame = pl.concat([pl.read_parquet(f, columns=["text1", "text2"]) for f in files])
+    both = pl.concat([frame["text1"], frame["text2"]]).unique(maintain_order=True)
+    return [text for text in both.to_list() if text]
+
+
+def mask_tokens(
+    input_ids: Tensor,
+    attention_mask: Tensor,
+    special_ids: list[int],
+    mask_id: int,
+    vocab_size: int,
+    probability: float,
+    generator: torch.Generator,
+) -> tuple[Tensor, Tensor]:
+    """BERT's 80/10/10 masking; every text gets at least one prediction target."""
+    candidates = attention_mask.bool() & ~torch.isin(input_ids, torch.tensor(special_ids))
+    draw = torch.rand(input_ids.shape, generator=generator)
+    chosen = candidates & (draw < probability)
+    # a short text can draw nothing: force its first candidate so no row is silent
+    first = candidates & (candidates.long().cumsum(dim=1) == 1)
+    chosen |= first & ~chosen.any(dim=1, keepdim=True)
+    labels = torch.where(chosen, input_ids, torch.full_like(input_ids, -100))
+    action = torch.rand(input_ids.shape, generator=generator)
+    random_ids = torch.randint(vocab_size, input_ids.shape, generator=generator)
+    masked = torch.where(chosen & (action < 0.8), torch.full_like(input_ids, mask_id), input_ids)
+    masked = torch.where(chosen & (action >= 0.8) & (action < 0.9), random_ids, masked)
+    return masked, labels
+
+
+def learning_rate_factor(step: int, warmup: int, total: int) -> float:
+    """Linear warm-up, then linear decay to zero."""
+    if step < warmup:
+        return (step + 1) / max(1, warmup)
+    return max(0.0, (total - step) / max(1, total - warmup))
+
+
+def build_model(config: PretrainConfig) -> RanForMaskedLM:
+    torch.manual_seed(config.seed)
+    encoder = build_ran(config.model)
+    if config.overrides:
+        encoder = RanEncoder(encoder.config.with_overrides(**config.overrides), encoder.tokenizer)
+    if config.init_embeddings_from is not None:
+        copy_word_embeddings(encoder, config.init_embeddings_from)
+    encoder.max_seq_length = min(config.max_length, encoder.max_seq_length)
+    return RanForMaskedLM(encoder)
+
+
+@dataclass
+class PretrainResult:
+    output: Path
+    losses: list[float]
+    texts: int
+    seconds: float
+    tokens: int
+
+    @property
+    def first_loss(self) -> float:
+        return sum(self.losses[:10]) / len(self.losses[:10])
+
+    @property
+    def last_loss(self) -> float:
+        return sum(self.losses[-10:]) / len(self.losses[-10:])
+
+
+def pretrain(
+    config: PretrainConfig, texts: list[str] | None = None, progress: bool = True
+) -> PretrainResult:
+    """Run MLM pretraining and save the encoder; `texts` skips reading `config.data`."""
+    texts = texts if texts is not None else load_texts(config.data, config.splits, config.max_texts)
+    if not texts:
+        raise TrainingError(f"no texts to pretrain on in {config.data}")
+    model = build_model(config).to(config.device)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: learning_rate_factor(step, config.warmup_steps, config.steps)
+    )
+    losses, tokens, started = [], 0, time.perf_counter()
+    with _progress(progress, config.steps) as advance:
+        for features in _batches(model.encoder, texts, config):
+            loss = model(**{key: value.to(config.device) for key, value in features.items()})
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            losses.append(float(loss.item()))
+            tokens += int(features["attention_mask"].sum())
+            advance(losses[-1], tokens / (time.perf_counter() - started))
+    result = PretrainResult(
+        config.output, losses, len(texts), time.perf_counter() - started, tokens
+    )
+    save_pretrained(model, config, result)
+    return result
+
+
+def _batches(encoder: RanEncoder, texts: list[str], config: PretrainConfig):
+    """`config.steps` masked batches, cycling over shuffled texts (seeded)."""
+    tokenizer = encoder.tokenizer
+    special = sorted({tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id})
+    shuffler, generator = random.Random(config.seed), torch.Generator().manual_seed(config.seed)
+    order: list[int] = []
+    for _ in range(config.steps):
+        if len(order) < config.batch_size:
+            order += shuffler.sample(range(len(texts)), len(texts))
+        chosen, order = order[: config.batch_size], order[config.batch_size :]
+        features = encoder.tokenize([texts[i] for i in chosen], config.max_length)
+        masked, labels = mask_tokens(
+            features["input_ids"],
+            features["attention_mask"],
+            special,
+            tokenizer.mask_token_id,
+            encoder.config.vocab_size,
+            config.mask_probability,
+            generator,
+        )
+        yield {"input_ids": masked, "attention_mask": features["attention_mask"], "labels": labels}
+
+
+def save_pretrained(model: RanForMaskedLM, config: PretrainConfig, result: PretrainResult) -> None:
+    output = config.output
+    model.encoder.save(output)
+    save_file(model.head_state(), str(output / HEAD_FILE))
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()}
+    (output / "pretrain_config.json").write_text(json.dumps(settings, indent=2) + "\n")
+    log = {
+        "texts": result.texts,
+        "steps": len(result.losses),
+        "seconds": round(result.seconds, 2),
+        "tokens": result.tokens,
+        "first_loss": result.first_loss,
+        "last_loss": result.last_loss,
+        "perplexity_last": math.exp(min(result.last_loss, 50.0)),
+        "losses": result.losses,
+    }
+    (output / "pretrain_log.json").write_text(json.dumps(log, indent=2) + "\n")
+
+
+class _progress:
+    """A rich progress bar with loss and tokens/s; silent when disabled (tests)."""
+
+    def __init__(self, enabled: bool, total: int) -> None:
+        self.enabled, self.total = enabled, total
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda loss, speed: None
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        from issues_sts.cli.common import console
+
+        self.bar = Progress(
+            TextColumn("MLM"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[speed]:.0f} tok/s"),
+            TimeRemainingColumn(), console=console,
+        )  # fmt: skip
+        self.bar.__enter__()
+        task = self.bar.add_task("mlm", total=self.total, loss=float("nan"), speed=0.0)
+        return lambda loss, speed: self.bar.update(task, advance=1, loss=loss, speed=speed)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self.bar.__exit__(*exc)
+
+
+def register(app: Any) -> None:
+    """Add `pretrain-ran` to a typer app (`python -m training pretrain-ran`)."""
+    app.command("pretrain-ran")(pretrain_command)
+
+
+def pretrain_command(
+    data: Path = typer.Option(..., "--data", help="crawl store or built dataset folder"),
+    output: Path = typer.Option(..., "--output", help="where the pretrained RAN encoder goes"),
+    model: str = typer.Option(
+        "ran-base", "--model", help="ran-base, ran-small, ran-tiny or a RAN folder"
+    ),
+    splits: str = typer.Option("train", "--splits", help="dataset splits to read, comma separated"),
+    max_length: int = typer.Option(512, "--max-length"),
+    batch_size: int = typer.Option(8, "--batch-size"),
+    steps: int = typer.Option(1000, "--steps"),
+    learning_rate: float = typer.Option(5e-4, "--lr"),
+    warmup_steps: int = typer.Option(100, "--warmup-steps"),
+    max_texts: int | None = typer.Option(None, "--max-texts"),
+    init_embeddings_from: Path | None = typer.Option(
+        None, "--init-embeddings-from", help="BERT-vocabulary checkpoint folder (e.g. MiniLM)"
+    ),
+    seed: int = typer.Option(42, "--seed"),
+    device: str = typer.Option("cpu", "--device"),
+) -> None:
+    """MLM-pretrain a RAN on issue texts and save it for AnglE fine-tuning."""
+    from issues_sts.cli.common import console
+
+    config = PretrainConfig(
+        data=data, output=output, model=model, splits=tuple(splits.split(",")),
+        max_length=max_length, batch_size=batch_size, steps=steps, learning_rate=learning_rate,
+        warmup_steps=warmup_steps, max_texts=max_texts,
+        init_embeddings_from=init_embeddings_from, seed=seed, device=device,
+    )  # fmt: skip
+    result = pretrain(config)
+    console.print(
+        f"pretrained {config.model} on {result.texts} texts: {len(result.losses)} steps, "
+        f"{result.tokens} tokens in {result.seconds:.0f}s; MLM loss {result.first_loss:.3f} "
+        f"-> {result.last_loss:.3f}; saved to {result.output}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    from issues_sts.errors import IssuesStsError
+
+    app = typer.Typer(add_completion=False)
+    app.command()(pretrain_command)
+    try:
+        app(args=argv, standalone_mode=False)
+    except IssuesStsError as error:
+        print(f"error: {error.one_line()}", file=sys.stderr)
+        raise SystemExit(error.exit_code) from None
+
+
+if __name__ == "__main__":
+    main()
