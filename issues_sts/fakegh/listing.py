@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -108,12 +109,17 @@ def paginate(
     per_page_max: int,
     page_cap: int | None,
     item_cap: int | None = None,
+    cursor: bool = False,
 ) -> Page:
     """Cut one page and build GitHub's Link header (prev, next, last, first).
 
-    Raises `PageCapExceeded` for a page beyond `page_cap` or beyond the item cap.
+    Raises `PageCapExceeded` for a page beyond `page_cap` or beyond the item cap. With
+    `cursor` (or an `after=` in the query) pages are addressed by opaque `after` cursors and
+    the Link header carries only rel=next, as on GitHub's cursor-paginated endpoints.
     """
     page, per_page = page_params(query, per_page_default, per_page_max)
+    if cursor or query_value(query, "after") is not None:
+        return _cursor_page(items, query, link_base, per_page, item_cap)
     visible = len(items) if item_cap is None else min(len(items), item_cap)
     last = math.ceil(visible / per_page)
     if page_cap is not None:
@@ -146,3 +152,28 @@ def link_header(base: str, query: list[tuple[str, str]], page: int, last: int) -
     if page > 1:
         parts.append(f'<{url(1)}>; rel="first"')
     return ", ".join(parts) or None
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"Y3Vyc29y:{offset}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(value: str) -> int:
+    try:
+        padded = value + "=" * (-len(value) % 4)
+        return int(base64.urlsafe_b64decode(padded).decode().rsplit(":", 1)[1])
+    except (ValueError, IndexError) as exc:
+        raise InvalidQuery(f"after={value!r} is not a cursor this server issued") from exc
+
+
+def _cursor_page(items: list[Json], query: list[tuple[str, str]], base: str, per_page: int,
+                 item_cap: int | None) -> Page:
+    after = query_value(query, "after")
+    start = decode_cursor(after) if after else 0
+    visible = len(items) if item_cap is None else min(len(items), item_cap)
+    end = min(start + per_page, visible)
+    link = None
+    if end < visible:
+        kept = [(k, v) for k, v in query if k not in ("page", "after")]
+        link = f'<{base}?{urlencode([*kept, ("after", encode_cursor(end))])}>; rel="next"'
+    return Page(items[start:end], 0, 0, link)

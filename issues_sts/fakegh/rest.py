@@ -113,6 +113,7 @@ class RestApi:
             per_page_max=self.settings.per_page_max,
             page_cap=self.settings.page_cap,
             item_cap=item_cap,
+            cursor=self.settings.cursor_pagination,
         )
         headers = {"link": page.link} if page.link else {}
         return Response(200, page.items, headers)

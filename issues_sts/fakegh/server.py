@@ -86,7 +86,7 @@ class FakeGitHub:
         self._ids = itertools.count(1)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-github", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True)
         self._thread.start()
 
     # -- public surface ---------------------------------------------------------------------
@@ -295,6 +295,10 @@ def endpoint_of(method: str, target: str) -> str:
 def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # One buffered write per answer and no Nagle: otherwise every keep-alive request
+        # waits ~40 ms for a delayed ACK.
+        wbufsize = 1 << 16
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             return  # the request log is `server.log`; stderr stays quiet

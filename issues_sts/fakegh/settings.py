@@ -26,6 +26,7 @@ class FakeSettings:
     per_page_default/per_page_max: GitHub's 30 and 100.
     page_cap: `page=N` beyond it answers 422 and Link stops there (None: no cap).
     comments_cap: repo-wide comment listings end after this many items (no rel=next).
+    cursor_pagination: Link next URLs carry `after=<cursor>` instead of `page=N` (no rel=last).
     graphql: serve POST /graphql (False: 404). graphql_schema_check: also validate every query
         against GitHub's real SDL when `schema_path` (or ../shared) has it.
     enterprise: serve under /api/v3 with GraphQL at /api/graphql, like GitHub Enterprise Server.
@@ -47,6 +48,7 @@ class FakeSettings:
     per_page_max: int = 100
     page_cap: int | None = None
     comments_cap: int | None = 30_000
+    cursor_pagination: bool = False
     graphql: bool = True
     graphql_schema_check: bool = False
     schema_path: str | None = None
