@@ -95,15 +95,17 @@ def show_cmd(
     if rows.is_empty():
         console.print(f"no duplicate links for {repo}#{number}")
         return
-    grid = Table(title=f"links of {repo}#{number}", show_lines=True)
-    for col in ("link", "signal", "confidence", "usable", "evidence", "signals"):
-        grid.add_column(col)
+    out.print(f"links of {repo}#{number}: {rows.height}")
     for r in rows.iter_rows(named=True):
-        status = "yes" if r["usable"] else f"no: {r['excluded_reason']}"
-        grid.add_row(f"{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}", r["signal"],
-                     f"{r['confidence']:.3f}", status, f"{r['author']} ({r['author_association']}) "
-                     f"{r['created_at']}\n{r['evidence_url']}", ", ".join(r["signals"]))
-    out.print(grid)
+        status = "usable" if r["usable"] else f"excluded: {r['excluded_reason']}"
+        out.print(f"\n{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}  [{status}]",
+                  markup=False)
+        out.print(f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals {', '.join(r['signals'])}")
+        out.print(f"  by {r['author']} ({r['author_association']}) at {r['created_at']}")
+        for url in r["evidence_urls"]:
+            out.print(f"  evidence {url}")
+        if r["cluster_id"] is not None:
+            out.print(f"  source's cluster {r['cluster_id']} rooted at {r['root_repo']}#{r['root_number']}")
 
 
 @links_app.command("evaluate")

@@ -1,0 +1,114 @@
+"""`issues-sts links extract|show|evaluate` end to end on small real files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from issues_sts.cli.app import main
+from issues_sts.links.archive import RUST_REPO
+from issues_sts.store import Store
+from tests.test_links_stage import comment, issue
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+@pytest.fixture()
+def store_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "store"
+    with Store.open(root, create=True) as st:
+        st.write_page("acme/widgets", issues=[issue(1), issue(2), issue(3)],
+                      comments=[comment(2, "Duplicate of #1", cid=1), comment(3, "Related to #1", cid=2)])
+    return root
+
+
+def test_extract_writes_links_and_counters(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert _run(["links", "extract", "--store", str(store_dir), "--out", str(out)]) == 0
+    links = pl.read_parquet(out / "links.parquet")
+    assert links.select("number", "target_number", "usable").rows() == [(2, 1, True)]
+    counters = json.loads((out / "link_counters.json").read_text())
+    assert counters["usable_links"] == 1 and counters["links_by_signal:duplicate_keyword"] == 1
+    assert json.loads((out / "link_config.json").read_text())["min_confidence"] == 0.5
+    assert "links_by_signal:duplicate_keyword" in capsys.readouterr().err
+
+
+def test_show_one_issue(store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["links", "show", "acme/widgets#2", "--store", str(store_dir), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["number"], r["target_number"], r["signal"]) for r in rows] == [(2, 1, "duplicate_keyword")]
+    assert _run(["links", "show", "acme/widgets#1", "--store", str(store_dir)]) == 0
+    assert "issuecomment-1" in capsys.readouterr().out  # the canonical sees its duplicate's evidence
+
+
+@pytest.mark.parametrize("argv", [
+    ["links", "show", "widgets-2"],
+    ["links", "extract", "--alias", "nonsense"],
+    ["links", "extract", "--min-confidence", "2"],
+])
+def test_bad_input_is_one_line_and_nonzero(argv: list[str], store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([*argv, "--store", str(store_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "Traceback" not in err
+
+
+def test_missing_store_is_a_store_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["links", "extract", "--store", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 3
+    assert "no crawl store" in capsys.readouterr().err
+
+
+def _archive(root: Path, items: list[dict[str, Any]], comments: dict[int, list[dict[str, Any]]]) -> Path:
+    root.mkdir()
+    with gzip.open(root / "main.jsonl.gz", "wt") as fh:
+        for item in items:
+            fh.write(json.dumps({**item, "_meta": {"type": "pr" if "pull_request" in item else "issue"}}) + "\n")
+    with gzip.open(root / "comments.jsonl.gz", "wt") as fh:
+        for number, cs in comments.items():
+            fh.write(json.dumps({"number": number, "comments": cs}) + "\n")
+    return root
+
+
+def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    items = [issue(n, repo=RUST_REPO) for n in range(1, 7)]
+    comments = {
+        2: [comment(2, "Dupe of https://github.com/mozilla/rust/issues/1", cid=1, repo=RUST_REPO)],  # TP via alias
+        3: [comment(3, "dupe of #1", cid=2, repo=RUST_REPO)],        # wrong target: FP + FN
+        4: [comment(4, "See #1 for context", cid=3, repo=RUST_REPO)],  # hard negative: TN
+        5: [comment(5, "Closing as dup of #2", cid=4, repo=RUST_REPO)],  # FP on a hard negative
+    }
+    archive = _archive(tmp_path / "archive", items, comments)
+    ann = tmp_path / "ann.csv"
+    ann.write_text("repo,number,category,canonical_repo,canonical_number,note\n"
+                   "rust-lang/rust,2,duplicate,rust-lang/rust,1,url\n"
+                   "rust-lang/rust,3,duplicate,rust-lang/rust,2,retargeted\n"
+                   "rust-lang/rust,4,hard_negative,,,see\n"
+                   "rust-lang/rust,5,hard_negative,,,not-a-dup\n"
+                   "rust-lang/rust,6,duplicate,rust-lang/rust,1,missed\n")
+    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(tmp_path / "c")]
+    assert _run([*argv, "--json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert (metrics["tp"], metrics["fp"], metrics["fn"], metrics["tn"]) == (1, 2, 2, 1)
+    assert metrics["precision"] == pytest.approx(1 / 3) and metrics["recall"] == pytest.approx(1 / 3)
+    assert _run(argv) == 0
+    text = capsys.readouterr().out
+    assert "FP #5: annotated - claimed 2" in text and "FN #6: annotated 1 claimed -" in text
+
+
+def test_evaluate_rejects_bad_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ann = tmp_path / "bad.csv"
+    ann.write_text("repo,number,category,canonical_repo,canonical_number,note\nrust-lang/rust,x,dup,,,\n")
+    archive = _archive(tmp_path / "archive", [issue(1, repo=RUST_REPO)], {})
+    assert _run(["links", "evaluate", "--annotations", str(ann), "--archive", str(archive),
+                 "--cache", str(tmp_path / "c")]) == 2
+    assert "bad annotation row" in capsys.readouterr().err
