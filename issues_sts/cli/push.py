@@ -1,9 +1,52 @@
-"""`issues-sts push` (being built; see the issue tracker)."""
+"""`issues-sts push`: publish a built dataset folder to the Hugging Face Hub."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import typer
+from rich.table import Table
+
+from issues_sts.cli.common import DEFAULT_OUT, console, env_token, out
+from issues_sts.errors import ConfigError
+
+HELP = """Upload the dataset folder written by `issues-sts build` to a Hugging Face dataset
+repository, in one commit: the repository is created if needed, every built file is uploaded
+(after checking it against manifest.json) and files the build no longer has are deleted.
+Prints the dataset URL.
+
+Examples:
+
+    HF_TOKEN=hf_... issues-sts push --repo-id me/github-issue-similarity
+
+    issues-sts push --repo-id me/gis --private --token hf_... --dataset data/dataset
+"""
+
+
+def push_command(
+    repo_id: str = typer.Option(..., "--repo-id", help="Target dataset repository, user/name."),
+    private: bool = typer.Option(False, "--private", help="Create the repository as private."),
+    token: str | None = typer.Option(None, "--token", help="Hugging Face token with write access (default: $HF_TOKEN)."),
+    dataset: Path = typer.Option(DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."),
+) -> None:
+    from issues_sts.hub.push import push_dataset
+
+    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
+    endpoint = os.environ.get("HF_ENDPOINT") or None
+    result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"),
+                          private=private, endpoint=endpoint)
+    table = Table(title=f"pushed {dataset} to {repo_id}")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("files uploaded", str(len(result.uploaded)))
+    table.add_row("stale files deleted", str(len(result.deleted)))
+    console.print(table)
+    console.print(f"commit: {result.commit_url}")
+    out.print(result.url)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
+    app.command("push", help=HELP)(push_command)

@@ -1,0 +1,86 @@
+"""Publish a built dataset folder to the Hugging Face Hub in one commit.
+
+What is pushed is exactly what `issues-sts build` wrote and listed in `manifest.json`, after
+checking every file against its sha256 (a folder edited by hand is refused). Files in the
+Hub repository that the build does not have any more (stale shards from an earlier, larger
+build) are deleted in the same commit; `.gitattributes` is the Hub's own and is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from issues_sts.dataset.export import read_manifest, sha256
+from issues_sts.errors import HubError
+
+KEEP_REMOTE = {".gitattributes"}
+
+
+@dataclass(frozen=True)
+class PushResult:
+    url: str
+    commit_url: str
+    uploaded: tuple[str, ...]
+    deleted: tuple[str, ...]
+
+
+def built_files(folder: Path) -> list[str]:
+    """The manifest's files (and the manifest), after verifying every hash."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise HubError(f"{folder} is not a dataset built by `issues-sts build` (no manifest.json)",
+                       hint="run `issues-sts build` first, or pass --dataset DIR")
+    for name, meta in sorted(manifest["files"].items()):
+        path = folder / name
+        if not path.is_file() or sha256(path) != meta["sha256"]:
+            raise HubError(f"{path} differs from the build's manifest",
+                           hint="rebuild with `issues-sts build`; pushed data must be what the build wrote")
+    return sorted([*manifest["files"], "manifest.json"])
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """Connection errors of whichever HTTP library huggingface_hub runs on (httpx or httpx2)."""
+    errors: list[type[Exception]] = []
+    for name in ("httpx2", "httpx"):
+        try:
+            errors.append(__import__(name).HTTPError)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
+def _describe(exc: Exception) -> str:
+    """A one-line reason from a huggingface_hub error, never echoing the token."""
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"HTTP {status}: {first}" if status else first
+
+
+def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: bool = False,
+                 endpoint: str | None = None) -> PushResult:
+    """Create `repo_id` (a dataset repository) if needed and commit the built folder to it."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub.errors import HfHubHTTPError
+
+    folder = Path(folder)
+    files = built_files(folder)
+    if not token:
+        raise HubError("no Hugging Face token", hint="pass --token or set HF_TOKEN (a token with write access)")
+    api = HfApi(endpoint=endpoint, token=token)
+    failures: tuple[type[Exception], ...] = (OSError, ValueError, *_transport_errors())
+    try:
+        repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        remote = set(api.list_repo_files(repo_id, repo_type="dataset"))
+        stale = sorted(remote - set(files) - KEEP_REMOTE)
+        operations: list[CommitOperationAdd | CommitOperationDelete] = [
+            CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(folder / name)) for name in files
+        ]
+        operations += [CommitOperationDelete(path_in_repo=name) for name in stale]
+        commit = api.create_commit(repo_id, operations, repo_type="dataset",
+                                   commit_message=f"issues-sts push: {len(files)} files, {len(stale)} stale removed")
+    except HfHubHTTPError as exc:
+        raise HubError(f"the Hub refused the push to {repo_id} ({_describe(exc)})") from None
+    except failures as exc:
+        raise HubError(f"push to {repo_id} failed ({_describe(exc)})") from None
+    return PushResult(url=str(repo_url), commit_url=commit.commit_url, uploaded=tuple(files), deleted=tuple(stale))
