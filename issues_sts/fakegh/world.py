@@ -103,14 +103,17 @@ class RepoBuilder:
     drafts: dict[int, Draft] = field(default_factory=dict)
     truth: dict[int, tuple[str, int]] = field(default_factory=dict)
     transferred: dict[int, tuple[str, int]] = field(default_factory=dict)
+    transferred_in: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         rng = self.rng
         self.t0 = stamp(self.cfg.start) + rng.randrange(0, 200) * 86400
         self.t1 = stamp(self.cfg.end)
-        self.members = [Person.make(rng, "MEMBER") for _ in range(5)]
+        self.members = [Person.make(rng, "OWNER")] + [Person.make(rng, a) for a in ("MEMBER",) * 3 + ("COLLABORATOR",)]
         self.contributors = [Person.make(rng, "CONTRIBUTOR") for _ in range(20)]
-        self.users = [Person.make(rng, "NONE") for _ in range(150)]
+        self.users = [Person.make(rng, "NONE" if k % 9 else "FIRST_TIME_CONTRIBUTOR") for k in range(150)]
+        self.stale_bot = Person("stale[bot]", 26384082, "NONE", kind="Bot")
+        self.topics_seen: set[tuple[str, str, str]] = set()
         self.dup_label = rng.choice(V.DUP_LABELS)
         self.style = rng.randrange(3)
         self.canonicals: list[int] = []  # issues already chosen as canonical (popular ones recur)
@@ -164,10 +167,24 @@ class RepoBuilder:
         for _ in range(count):
             t = self.later(t, 4)
             draft.comment(t, self.commenter(), T.chatter(self.rng, draft.topic))
+        if self.rng.random() < 0.04:
+            draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
+
+    def fresh_topic(self, kind: str) -> T.Topic:
+        """A topic no earlier original in this repository had, so that only true duplicates
+        share a component, an error and a trigger (a few retries keep it cheap)."""
+        topic = T.new_topic(self.rng, self.lang, kind)
+        for _ in range(8):
+            key = (topic.component[0], topic.error if kind == "bug" else topic.feature, topic.trigger)
+            if key not in self.topics_seen:
+                self.topics_seen.add(key)
+                break
+            topic = T.new_topic(self.rng, self.lang, kind)
+        return topic
 
     def original(self, number: int, created: float) -> None:
         kind = "feature" if self.rng.random() < self.cfg.feature_rate else "bug"
-        draft = self.new_draft(number, created, T.new_topic(self.rng, self.lang, kind))
+        draft = self.new_draft(number, created, self.fresh_topic(kind))
         self.originals.append(number)
         draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
         if self.rng.random() < self.cfg.hard_negative_rate and number > 1:
@@ -200,12 +217,12 @@ class RepoBuilder:
             draft.close(self.later(created, 6), self.member(), None, merged=self.rng.random() < 0.8)
 
     # -- duplicates ---------------------------------------------------------------------------------
-    def canonical(self) -> tuple[RepoBuilder, int]:
+    def canonical(self, before: float) -> tuple[RepoBuilder, int]:
         """Popular canonicals attract more duplicates; a few live in another repository."""
         rng = self.rng
         if self.others and rng.random() < self.cfg.cross_repo_rate:
             other = rng.choice(self.others)
-            pool = other.bug_pool()
+            pool = [k for k in other.bug_pool() if k in other.drafts and other.drafts[k].created < before]
             if pool:
                 return other, rng.choice(pool)
         if self.canonicals and rng.random() < 0.35:
@@ -213,7 +230,7 @@ class RepoBuilder:
         return self, rng.choice(self.bug_pool())
 
     def duplicate(self, number: int, created: float) -> None:
-        owner, target = self.canonical()
+        owner, target = self.canonical(created)
         original = owner.drafts[target]
         topic = T.reword(self.rng, original.topic)
         draft = self.new_draft(number, created, topic)
@@ -291,13 +308,14 @@ def _transfer(rng: random.Random, cfg: WorldConfig, builders: list[RepoBuilder])
             new_number = max(target.drafts) + 1
             draft.number = new_number
             target.drafts[new_number] = draft
+            target.transferred_in.add(new_number)
             source.transferred[number] = (target.full_name, new_number)
 
 
 def _remove(rng: random.Random, cfg: WorldConfig, builder: RepoBuilder, repo: RepoData) -> None:
     """Delete a few issues (404) and make a few gone (410); canonicals may vanish too."""
     repo.transferred.update(builder.transferred)
-    numbers = sorted(builder.drafts)
+    numbers = sorted(set(builder.drafts) - builder.transferred_in)
     deleted = rng.sample(numbers, k=round(len(numbers) * cfg.deleted_rate))
     remaining = sorted(set(numbers) - set(deleted))
     gone = rng.sample(remaining, k=round(len(numbers) * cfg.gone_rate))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import calendar
+import functools
 import random
 import time
 from dataclasses import dataclass, field
@@ -26,7 +26,7 @@ def iso(t: float) -> str:
 
 
 def node_id(prefix: str, number: int) -> str:
-    return f"{prefix}_kwDO{base64.b32encode(number.to_bytes(6, 'big')).decode().rstrip('=')}"
+    return f"{prefix}_kwDO{number:011X}"
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Person:
     login: str
     user_id: int
     association: str  # author_association in this repository
+    kind: str = "User"
 
     @staticmethod
     def make(rng: random.Random, association: str) -> Person:
@@ -43,16 +44,21 @@ class Person:
             login = login[: len(login) // 2] + "-" + login[len(login) // 2:]
         return Person(login, rng.randrange(1_000, 90_000_000), association)
 
-    def json(self) -> Json:
+    @functools.cached_property
+    def _json(self) -> Json:
         return {
             "login": self.login,
             "id": self.user_id,
             "node_id": node_id("U", self.user_id),
-            "type": "User",
+            "type": self.kind,
             "site_admin": False,
             "url": f"{API}/users/{self.login}",
             "html_url": f"{WEB}/{self.login}",
         }
+
+    def json(self) -> Json:
+        """The REST `user` object (shared between the objects this person appears in)."""
+        return self._json
 
 
 @dataclass
@@ -159,6 +165,7 @@ def _issue(draft: Draft, full_name: str, issue_id: int) -> Json:
     return item
 
 
+@functools.lru_cache(maxsize=256)
 def _label(name: str) -> Json:
     seed = sum(map(ord, name))
     return {"id": 100_000 + seed * 31, "node_id": node_id("LA", seed), "name": name,

@@ -121,6 +121,22 @@ FEATURE_INTROS = (
     "Many tools in this space offer {feature}; having it in the {component} would help us a lot.",
     "**Is your feature request related to a problem?** I can't find a way to get {feature} from {api}.",
 )
+USE_CASES = (
+    "We run the {component} in CI on every commit, so this matters for us.",
+    "Our team has {n} services using {api} and we keep writing the same wrapper.",
+    "This came up while migrating from another tool that already does it.",
+    "For large projects this would save a lot of time.",
+    "I looked through the docs and the changelog up to {version} but found nothing.",
+    "Right now the only option is to patch the {component} locally.",
+    "A colleague asked about this too, so I'm opening an issue to track it.",
+    "Without it, scripting around {api} is quite awkward.",
+)
+CLOSINGS = (
+    "Happy to open a PR if this sounds reasonable.",
+    "Thanks for considering!",
+    "Would you accept a contribution for this?",
+    "Let me know if you need more details.",
+)
 TEMPLATE_LEFTOVERS = (
     "<!-- Please search existing issues before opening a new one. If this is a duplicate, write: Duplicate of # -->",
     "<!-- Thanks for filing! Is this a duplicate? Link it like: Duplicate of #(issue number) -->",
@@ -134,8 +150,9 @@ def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
     w = words(topic) | {"alt": rng.choice(("on Linux", "with the previous release", "on my laptop"))}
     if topic.kind == "feature":
         intro = rng.choice(FEATURE_INTROS).format(**w)
+        use_case = rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40))
         sketch = code_block(rng, topic, usage=True)
-        parts = [intro, "", "For example:", "", sketch, "", "Happy to open a PR if this sounds reasonable."]
+        parts = [intro, use_case, "", "For example:", "", sketch, "", rng.choice(CLOSINGS)]
         return "\n".join(parts + _leftover(rng))
     intro = rng.choice(BUG_INTROS).format(**w)
     expected = rng.choice(EXPECTED).format(**w)
@@ -228,10 +245,15 @@ CHATTER = (
     "Looks like the {component} is the culprit; I'll take a look this week.",
     "Could you try the latest main branch? A related fix landed yesterday.",
     "Confirmed. The {api} path doesn't handle this case.",
-    "I'm not able to reproduce with the snippet above. Which {os} version are you on?",
-    "This issue has been automatically marked as stale because it has not had recent activity.",
+    "I'm not able to reproduce with the snippet above on {os}. Which version are you on?",
     "Fixed in {version}, please reopen if you still see it.",
     "Here's a smaller reproduction:\n\n```\n{api}\n```\n\nstill fails the same way.",
+)
+
+
+STALE = (
+    "This issue has been automatically marked as stale because it has not had recent activity. "
+    "It will be closed if no further activity occurs. Thank you for your contributions."
 )
 
 
