@@ -1,0 +1,79 @@
+"""Crawl the fake GitHub, extract links, build, load: the stages together, against the
+generator's ground truth."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from issues_sts.crawl.config import CrawlConfig
+from issues_sts.crawl.runner import run_crawl
+from issues_sts.dataset.build import run_build
+from issues_sts.dataset.config import BuildConfig
+from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.fakegh.world import generate_world, preset
+from issues_sts.links import build_links
+from issues_sts.store import Store
+
+TOKEN = "ghp_pipelineTestToken0000000000000000000"
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
+    corpus = generate_world(preset("small", seed=11))
+    store_dir = tmp_path_factory.mktemp("pipeline") / "store"
+    with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
+        cfg = CrawlConfig(repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir)  # type: ignore[arg-type]
+        summary = run_crawl(cfg, progress=False)
+    assert summary.ok
+    return corpus, store_dir
+
+
+def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, int]]:
+    """Ground-truth duplicates whose thread names the target somewhere (event or text):
+    label-only duplicates have no knowable target and are counted, not linked."""
+    comments = store.comments_frame()
+    events = store.events_frame()
+    truth: dict[tuple[str, int], tuple[str, int]] = {}
+    for repo, data in corpus.repos.items():  # type: ignore[attr-defined]
+        for number, target in data.truth_duplicates.items():
+            bodies = comments.filter((pl.col("repo") == repo) & (pl.col("number") == number))["body"].to_list()
+            has_event = events.filter((pl.col("repo") == repo) & (pl.col("number") == number)).height > 0
+            if has_event or any(re.search(rf"\b{target[1]}\b", b) for b in bodies):
+                truth[(repo, number)] = target
+    return truth
+
+
+def test_links_match_the_generated_ground_truth(crawled: tuple[object, Path]) -> None:
+    corpus, store_dir = crawled
+    with Store.open(store_dir) as store:
+        table = build_links(store)
+        truth = _findable(corpus, store)
+    usable = table.links.filter(pl.col("usable"))
+    found = {(r, n): (tr, tn) for r, n, tr, tn in usable.select("repo", "number", "target_repo", "target_number").iter_rows()}
+    correct = sum(1 for key, target in found.items() if truth.get(key) == target)
+    assert len(truth) >= 20
+    assert correct / len(found) >= 0.98, "precision"
+    assert correct / len(truth) >= 0.90, "recall on duplicates with a knowable target"
+
+
+def test_build_from_a_real_crawl_loads_with_datasets_and_never_leaks(crawled: tuple[object, Path], tmp_path: Path) -> None:
+    _, store_dir = crawled
+    out = tmp_path / "dataset"
+    summary = run_build(BuildConfig(store=store_dir, out=out, seed=3), progress=False)
+    import datasets
+
+    default = datasets.load_dataset(str(out))
+    positive = datasets.load_dataset(str(out), "positive")
+    assert {s: default[s].num_rows for s in default} == summary.sizes["default"]
+    assert set(positive["train"].column_names) == {"anchor", "positive"}
+    pairs = pl.read_parquet(out / "pairs.parquet")
+    ends = pl.concat([pairs.select("split", repo="repo1", number="number1"),
+                      pairs.select("split", repo="repo2", number="number2")])
+    assert ends.group_by("repo", "number").agg(pl.col("split").n_unique().alias("n"))["n"].max() == 1
+    every_file = [p for p in list(out.rglob("*")) + list(store_dir.rglob("*")) if p.is_file()]
+    assert every_file and not any(TOKEN.encode() in p.read_bytes() for p in every_file)
