@@ -52,7 +52,7 @@ def test_objects_are_consistent(world: Corpus) -> None:
                 assert item["closed_at"] >= "2024-11-01"
         ids = [c["id"] for c in repo.comments]
         assert ids == sorted(ids) and len(ids) == len(set(ids))
-        for old, (target_repo, target_number) in repo.transferred.items():
+        for target_repo, target_number in repo.transferred.values():
             assert world.find(target_repo).issue(target_number) is not None
 
 

@@ -7,6 +7,7 @@ filtered from the timeline) and `missing_404.txt` (numbers that answer 404: dele
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import re
@@ -56,7 +57,17 @@ def _lines(path: Path, keep: set[int] | None = None, key: re.Pattern[bytes] = _R
 
 def load_rust_archive(path: str | Path, limit: int | None = None) -> Corpus:
     """The archive as one repository; `limit` keeps only the first N items (by number)."""
-    root = Path(path)
+    # Millions of fresh dicts would trigger the cyclic GC over and over; none of them are cyclic.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(Path(path), limit)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load(root: Path, limit: int | None) -> Corpus:
     if not (root / "main.jsonl.gz").is_file():
         raise ConfigError(
             f"{root} is not the rust issue archive (main.jsonl.gz is missing)",
