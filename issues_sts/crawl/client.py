@@ -214,6 +214,8 @@ class GitHubClient:
             data = None
         message = data.get("message", "") if isinstance(data, dict) else ""
         verdict = pacing.classify(response.status_code, response.headers, str(message))
+        if verdict is Verdict.OK and bucket == "graphql" and pacing.graphql_rate_limited(data):
+            verdict = Verdict.PRIMARY_LIMIT
         if verdict in (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY_LIMIT):
             self.limiter.limit_hit(bucket, verdict, response.headers)
             raise LimitHit(f"{response.status_code} {verdict.value}")

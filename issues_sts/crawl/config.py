@@ -25,6 +25,10 @@ class CrawlConfig(BaseModel):
     graphql: ask GraphQL for the canonical issue of duplicate events (falls back to REST).
     max_requests: stop cleanly after this many counted requests (None: no budget).
     max_candidates: duplicate candidates per repository whose timelines are fetched.
+    max_in_flight: requests in flight at once. GitHub's best practices ask for serial requests
+        (concurrency trips secondary limits); with 2, a request already on its way when a
+        secondary limit fires can land inside that window, which the client cannot know.
+    max_gap_checks: numbers missing from the lists (transferred, deleted) asked per repository.
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
@@ -36,8 +40,9 @@ class CrawlConfig(BaseModel):
     graphql: bool = True
     max_requests: int | None = Field(default=None, ge=1)
     per_page: int = Field(default=100, ge=1, le=100)
-    max_in_flight: int = Field(default=2, ge=1, le=4)
+    max_in_flight: int = Field(default=1, ge=1, le=2)
     max_candidates: int = Field(default=5000, ge=0)
+    max_gap_checks: int = Field(default=5000, ge=0)
     graphql_batch: int = Field(default=50, ge=1, le=100)
     timeout: float = Field(default=30.0, gt=0)
     pacing: PacingConfig = PacingConfig()

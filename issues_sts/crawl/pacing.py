@@ -187,6 +187,12 @@ def classify(status: int, headers: Mapping[str, str], message: str = "") -> Verd
     return Verdict.CLIENT_ERROR
 
 
+def graphql_rate_limited(data: object) -> bool:
+    """GitHub answers an exhausted GraphQL bucket with 200 and an error of type RATE_LIMITED."""
+    errors = data.get("errors") if isinstance(data, dict) else None
+    return any(isinstance(e, dict) and e.get("type") == "RATE_LIMITED" for e in errors or [])
+
+
 def pause_until(
     verdict: Verdict, headers: Mapping[str, str], state: BucketState, now: float, cfg: PacingConfig
 ) -> BucketState:

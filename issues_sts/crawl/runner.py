@@ -5,8 +5,9 @@ Order per repository:
    reported and skipped;
 2. the issue list and the repo-wide comment list, as two chains in flight at once;
 3. duplicate candidates: batched GraphQL (canonical issue named) or REST timelines;
-4. issues the duplicate evidence points at but the lists did not return (transferred: 301,
-   deleted: 404/410).
+4. numbers the lists did not return although the evidence points at them or they fall in a
+   gap of the numbering: GET each once (transferred: 301, followed and recorded; deleted:
+   404/410, a tombstone). Known numbers are never asked again.
 Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
@@ -101,7 +102,9 @@ class RepoSync:
         candidates = self.candidates(repo)
         summary.candidates = len(candidates)
         pump(self.timeline_chains(ctx, candidates), self.client, self.cfg.max_in_flight)
-        refs = sorted(self.referenced(repo, candidates) - self.store.known_numbers(repo))
+        known = self.store.known_numbers(repo)
+        gaps = set(range(1, max(known, default=0))) - known
+        refs = sorted((self.referenced(repo) | set(sorted(gaps)[: self.cfg.max_gap_checks])) - known)
         pump((RefChain(ctx, n) for n in refs), self.client, self.cfg.max_in_flight)
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
 
@@ -141,7 +144,7 @@ class RepoSync:
             else:
                 yield from (TimelineChain(ctx, c.number, c.updated_at) for c in chunk)
 
-    def referenced(self, repo: str, candidates: list[Candidate]) -> set[int]:
+    def referenced(self, repo: str) -> set[int]:
         """Same-repository issues the duplicate evidence names: canonicals from GraphQL and
         #N references in comments worded like a duplicate closure."""
         found: set[int] = set()

@@ -1,0 +1,83 @@
+"""Shared helpers of the crawler's integration tests (fake GitHub worlds, store snapshots)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from issues_sts.crawl import CrawlConfig, CrawlSummary, PacingConfig, run_crawl
+from issues_sts.fakegh.corpus import Corpus
+from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.fakegh.world import WorldConfig, generate_world
+from issues_sts.store import Store
+
+TOKEN = "test-token"
+# Compressed for tests: reset windows of 1-2 s, backoff in milliseconds.
+FAST = PacingConfig(reset_margin=0.02, backoff_base=0.01, backoff_cap=0.2, secondary_base=0.6,
+                    secondary_cap=2.0, max_total_wait=30.0, max_attempts=12)
+
+
+def small_world(seed: int = 0, repos: int = 2, issues: int = 150) -> Corpus:
+    return generate_world(WorldConfig(seed=seed, repos=repos, issues_per_repo=issues))
+
+
+def crawl(gh: FakeGitHub, store: Path, **overrides: Any) -> CrawlSummary:
+    fields: dict[str, Any] = {
+        "repos": tuple(gh.corpus.repos), "token": TOKEN, "api_url": gh.api_url, "store": store, "pacing": FAST,
+    }
+    fields.update(overrides)
+    return run_crawl(CrawlConfig(**fields), progress=False)
+
+
+def snapshot(store: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Everything the store holds that a crawl decides (not bookkeeping timestamps)."""
+    with Store.open(store) as db:
+        return {
+            "issues": sorted(db.issues_frame(include_raw=True).drop("labels").rows()),
+            "comments": sorted(db.comments_frame().rows()),
+            "events": sorted(db.events_frame().rows(), key=str),
+            "redirects": sorted(db.redirects_frame().rows()),
+        }
+
+
+def dup_events(corpus: Corpus) -> set[tuple[str, int, str, str]]:
+    return {
+        (name, number, e["node_id"], e["event"])
+        for name, repo in corpus.repos.items()
+        for number, events in repo.timeline.items()
+        for e in events
+        if e.get("event") in ("marked_as_duplicate", "unmarked_as_duplicate")
+    }
+
+
+def assert_store_matches_corpus(store: Path, corpus: Corpus, *, graphql: bool) -> None:
+    """The store holds exactly the corpus: every item as served, every comment, every
+    duplicate event (with its canonical when GraphQL was used), transfers and tombstones."""
+    with Store.open(store) as db:
+        issues = db.issues_frame(include_raw=True)
+        comments = db.comments_frame()
+        events = db.events_frame()
+        redirects = db.redirects_frame()
+    live = issues.filter(issues["tombstone"].is_null())
+    stored = {(r["repo"], r["number"]): json.loads(r["raw"]) for r in live.iter_rows(named=True)}
+    expected = {(name, i["number"]): i for name, repo in corpus.repos.items() for i in repo.issues}
+    assert stored.keys() == expected.keys()
+    assert all(stored[k] == expected[k] for k in expected), "an item differs from what GitHub served"
+    assert set(comments["id"].to_list()) == {c["id"] for r in corpus.repos.values() for c in r.comments}
+    assert comments.height == corpus.total_comments()
+    got_events = {(r["repo"], r["number"], r["event_key"], r["event"]) for r in events.iter_rows(named=True)}
+    assert got_events == dup_events(corpus)
+    if graphql:
+        canon = {r["event_key"]: (r["canonical_repo"], r["canonical_number"]) for r in events.iter_rows(named=True)}
+        for repo in corpus.repos.values():
+            for key, target in repo.event_canonical.items():
+                assert canon[key] == tuple(target)
+    tombs = issues.filter(issues["tombstone"].is_not_null())
+    assert {(r["repo"], r["number"], r["tombstone"]) for r in tombs.iter_rows(named=True)} == (
+        {(n, k, "deleted") for n, r in corpus.repos.items() for k in r.deleted}
+        | {(n, k, "gone") for n, r in corpus.repos.items() for k in r.gone}
+    )
+    assert {(r["repo"], r["number"], r["to_repo"], r["to_number"]) for r in redirects.iter_rows(named=True)} == {
+        (n, k, to[0], to[1]) for n, r in corpus.repos.items() for k, to in r.transferred.items()
+    }

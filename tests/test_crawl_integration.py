@@ -1,0 +1,154 @@
+"""The crawler against the fake GitHub (a real HTTP server on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from issues_sts.errors import BadCredentials
+from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.store import Store
+from tests.crawl_support import FAST, TOKEN, assert_store_matches_corpus, crawl, small_world, snapshot
+
+
+def test_full_crawl_stores_exactly_the_corpus_and_recrawl_costs_only_304s(tmp_path: Path) -> None:
+    corpus = small_world(seed=1)
+    with FakeGitHub(corpus, FakeSettings(graphql_schema_check=False)) as gh:
+        summary = crawl(gh, tmp_path)
+        assert summary.ok and summary.graphql_used
+        assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+        assert gh.stats()["violations"] == 0
+        before = len(gh.log)
+        again = crawl(gh, tmp_path)
+        second = gh.log[before:]
+        assert again.requests == 0 and again.not_modified == len(second) > 0
+        assert {r.status for r in second} == {304} and not any(r.counted for r in second)
+
+
+def test_incremental_crawl_fetches_only_what_changed(tmp_path: Path) -> None:
+    corpus = small_world(seed=2)
+    with FakeGitHub(corpus) as gh:
+        crawl(gh, tmp_path)
+        name, repo = next(iter(corpus.repos.items()))
+        number = repo.issues[5]["number"]
+        corpus.touch(name, number, body="edited body", when="2030-01-01T00:00:00Z")
+        before = len(gh.log)
+        summary = crawl(gh, tmp_path)
+        counted = [r for r in gh.log[before:] if r.counted]
+        # one new issues page, its seal, nothing else per list; the other lists are 304s
+        assert summary.repos[0].issues >= 1 and len(counted) <= 4
+    with Store.open(tmp_path) as db:
+        frame = db.issues_frame()
+        row = frame.filter((frame["repo"] == name) & (frame["number"] == number)).row(0, named=True)
+    assert row["body"] == "edited body"
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_rest_fallback_when_graphql_is_404(tmp_path: Path) -> None:
+    corpus = small_world(seed=3)
+    with FakeGitHub(corpus, FakeSettings(graphql=False)) as gh:
+        summary = crawl(gh, tmp_path)
+        assert summary.ok and not summary.graphql_used
+        assert gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues/{n}/timeline", 0) > 0
+    assert_store_matches_corpus(tmp_path, corpus, graphql=False)
+
+
+def test_five_percent_faults_lose_nothing(tmp_path: Path) -> None:
+    corpus = small_world(seed=4, repos=2, issues=200)
+    settings = FakeSettings(fault_rate=0.05, fault_seed=7, slow_seconds=0.05)
+    with FakeGitHub(corpus, settings) as gh:
+        summary = crawl(gh, tmp_path, timeout=2.0, per_page=10)  # small pages: many requests
+        faults = gh.stats()["faults"]
+        assert summary.ok
+        assert sum(n for kind, n in faults.items() if kind != "slow") >= 3, faults
+        assert summary.retries >= sum(n for kind, n in faults.items() if kind != "slow")
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+@pytest.mark.parametrize("retry_after", [1, None], ids=["retry-after", "no-retry-after"])
+def test_tiny_rate_limit_sends_nothing_inside_a_closed_window(tmp_path: Path, retry_after: int | None) -> None:
+    corpus = small_world(seed=5, repos=1, issues=120)
+    settings = FakeSettings(rate_limit={"core": 15, "graphql": 3}, reset_seconds=1.0,
+                            secondary_limit_every=11, secondary_retry_after=retry_after, secondary_min_wait=0.5)
+    with FakeGitHub(corpus, settings) as gh:
+        summary = crawl(gh, tmp_path, per_page=10, graphql_batch=10)
+        stats = gh.stats()
+        assert summary.ok
+        assert stats["violations"] == 0, gh.violations()[:3]
+        assert stats["by_status"].get(403, 0) > 0, "the secondary limit never fired"
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_two_in_flight_pace_ahead_of_the_primary_limit(tmp_path: Path) -> None:
+    """In-flight requests count against `remaining`: two at once never overdraw a bucket."""
+    corpus = small_world(seed=9, repos=1, issues=100)
+    settings = FakeSettings(rate_limit={"core": 9, "graphql": 2}, reset_seconds=1.0)
+    with FakeGitHub(corpus, settings) as gh:
+        summary = crawl(gh, tmp_path, per_page=10, max_in_flight=2)
+        assert summary.ok and summary.waited_seconds > 0
+        assert gh.stats()["violations"] == 0, gh.violations()[:3]
+        assert gh.stats()["by_status"].get(403, 0) == 0, "the primary limit was hit"
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_rejected_token_stops_the_crawl(tmp_path: Path) -> None:
+    with FakeGitHub(small_world(repos=1, issues=20)) as gh, pytest.raises(BadCredentials, match="token was rejected") as err:
+        crawl(gh, tmp_path, token="wrong-token-123")
+    assert "wrong-token-123" not in err.value.one_line()
+
+
+def test_missing_repo_is_reported_and_skipped(tmp_path: Path) -> None:
+    corpus = small_world(seed=6, repos=1, issues=30)
+    with FakeGitHub(corpus) as gh:
+        real = next(iter(corpus.repos))
+        summary = crawl(gh, tmp_path, repos=("nobody/nothing", real))
+    assert [r.status for r in summary.repos] == ["missing", "ok"]
+    with Store.open(tmp_path) as db:
+        counts = {c["repo"]: c for c in db.repo_counts()}
+    assert counts["nobody/nothing"]["status"] == "missing" and counts[real]["issues"] > 0
+
+
+def test_renamed_repo_and_enterprise_url(tmp_path: Path) -> None:
+    corpus = small_world(seed=0, repos=2, issues=40)
+    renamed = next(r for r in corpus.repos.values() if r.renamed_from)
+    with FakeGitHub(corpus, FakeSettings(enterprise=True)) as gh:
+        assert gh.api_url.endswith("/api/v3")
+        summary = crawl(gh, tmp_path, repos=(renamed.renamed_from[0],))
+        assert summary.ok and summary.graphql_used
+        assert gh.stats()["by_endpoint"].get("POST /api/graphql", 0) + gh.stats()["by_endpoint"].get("POST /graphql", 0) > 0
+    with Store.open(tmp_path) as db:
+        row = db.repo_row(renamed.renamed_from[0])
+        assert row is not None and row["current_name"] == renamed.full_name
+        assert db.issues_frame().height >= len(renamed.issues)
+
+
+def test_request_budget_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    corpus = small_world(seed=8)
+    with FakeGitHub(corpus) as gh:
+        first = crawl(gh, tmp_path, max_requests=7)
+        assert first.stopped and first.requests == 7
+        rest = crawl(gh, tmp_path)
+        assert rest.ok
+        assert first.requests + rest.requests <= crawl_cost(corpus) + 2
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def crawl_cost(corpus) -> int:
+    """What an uninterrupted crawl of `corpus` spends (measured on a fresh store)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp, FakeGitHub(corpus) as gh:
+        return crawl(gh, Path(tmp)).requests
+
+
+def test_store_keeps_config_without_token(tmp_path: Path) -> None:
+    with FakeGitHub(small_world(repos=1, issues=10)) as gh:
+        crawl(gh, tmp_path)
+    saved = json.loads((tmp_path / "crawl-config.json").read_text())
+    assert saved["token"] == "set" and saved["pacing"]["reset_margin"] == FAST.reset_margin
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert TOKEN.encode() not in path.read_bytes(), path
