@@ -5,9 +5,10 @@ package; this module only reads, sequences, reports progress and writes."""
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -69,6 +70,8 @@ class BuildSummary:
     sizes: dict[str, dict[str, int]]
     stats: dict[str, Any]
     counters: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Seconds per stage; kept out of stats.json, which must not change between equal builds.
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def redacted(self) -> int:
@@ -95,13 +98,19 @@ def _versions() -> dict[str, str]:
 
 
 class _Steps:
-    """A stage-by-stage progress bar (or nothing, for quiet runs)."""
+    """A stage-by-stage progress bar (or nothing, for quiet runs) that also times each stage."""
 
     def __init__(self, progress: Progress | None, total: int) -> None:
         self.progress = progress
         self.task = progress.add_task("build", total=total) if progress else None
+        self.timings: dict[str, float] = {}
+        self._current: tuple[str, float] | None = None
 
     def __call__(self, label: str) -> None:
+        now = time.perf_counter()
+        if self._current is not None:
+            self.timings[self._current[0]] = round(now - self._current[1], 3)
+        self._current = (label, now)
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, description=label)
             self.progress.advance(self.task)
@@ -134,17 +143,19 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
     with _open_store(cfg.store) as store, _progress(progress) as step:
         step("reading the store")
-        issues, comments = store.issues_frame(), store.comments_frame()
+        # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
+        texts, text_counters = issue_texts(store.issues_frame())
+        comments = store.comments_frame().select("repo", "number", "body")
         step("extracting duplicate links")
         table = (link_stage or default_link_stage)(store)
-        return _build(cfg, tokenizer, issues, comments, table, step)
+        summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step)
+    return replace(summary, timings=step.timings)
 
 
-def _build(cfg: BuildConfig, tokenizer: Any, issues: pl.DataFrame, comments: pl.DataFrame,
-           table: LinkTableLike, step: Callable[[str], None]) -> BuildSummary:
-    counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items()))}
-    step("texts and redaction")
-    texts, counters["texts"] = issue_texts(issues)
+def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
+           comments: pl.DataFrame, table: LinkTableLike, step: Callable[[str], None]) -> BuildSummary:
+    counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
+    step("redaction")
     texts, counters["redaction"] = redact_column(texts)
     step("positive pairs")
     positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)

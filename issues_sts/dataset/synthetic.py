@@ -8,7 +8,7 @@ the benchmark, which measures the build stage alone. Real builds use the link st
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,24 +113,64 @@ _WORDS = ("error", "panic", "crash", "build", "compile", "install", "version", "
           "module", "import", "config", "network", "timeout", "memory", "thread", "async", "parser", "render")
 
 
-def generated_issues(n_issues: int, n_repos: int, dup_share: float, seed: int) -> tuple[dict[str, list[dict[str, Any]]], FixedLinks]:
-    """`n_issues` synthetic issues over `n_repos` repositories, a `dup_share` of them closed as
-    duplicates of an earlier issue of their repository; texts have a realistic length spread
-    (log-normal, a few hundred to a few thousand words, with code blocks)."""
+@dataclass(frozen=True)
+class GeneratedRepo:
+    repo: str
+    issues: list[dict[str, Any]]
+    comments: list[dict[str, Any]]
+    links: list[tuple[str, int, str, int]]
+
+
+def generated_repos(n_issues: int, n_repos: int, dup_share: float, seed: int,
+                    mean_log_words: float = 4.8) -> Iterator[GeneratedRepo]:
+    """`n_issues` synthetic issues over `n_repos` repositories, one repository at a time.
+
+    A `dup_share` of issues is closed by a maintainer comment "Duplicate of #k" (k an earlier
+    issue of the same repository), so the real link stage finds them; texts have a log-normal
+    length (median about e^mean_log_words words, long tail) and end with a code block.
+    """
     rng = np.random.default_rng(seed)
     per_repo = np.bincount(rng.integers(0, n_repos, n_issues), minlength=n_repos)
     vocab = np.array([f"{w}{i}" for i in range(400) for w in _WORDS[:5]] + list(_WORDS))
-    issues: dict[str, list[dict[str, Any]]] = {}
-    links: list[tuple[Any, ...]] = []
+    comment_id = 0
     for r, count in enumerate(per_repo.tolist()):
         repo = f"org{r}/project{r}"
-        lengths = np.clip(rng.lognormal(5.5, 1.0, count), 5, 8000).astype(int)
-        items = []
+        lengths = np.clip(rng.lognormal(mean_log_words, 1.0, count), 25, 8000).astype(int)
+        issues, comments, links = [], [], []
         for number in range(1, count + 1):
             words = vocab[rng.integers(0, len(vocab), lengths[number - 1])]
             body = " ".join(words[:-20]) + "\n```\n" + " ".join(words[-20:]) + "\n```"
-            items.append(raw_issue(repo, number, f"{words[0]} {words[1]} fails", body))
+            issues.append(raw_issue(repo, number, f"{words[0]} {words[1]} fails", body))
             if number > 1 and rng.random() < dup_share:
-                links.append((repo, number, repo, int(rng.integers(1, number))))
-        issues[repo] = items
+                target = int(rng.integers(1, number))
+                comment_id += 1
+                comments.append(raw_comment(repo, number, comment_id, f"Duplicate of #{target}"))
+                links.append((repo, number, repo, target))
+        yield GeneratedRepo(repo, issues, comments, links)
+
+
+def generated_issues(n_issues: int, n_repos: int, dup_share: float, seed: int) -> tuple[dict[str, list[dict[str, Any]]], FixedLinks]:
+    """All of `generated_repos` in memory, with the planted links as a `FixedLinks` table."""
+    issues: dict[str, list[dict[str, Any]]] = {}
+    links: list[tuple[Any, ...]] = []
+    for generated in generated_repos(n_issues, n_repos, dup_share, seed):
+        issues[generated.repo] = generated.issues
+        links += generated.links
     return issues, FixedLinks.from_rows(links)
+
+
+def write_generated_store(root: Path, n_issues: int, n_repos: int, dup_share: float, seed: int,
+                          page: int = 2000) -> FixedLinks:
+    """Stream `generated_repos` into a real store, page by page; returns the planted links."""
+    store = Store.open(root, create=True)
+    links: list[tuple[Any, ...]] = []
+    try:
+        for generated in generated_repos(n_issues, n_repos, dup_share, seed):
+            store.upsert_repo(generated.repo)
+            for start in range(0, len(generated.issues), page):
+                store.write_page(generated.repo, issues=generated.issues[start:start + page])
+            store.write_page(generated.repo, comments=generated.comments)
+            links += generated.links
+    finally:
+        store.close()
+    return FixedLinks.from_rows(links)
