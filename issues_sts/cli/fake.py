@@ -1,9 +1,103 @@
-"""`issues-sts fake` (being built; see the issue tracker)."""
+"""`issues-sts fake-github`: serve a generated world (or the rust archive) like GitHub does."""
 
 from __future__ import annotations
 
+import signal
+import threading
+import time
+from pathlib import Path
+
 import typer
+
+from issues_sts.cli.common import console, out
+from issues_sts.errors import ConfigError
+from issues_sts.fakegh.corpus import Corpus
+from issues_sts.fakegh.settings import FAULT_KINDS, FakeSettings
+
+HELP = """Serve a fake GitHub on 127.0.0.1 until Ctrl-C: REST (issues, comments, timelines, Link
+pagination, rate limits, ETags, redirects) and GraphQL, over a deterministic generated world or
+the rust-lang/rust issue archive. Point `issues-sts crawl --api-url` at the printed URL.
+
+Examples:
+
+    issues-sts fake-github
+
+    issues-sts fake-github --world small --seed 3 --port 8765
+
+    issues-sts fake-github --rust-archive ../shared/data/rust-issue-archive --rate-limit 500 --reset-seconds 10
+"""
+
+
+def fake_github_command(
+    world: str = typer.Option("demo", "--world", help="Generated world: tiny, small, demo or large."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
+    rust_archive: Path | None = typer.Option(None, "--rust-archive", help="Serve the rust issue archive in this folder instead."),
+    rust_limit: int | None = typer.Option(None, "--rust-limit", help="Only the first N items of the archive."),
+    port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
+    token: str = typer.Option("test-token", "--token", help="The token the server accepts."),
+    no_graphql: bool = typer.Option(False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."),
+    rate_limit: int = typer.Option(5000, "--rate-limit", help="Core requests (and GraphQL points) per window."),
+    reset_seconds: float = typer.Option(3600.0, "--reset-seconds", help="Rate-limit window length in seconds."),
+    fault_rate: float = typer.Option(0.0, "--fault-rate", help=f"Share of requests answered with a fault ({', '.join(FAULT_KINDS)})."),
+    enterprise: bool = typer.Option(False, "--enterprise", help="Serve under /api/v3 like GitHub Enterprise Server."),
+) -> None:
+    try:
+        settings = FakeSettings(
+            tokens=frozenset({token}), rate_limit={"core": rate_limit, "graphql": rate_limit, "search": 30},
+            reset_seconds=reset_seconds, fault_rate=fault_rate, graphql=not no_graphql, enterprise=enterprise,
+        )
+    except ValueError as exc:
+        raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
+    corpus = load_corpus(world, seed, rust_archive, rust_limit)
+    serve(corpus, settings, port)
+
+
+def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: int | None) -> Corpus:
+    """The corpus the command serves: the rust archive when given, else a generated world."""
+    started = time.monotonic()
+    if rust_archive is not None:
+        from issues_sts.fakegh.rust import load_rust_archive
+
+        with console.status(f"loading {rust_archive}"):
+            corpus = load_rust_archive(rust_archive, limit=rust_limit)
+    else:
+        from issues_sts.fakegh.world import PRESETS, generate_world, preset
+
+        if world not in PRESETS:
+            raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}")
+        with console.status(f"generating the {world!r} world (seed {seed})"):
+            corpus = generate_world(preset(world, seed))
+    console.print(
+        f"{len(corpus.repos)} repositories, {corpus.total_items():,} issues and pull requests, "
+        f"{corpus.total_comments():,} comments ({time.monotonic() - started:.1f} s)"
+    )
+    return corpus
+
+
+def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:
+    from issues_sts.fakegh.server import FakeGitHub
+
+    try:
+        gh = FakeGitHub(corpus, settings, port=port)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", hint="choose another --port, or 0") from None
+    with gh:
+        out.print(f"api url:     {gh.api_url}")
+        out.print(f"graphql url: {gh.graphql_url if settings.graphql else '(disabled)'}")
+        out.print(f"token:       {next(iter(settings.tokens))}")
+        out.print("repositories: " + " ".join(corpus.repos))
+        console.print("serving until Ctrl-C")
+        stop = threading.Event()
+        # Explicit handlers: a shell may start us with SIGINT ignored, and SIGTERM should stop
+        # the server as cleanly as Ctrl-C.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda *_: stop.set())
+        while not stop.wait(0.5):
+            pass
+        stats = gh.stats()
+        console.print(f"stopped after {stats['requests']} requests ({stats['counted']} counted)")
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to `app`."""
+    app.command("fake-github", help=HELP)(fake_github_command)

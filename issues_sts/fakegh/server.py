@@ -31,7 +31,6 @@ from issues_sts.fakegh.rest import RestApi
 from issues_sts.fakegh.settings import FakeSettings
 
 BASE_HEADERS = {
-    "server": "GitHub.com",
     "content-type": "application/json; charset=utf-8",
     "x-github-media-type": "github.v3; format=json",
     "x-github-api-version-selected": "2022-11-28",
@@ -247,7 +246,6 @@ class FakeGitHub:
         fault: str | None = None,
     ) -> tuple[Response, RequestRecord, str | None]:
         headers = dict(BASE_HEADERS)
-        headers["date"] = formatdate(now, usegmt=True)
         headers["x-github-request-id"] = f"FAKE:{next(self._ids):08X}"
         if answer.bucket is not None or answer.status == 401:
             headers.update(self.limiter.headers(identity, answer.bucket or "core", now))
@@ -299,6 +297,12 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         # waits ~40 ms for a delayed ACK.
         wbufsize = 1 << 16
         disable_nagle_algorithm = True
+
+        def version_string(self) -> str:
+            return "GitHub.com"
+
+        def date_time_string(self, timestamp: float | None = None) -> str:
+            return formatdate(server.clock() if timestamp is None else timestamp, usegmt=True)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             return  # the request log is `server.log`; stderr stays quiet
