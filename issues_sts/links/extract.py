@@ -24,18 +24,27 @@ from issues_sts.links.model import (
     Signal,
     Thread,
 )
-from issues_sts.links.patterns import Reading, Ref, find_claims
+from issues_sts.links.patterns import (
+    WORDING,
+    Claim,
+    Reading,
+    Ref,
+    find_claims,
+    find_outcome,
+    find_refs,
+)
 from issues_sts.links.scoring import (
     Scored,
     combine,
     confirmed_later,
+    fixed_later,
     parse_time,
     score_claim,
     standing,
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo")
+_CUE_HINTS = ("dup", "favo", "same")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -121,7 +130,49 @@ def _after_untargeted(statements: list[Statement], post: Post, index: int, readi
                                        post.url, post.author_association, standing=who) for key in earlier]
     if reading.affirms and earlier and standing(post, thread, cfg):
         return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st for st in statements]
+    if reading.affirms and not earlier and standing(post, thread, cfg):
+        ref = _earlier_reference(thread, index, cfg)
+        if ref is not None:
+            counters["target_from_earlier_comment"] += 1
+            claim = Claim(ref, WORDING, False, False, -1, antecedent=True, earlier_post=True)
+            key = _normalise(ref, thread, cfg)
+            return statements + [Statement(key, ref.kind, True, post.created_at, (index, -1), post.author or "",
+                                           post.url, post.author_association, False,
+                                           score_claim(claim, post, thread, cfg), standing=True)]
     return statements
+
+
+def _after_outcome(statements: list[Statement], post: Post, index: int, thread: Thread, cfg: LinkConfig,
+                   counters: Counter[str]) -> list[Statement]:
+    """A later comment without a claim that reopens the issue (retracts earlier claims; only
+    someone with write access can reopen) or reports a fix (lowers them, except for a target
+    it names itself: "#12 is fixed now" says nothing against "dup of #12")."""
+    if not any(st.positive for st in statements):
+        return statements
+    text = text_mod.clean(post.body)
+    reopens, fixed = find_outcome(text)
+    earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
+    if reopens:
+        counters["retracted_by_reopen"] += len(earlier)
+        return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
+                                       post.url, post.author_association, standing=True) for key in earlier]
+    if fixed:
+        named = {_normalise(r, thread, cfg) for r in find_refs(text, thread.repo)}
+        counters["lowered_by_fix_report"] += 1
+        return [replace(st, scored=fixed_later(st.scored, cfg)) if st.scored and st.key not in named else st
+                for st in statements]
+    return statements
+
+
+def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig) -> Ref | None:
+    """The one issue the nearest earlier post (up to three back) names, if it names exactly one."""
+    for post in reversed(thread.posts[max(0, index - 3):index]):
+        refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
+                if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
+        if refs:
+            distinct = {_normalise(r, thread, cfg) for r in refs}
+            return refs[-1] if len(distinct) == 1 else None
+    return None
 
 
 def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -201,7 +252,7 @@ def _link(thread: Thread, key: Key, group: list[Statement], cfg: LinkConfig, rea
 
 def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list[DuplicateLink]:
     stale = _stale(statements)
-    links = []
+    links, ranks = [], []
     for key in dict.fromkeys(st.key for st in statements if st.positive):
         group = [st for st in statements if st.key == key and st.positive]
         if key not in stale:
@@ -211,17 +262,27 @@ def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list
                 later = [st for st in group if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)]
                 group = later or group  # the negatives were overruled drive-bys
         links.append(_link(thread, key, group, cfg, stale.get(key)))
-    return _choose_canonical(links, cfg)
+        ranks.append(_rank(group))
+    return _choose_canonical(links, ranks, cfg)
 
 
-def _choose_canonical(links: list[DuplicateLink], cfg: LinkConfig) -> list[DuplicateLink]:
-    alive = [lk for lk in links if lk.excluded_reason is None and lk.confidence >= cfg.min_confidence]
-    best = max(alive, key=lambda lk: (lk.signal == Signal.GRAPHQL_EVENT.value, lk.confidence, lk.created_at),
-               default=None)
+Rank = tuple[bool, bool, bool, str]
+
+
+def _rank(group: list[Statement]) -> Rank:
+    """Which surviving target is the thread's canonical: an event first, then one backed by
+    someone with standing, then an unhedged one, then the one established last."""
+    return (any(st.from_event for st in group), any(st.standing for st in group),
+            any(not st.hedged for st in group), max(st.time for st in group))
+
+
+def _choose_canonical(links: list[DuplicateLink], ranks: list[Rank], cfg: LinkConfig) -> list[DuplicateLink]:
+    alive = [i for i, lk in enumerate(links) if lk.excluded_reason is None and lk.confidence >= cfg.min_confidence]
+    best = max(alive, key=lambda i: ranks[i], default=None)  # ties: the first named
     out = []
-    for lk in links:
-        if lk.excluded_reason is None and lk is not best:
-            lk = replace(lk, excluded_reason="not_canonical" if lk in alive else "low_confidence")
+    for i, lk in enumerate(links):
+        if lk.excluded_reason is None and i != best:
+            lk = replace(lk, excluded_reason="not_canonical" if i in alive else "low_confidence")
         out.append(lk)
     return out
 
@@ -234,6 +295,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements: list[Statement] = []
     for i, post in enumerate(thread.posts):
         found, said = _read_post(post, i, thread, cfg, reading.counters, rest_marks)
+        if not found and not said.denies and not said.affirms:
+            statements = _after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
     statements += _event_statements(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))

@@ -33,7 +33,10 @@ class Signal(str, Enum):
     CLOSING_ACTOR = "author_closed_issue"
     CLOSED_SOON = "closed_soon_after"
     SEVERAL_AUTHORS = "several_authors"
+    SAME_AS = "same_as_wording"  # "this is the same bug as #N": weaker than "duplicate of"
     ANTECEDENT = "target_named_before_cue"
+    EARLIER_REFERENCE = "target_from_earlier_comment"  # "closing as dup." after a comment naming one issue
+    FIXED_SEPARATELY = "fixed_separately"  # a later comment reports a fix, or a merge bot closed it
     HEDGED = "hedged"
     DRIVE_BY = "drive_by"
 
@@ -143,6 +146,11 @@ class LinkConfig:
     w_hedged: float = -0.75
     w_confirmed_later: float = 1.0
     w_antecedent: float = -0.25
+    w_same_as: float = -0.75
+    w_fixed_separately: float = -1.5
+    # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
+    merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
+    w_earlier_reference: float = -0.5
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99
     # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,

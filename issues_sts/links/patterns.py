@@ -90,6 +90,7 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
 KEYWORD = "duplicate_keyword"
 SLASH = "slash_command"
 WORDING = "wording"
+SAME_AS = "same_as"
 
 _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
@@ -98,6 +99,13 @@ _WORDING = re.compile(
     r"|\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
     re.I,
 )
+# "this is the same bug as #N": a duplicate claim when it is about this issue.
+_SAME = re.compile(
+    r"\bsame\s+(?:(?:exact|underlying|root|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
+    r"failure|cause|one|ticket|report|request|regression|segfault)\s+)?as\b",
+    re.I,
+)
+_SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
 # Words allowed between a cue and the reference it governs ("dupe of the older issue #4").
 _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older old original
     earlier previous same see at in to with is it's its as basically essentially just mostly
@@ -139,6 +147,16 @@ _BARE_PREDICATE = re.compile(r"^\s*(?:here|then|now|again|too|instead|for\s+now)
 _PREDICATE_BEFORE = re.compile(
     r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$", re.I
 )
+_NOUN_BEFORE = re.compile(
+    r"\b(?:a|an|the|as|another|definitely|clearly|certainly|obviously)\s+(?:(?:real|true|exact|clear|obvious|"
+    r"complete|total|simple|actual|likely|probable|possible)\s+)?$",
+    re.I,
+)
+_UNTARGETED_AFTER = re.compile(
+    r"^\s*(?:here|then|now|again|too|instead|after\s+all|at\s+all|though|either|for\s+now|really)?\s*"
+    r"(?:[.,;:!)?]|$|\n)",
+    re.I,
+)
 _PARENTHESES = re.compile(r"\([^()]*\)")
 _SENTENCE_END = re.compile(r"(?:[.!?](?=\s)|\n\s*\n)")
 _MAX_GAP_TOKENS = 7
@@ -154,6 +172,7 @@ class Claim:
     hedged: bool
     position: int  # order of statements within the comment
     antecedent: bool = False  # the target came before the cue ("covered by #4, closing in favor of that")
+    earlier_post: bool = False  # the target is the one reference of an earlier comment
 
 
 @dataclass
@@ -237,7 +256,11 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
 
 
 def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
-    """A cue with no reference still says something about earlier claims in the thread."""
+    """A cue with no reference still says something about earlier claims in the thread,
+    when it is "a dup" as a noun closing its clause ("closing as dup.", "not a dupe
+    after all"), not a verb or adjective ("cannot duplicate this", "duplicate code")."""
+    if not (_NOUN_BEFORE.search(text[max(0, m.start() - 30):m.start()]) and _UNTARGETED_AFTER.match(text[m.end():])):
+        return
     negated, conditional, hedged = _polarity(text, m, m.end())
     if conditional:
         return
@@ -247,17 +270,45 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
         reading.affirms = True  # "Yes, closing as dup." confirms earlier claims
 
 
+_REOPENS = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b", re.I
+)
+_FIX_REPORT = re.compile(
+    r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"
+    r"|\b(?:is|was|been|be|now|seems|appears|got)\s+(?:\w+\s+)?(?:fixed|resolved)\b"
+    r"|(?:^|[.!?]\s+|\n)\s*fixed\b",
+    re.I,
+)
+
+
+def find_outcome(text: str) -> tuple[bool, bool]:
+    """(reopens, reports_fix) of one cleaned comment: "Reopening, ..." undoes a duplicate
+    close; "Fixed by #N" / "this is fixed now" says the issue ended with its own fix."""
+    return bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text))
+
+
+def _about_this(text: str, m: re.Match[str]) -> bool:
+    """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
+    ("Probably the same as #N"), not "That error message is the same as #N"."""
+    s, _ = _sentence_bounds(text, m.start(), m.end())
+    before = text[s:m.start()]
+    return bool(_SAME_SUBJECT.search(before)) or len(before.split()) <= 2
+
+
+_CUES = ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False), (_SAME, SAME_AS, False))
+
+
 def find_claims(text: str, repo: str, self_number: int) -> Reading:
     """Every duplicate claim in one cleaned comment (see module docstring)."""
     reading = Reading()
     refs = find_refs(text, repo, bare=True)
     used: set[int] = set()
-    for pattern, cue, strict in ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False)):
+    for pattern, cue, strict in _CUES:
         for m in pattern.finditer(text):
-            if m.start() in used:
+            if m.start() in used or (cue == SAME_AS and not _about_this(text, m)):
                 continue
             targets = _governed_refs(text, refs, m.end(), strict)
-            if cue != WORDING and not targets:
+            if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
                 continue  # "Duplicate of" then prose: let the wording pass look at it
             used.update(range(m.start(), m.end()))
             reason = _classify(text, refs, m, self_number)

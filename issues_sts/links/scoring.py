@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
-from issues_sts.links.patterns import KEYWORD, SLASH, Claim
+from issues_sts.links.patterns import KEYWORD, SAME_AS, SLASH, Claim
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,14 @@ def thread_says_duplicate(thread: Thread, cfg: LinkConfig) -> list[Signal]:
     return found
 
 
+def closed_by_merge(thread: Thread, cfg: LinkConfig) -> bool:
+    return thread.state == "closed" and (thread.closed_by or "") in cfg.merge_bots
+
+
 def closed_soon_after(thread: Thread, when: str, cfg: LinkConfig) -> bool:
-    """The issue was (last) closed within the window after `when`."""
+    """The issue was (last) closed within the window after `when`, by a person."""
     start, closed = parse_time(when), parse_time(thread.closed_at)
-    if start is None or closed is None or thread.state != "closed":
+    if start is None or closed is None or thread.state != "closed" or closed_by_merge(thread, cfg):
         return False
     hours = (closed - start).total_seconds() / 3600.0
     return -0.05 <= hours <= cfg.close_window_hours  # a close a few seconds before the comment posts
@@ -93,14 +97,20 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
         parts.append((Signal.DRIVE_BY, cfg.w_drive_by))
     if post.kind == "body":
         parts.append((Signal.DRIVE_BY, cfg.w_body))
+    if claim.cue == SAME_AS:
+        parts.append((Signal.SAME_AS, cfg.w_same_as))
     if claim.antecedent:
         parts.append((Signal.ANTECEDENT, cfg.w_antecedent))
+    if claim.earlier_post:
+        parts.append((Signal.EARLIER_REFERENCE, cfg.w_earlier_reference))
     if claim.hedged:
         parts.append((Signal.HEDGED, cfg.w_hedged))
     if post.kind == "comment" and closed_soon_after(thread, post.created_at, cfg):
         parts.append((Signal.CLOSED_SOON, cfg.w_closed_soon))
     if confirmed:
         parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
+    if closed_by_merge(thread, cfg):
+        parts.append((Signal.FIXED_SEPARATELY, cfg.w_fixed_separately))
     weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}
     parts.extend((sig, weights[sig]) for sig in thread_says_duplicate(thread, cfg))
     signals = tuple(dict.fromkeys(sig for sig, _ in parts))
@@ -112,6 +122,13 @@ def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     if Signal.CONFIRMED_LATER in scored.signals:
         return scored
     return Scored(scored.score + cfg.w_confirmed_later, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
+
+
+def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:
+    """A later comment reports that the issue was fixed on its own."""
+    if Signal.FIXED_SEPARATELY in scored.signals:
+        return scored
+    return Scored(scored.score + cfg.w_fixed_separately, scored.signal, (*scored.signals, Signal.FIXED_SEPARATELY))
 
 
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:

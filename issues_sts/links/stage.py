@@ -25,7 +25,8 @@ from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
-_CUE_REGEX = r"(?i)dup|favo"
+# A post can carry a claim (cue words) or name the target a later "closing as dup" means.
+_CUE_REGEX = r"(?i)dup|favo|fix|reopen|resolved|#\d|/issues/\d|/pull/\d"
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
@@ -68,7 +69,7 @@ class LinkTable:
 
 # -- reading the store -------------------------------------------------------------
 def _posts_by_issue(store: Store) -> dict[tuple[str, int], list[Post]]:
-    """Comments that can carry a claim (a cheap pre-filter on the cue words), by issue."""
+    """Comments that can carry a claim or a reference (a cheap pre-filter), by issue."""
     frame = store.comments_frame().filter(pl.col("body").str.contains(_CUE_REGEX))
     posts: dict[tuple[str, int], list[Post]] = {}
     for repo, number, login, assoc, body, created, url in frame.select(

@@ -23,6 +23,9 @@ _PLACEHOLDER = re.compile(
     r"#\s*(?:\{[^}\n]*\}|<[^>\n]*>|\[[^\]\n]*\](?!\()|N{2,}\b|X{2,}\b|x{2,}\b|issue\b|number\b)"
 )
 
+# **bold** / *em* / __bold__ / _em_ markers: "**Not** a dupe" must read as "Not a dupe".
+_EMPHASIS = re.compile(r"(\*{1,2}|(?<![\w/])_{1,2})(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w/])")
+
 CODE_TOKEN = " CODE "
 
 
@@ -47,6 +50,10 @@ def strip_strikethrough(text: str) -> str:
     return _STRIKE.sub(" ", text)
 
 
+def strip_emphasis(text: str) -> str:
+    return _EMPHASIS.sub(r"\2", text)
+
+
 def strip_placeholders(text: str) -> str:
     return _PLACEHOLDER.sub(" ", text)
 
@@ -55,7 +62,7 @@ def clean(text: str | None) -> str:
     """The commenter's own, current words: every rule above applied, in a safe order.
 
     HTML comments go first (templates hide instructions in them), then code (a fence may
-    contain `>` or `<!--`), then quotes, strikethrough and placeholders.
+    contain `>` or `<!--`), then quotes, strikethrough, placeholders and emphasis markers.
     """
     if not text:
         return ""
@@ -64,4 +71,4 @@ def clean(text: str | None) -> str:
     text = strip_code(text)
     text = strip_quotes(text)
     text = strip_strikethrough(text)
-    return strip_placeholders(text)
+    return strip_emphasis(strip_placeholders(text))
