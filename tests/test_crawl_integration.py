@@ -11,7 +11,13 @@ from issues_sts.errors import BadCredentials
 from issues_sts.fakegh.server import FakeGitHub
 from issues_sts.fakegh.settings import FakeSettings
 from issues_sts.store import Store
-from tests.crawl_support import FAST, TOKEN, assert_store_matches_corpus, crawl, small_world, snapshot
+from tests.crawl_support import (
+    FAST,
+    TOKEN,
+    assert_store_matches_corpus,
+    crawl,
+    small_world,
+)
 
 
 def test_full_crawl_stores_exactly_the_corpus_and_recrawl_costs_only_304s(tmp_path: Path) -> None:

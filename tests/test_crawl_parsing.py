@@ -7,7 +7,13 @@ import pytest
 from issues_sts.crawl import graphql as gql
 from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates, referenced_numbers
 from issues_sts.crawl.client import Scrubber, graphql_url
-from issues_sts.crawl.pagination import last_page, next_url, parse_link_header, same_origin, with_query
+from issues_sts.crawl.pagination import (
+    last_page,
+    next_url,
+    parse_link_header,
+    same_origin,
+    with_query,
+)
 
 GITHUB_LINK = (
     '<https://api.github.com/repos/openframeworks/openFrameworks/issues?page=4>; rel="next", '

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 import typer
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 from rich.table import Table
 
 from issues_sts.cli.common import DEFAULT_REPOS, DEFAULT_STORE, console, env_token, out
@@ -74,6 +74,7 @@ def crawl(
     max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
     max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
     in_flight: int = typer.Option(1, "--in-flight", min=1, max=2, help="Requests in flight at once (GitHub asks for serial requests)."),
+    per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
 ) -> None:
@@ -81,9 +82,9 @@ def crawl(
     secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
     try:
         cfg = CrawlConfig(
-            repos=_repo_list(repos, repo), token=secret, api_url=api_url, store=store,
+            repos=_repo_list(repos, repo), token=SecretStr(secret) if secret else None, api_url=api_url, store=store,
             graphql=not no_graphql, max_requests=max_requests, max_candidates=max_candidates,
-            max_in_flight=in_flight,
+            max_in_flight=in_flight, per_page=per_page,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -1,0 +1,80 @@
+"""SIGKILL the crawler (a real subprocess) at random moments: the resumed crawl ends identical
+to an uninterrupted one, refetches no completed page, and the token is in no file or log."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from issues_sts.fakegh.server import FakeGitHub
+from tests.crawl_support import assert_store_matches_corpus, crawl, small_world, snapshot
+
+SECRET = "ghp_kill-test-secret-0123456789"
+
+
+def _command(gh: FakeGitHub, store: Path, log: Path) -> list[str]:
+    repos = [arg for name in gh.corpus.repos for arg in ("--repo", name)]
+    return [sys.executable, "-m", "issues_sts.cli.app", "crawl", *repos, "--api-url", gh.api_url,
+            "--store", str(store), "--per-page", "10", "--log", str(log), "--quiet"]
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> None:
+    corpus = small_world(seed=11, repos=2, issues=250)
+    rng = random.Random(5)
+    env = {**os.environ, "GITHUB_TOKEN": SECRET}
+    outputs: list[bytes] = []
+    kills = mid_crawl_kills = 0
+    with FakeGitHub(corpus, _settings()) as gh:
+        store = tmp_path / "killed"
+        for attempt in range(12):
+            log = tmp_path / f"run{attempt}.log"
+            seen = len(gh.log)
+            proc = subprocess.Popen(_command(gh, store, log), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            try:
+                out, err = proc.communicate(timeout=rng.uniform(2.0, 4.5) if attempt < 5 else 120)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGKILL)
+                out, err = proc.communicate()
+                kills += 1
+                mid_crawl_kills += len(gh.log) > seen
+                outputs += [out, err]
+                continue
+            outputs += [out, err]
+            assert proc.returncode == 0, err.decode()[-2000:]
+            break
+        else:
+            pytest.fail("the crawl never finished")
+        assert mid_crawl_kills >= 2, "kills did not land inside the crawl; slow the world down"
+        log_records = list(gh.log)
+        reference = tmp_path / "reference"
+        crawl(gh, reference, per_page=10, token=SECRET)
+    assert snapshot(store) == snapshot(reference)
+    assert_store_matches_corpus(store, corpus, graphql=True)
+    fetched = Counter(r.path for r in log_records if r.method == "GET" and r.status == 200)
+    repeated = sum(n - 1 for path, n in fetched.items() if n > 1)
+    assert repeated <= 2 * kills, f"{repeated} pages fetched twice over {kills} kills"
+    _assert_secret_nowhere(tmp_path, outputs)
+
+
+def _settings():
+    from issues_sts.fakegh.settings import FakeSettings
+
+    return FakeSettings(tokens=frozenset({SECRET}))
+
+
+def _assert_secret_nowhere(root: Path, outputs: list[bytes]) -> None:
+    needle = SECRET.encode()
+    files = [p for p in root.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".log" and p.stat().st_size > 0 for p in files), "no log was written"
+    for path in files:
+        assert needle not in path.read_bytes(), f"the token leaked into {path}"
+    for text in outputs:
+        assert needle not in text
