@@ -39,6 +39,7 @@ class RepoData:
     truth_duplicates: dict[int, tuple[str, int]] = field(default_factory=dict)
     event_canonical: dict[str, tuple[str, int]] = field(default_factory=dict)
     created_at: str = "2015-01-01T00:00:00Z"
+    version: int = 0  # bumped by reindex(): the server caches sorted listings per version
 
     @property
     def owner(self) -> str:
@@ -56,6 +57,7 @@ class RepoData:
 
     def reindex(self) -> None:
         """Forget cached lookups: call after changing `issues` or `comments` in place."""
+        self.version += 1
         self.__dict__.pop("_by_number", None)
         self.__dict__.pop("_by_issue", None)
 
@@ -143,6 +145,7 @@ class Corpus:
         if body is not None:
             item["body"] = body
         item["updated_at"] = when or iso_now()
+        repo.reindex()  # type: ignore[union-attr]
         return item
 
 

@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 DOCS = "https://docs.github.com/rest"
+
+
+def _std_dumps(payload: Any) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _dumps() -> Callable[[Any], bytes]:
+    try:  # orjson serialises pages of big issues ~10x faster; the output is the same compact JSON
+        import orjson
+    except ImportError:  # pragma: no cover - optional speed-up
+        return _std_dumps
+    return lambda payload: orjson.dumps(payload)
+
+
+dumps = _dumps()
 
 
 @dataclass(frozen=True)
@@ -30,7 +46,7 @@ class Response:
     def body(self) -> bytes:
         if self.payload is None:
             return b""
-        return json.dumps(self.payload, ensure_ascii=False, separators=(",", ":")).encode()
+        return dumps(self.payload)
 
 
 def error(status: int, message: str, docs: str = DOCS, **extra: Any) -> Response:

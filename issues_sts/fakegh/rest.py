@@ -7,6 +7,8 @@ knows what each URL means.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from issues_sts.fakegh.corpus import Corpus, Json, RepoData
@@ -35,6 +37,8 @@ class RestApi:
         self.corpus = corpus
         self.settings = settings
         self._api_root = api_root
+        self._listings: OrderedDict[tuple[object, ...], list[Json]] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def api_root(self) -> str:
@@ -72,10 +76,12 @@ class RestApi:
         if rest in ("", "/"):
             return Response(200, repo.repo_object(self.api_root))
         if rest == "/issues":
-            items = select_issues(repo.issues, request.query)
+            items = self._listing(repo, "issues", request, lambda: select_issues(repo.issues, request.query))
             return self._page(items, f"/repositories/{repo.repo_id}/issues", request)
         if rest == "/issues/comments":
-            items = select_comments(repo.comments, request.query, repo_wide=True)
+            items = self._listing(
+                repo, "comments", request, lambda: select_comments(repo.comments, request.query, repo_wide=True)
+            )
             base = f"/repositories/{repo.repo_id}/issues/comments"
             return self._page(items, base, request, item_cap=self.settings.comments_cap)
         match = _ISSUE_REST.match(rest)
@@ -103,6 +109,23 @@ class RestApi:
         if sub == "/timeline":
             return self._page(timeline_of(repo, number), base, request)
         return Response(200, item)
+
+    def _listing(self, repo: RepoData, kind: str, request: Request, select: Callable[[], list[Json]]) -> list[Json]:
+        """Filtered, sorted big listings, cached per (filters, corpus version): every page of a
+        30k-item list would otherwise sort it again."""
+        filters = tuple(sorted((k, v) for k, v in request.query if k not in ("page", "per_page", "after")))
+        key = (repo.full_name, repo.version, kind, filters)
+        with self._lock:
+            cached = self._listings.get(key)
+            if cached is not None:
+                self._listings.move_to_end(key)
+                return cached
+        items = select()
+        with self._lock:
+            self._listings[key] = items
+            while len(self._listings) > 32:
+                self._listings.popitem(last=False)
+        return items
 
     def _page(self, items: list[Json], base: str, request: Request, item_cap: int | None = None) -> Response:
         page = paginate(
