@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from issues_sts.fakegh import world_dupes as D
@@ -254,46 +255,74 @@ class RepoBuilder:
         self.close_as_duplicate(draft, ref)
 
     def close_as_duplicate(self, draft: Draft, ref: D.Ref) -> None:
+        """Close `draft` as a duplicate of `ref`, with evidence of one of several shapes."""
         rng = self.rng
         t = self.later(draft.created, 3)
         closer = self.member() if rng.random() < 0.9 else self.commenter()
-        how = rng.choices(
-            ("marked", "phrase", "ui", "label", "retarget", "hedged", "in_body"),
-            weights=(30, 27, 12, 5, 6, 12, 5),
-        )[0]
-        target = (ref.repo, ref.number)
+        how = rng.choices(tuple(EVIDENCE), weights=tuple(w for w, _ in EVIDENCE.values()))[0]
         if how == "ui" and t < DUPLICATE_REASON_SINCE:
-            how = "marked"
-        if how == "marked":
-            draft.comment(t, closer, D.closing(rng, ref) if rng.random() < 0.3 else D.render("Duplicate of {short}", ref))
-            draft.mark(t, closer, target)
-        elif how == "phrase":
-            draft.comment(t, closer, D.closing(rng, ref))
-        elif how == "ui":
-            draft.mark(t, closer, target)
-        elif how == "label":
-            if rng.random() < 0.6:
-                draft.comment(t, closer, rng.choice(D.NO_NUMBER))
-        elif how == "retarget":
-            wrong = D.Ref(ref.repo, max(1, ref.number + rng.choice((-3, -1, 1, 2))), ref.here)
-            draft.comment(t, closer, D.pick(rng, D.RETARGET_FIRST, wrong))
-            draft.mark(t, closer, (wrong.repo, wrong.number))
-            draft.unmark(t + 300, closer, (wrong.repo, wrong.number))
-            t += 600
-            draft.comment(t, closer, D.pick(rng, D.RETARGET_FIX, ref))
-            draft.mark(t, closer, target)
-        elif how == "hedged":
-            draft.comment(t, self.commenter(), D.pick(rng, D.HEDGED, ref))
-            t = self.later(t, 2)
-            draft.comment(t, self.member(), D.render("Duplicate of {short}", ref))
-            draft.mark(t, closer, target)
-        else:
-            draft.body = D.pick(rng, D.HEDGED, ref) + "\n\n" + draft.body
-            draft.comment(t, closer, rng.choice(D.CONFIRM))
+            how = "marked"  # closing "as duplicate" in the UI only exists since late 2024
+        t = EVIDENCE[how][1](self, draft, ref, t, closer)
         if how == "label" or rng.random() < 0.6:
             draft.labels.append(self.dup_label)
-        reason = _closing_reason(rng, t)
-        draft.close(t + 1, closer, reason)
+        draft.close(t + 1, closer, _closing_reason(rng, t))
+
+    # Each evidence shape writes comments/events from time `t` and returns when it ended.
+    def _marked(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        text = D.closing(self.rng, ref) if self.rng.random() < 0.3 else D.render("Duplicate of {short}", ref)
+        draft.comment(t, closer, text)
+        draft.mark(t, closer, (ref.repo, ref.number))
+        return t
+
+    def _phrase(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        draft.comment(t, closer, D.closing(self.rng, ref))
+        return t
+
+    def _ui(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        draft.mark(t, closer, (ref.repo, ref.number))
+        return t
+
+    def _label(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        if self.rng.random() < 0.6:
+            draft.comment(t, closer, self.rng.choice(D.NO_NUMBER))
+        return t
+
+    def _retarget(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        wrong_number = ref.number + self.rng.choice((-3, -1, 1, 2))
+        if wrong_number < 1 or wrong_number == draft.number:
+            wrong_number = ref.number + 1 if ref.number + 1 != draft.number else ref.number + 3
+        wrong = D.Ref(ref.repo, wrong_number, ref.here)
+        draft.comment(t, closer, D.pick(self.rng, D.RETARGET_FIRST, wrong))
+        draft.mark(t, closer, (wrong.repo, wrong.number))
+        draft.unmark(t + 300, closer, (wrong.repo, wrong.number))
+        draft.comment(t + 600, closer, D.pick(self.rng, D.RETARGET_FIX, ref))
+        draft.mark(t + 600, closer, (ref.repo, ref.number))
+        return t + 600
+
+    def _hedged(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        draft.comment(t, self.commenter(), D.pick(self.rng, D.HEDGED, ref))
+        t = self.later(t, 2)
+        draft.comment(t, closer, D.render("Duplicate of {short}", ref))
+        draft.mark(t, closer, (ref.repo, ref.number))
+        return t
+
+    def _in_body(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
+        draft.body = D.pick(self.rng, D.HEDGED, ref) + "\n\n" + draft.body
+        draft.comment(t, closer, self.rng.choice(D.CONFIRM))
+        return t
+
+
+Evidence = Callable[[RepoBuilder, Draft, D.Ref, float, Person], float]
+# shape -> (weight, writer): how often each kind of duplicate evidence appears.
+EVIDENCE: dict[str, tuple[int, Evidence]] = {
+    "marked": (30, RepoBuilder._marked),
+    "phrase": (27, RepoBuilder._phrase),
+    "ui": (12, RepoBuilder._ui),
+    "label": (5, RepoBuilder._label),
+    "retarget": (6, RepoBuilder._retarget),
+    "hedged": (12, RepoBuilder._hedged),
+    "in_body": (5, RepoBuilder._in_body),
+}
 
 
 def _closing_reason(rng: random.Random, t: float) -> str | None:
