@@ -106,7 +106,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("data/bench/build"))
     parser.add_argument("--link-stage", choices=("real", "fixed"), default="real",
                         help="real: issues_sts.links.build_links (a full build); fixed: the planted links")
-    parser.add_argument("--tokenizer-texts", type=int, default=20_000)
+    parser.add_argument("--tokenizer-texts", type=int, default=5_000,
+                        help="texts of the smallest store for the tokenizer comparison (0: skip)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -128,7 +129,9 @@ def main() -> None:
         scale = n / base_n
         print(f"x{scale:.0f} issues -> x{result['wall_s'] / base['wall_s']:.1f} time, "
               f"x{result['peak_mib'] / base['peak_mib']:.1f} peak memory")
-    tok_store, _ = ensure_store(args.work, rows[min(1, len(rows) - 1)][0], args.seed)
+    if args.tokenizer_texts <= 0:
+        return
+    tok_store, _ = ensure_store(args.work, rows[0][0], args.seed)
     tok = tokenizer_throughput(tok_store, args.tokenizer_texts)
     print(f"tokenizer: {tok['texts']:,} texts (mean {tok['mean_chars']:.0f} chars): build path "
           f"{tok['ours_texts_per_s']:,.0f} texts/s, raw encode_batch {tok['raw_texts_per_s']:,.0f} texts/s, "

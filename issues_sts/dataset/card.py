@@ -74,6 +74,23 @@ def _table(stats: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def _quantiles(stats: dict[str, Any]) -> str:
+    keys = ("texts", "mean", "min", "p5", "p25", "p50", "p75", "p95", "max")
+    rows = ["| Split | " + " | ".join(keys) + " |", "|---|" + "---:|" * len(keys)]
+    for s in SPLITS:
+        lengths = stats["token_lengths"][s]
+        rows.append(f"| {s} | " + " | ".join(f"{lengths.get(k, 0):,.0f}" for k in keys) + " |")
+    return "\n".join(rows)
+
+
+def _per_repository(stats: dict[str, Any]) -> str:
+    rows = ["| Repository | " + " | ".join(f"{s} +/-" for s in SPLITS) + " |", "|---|" + "---:|" * len(SPLITS)]
+    for repo, splits in sorted(stats["per_repository"].items()):
+        cells = [f"{splits.get(s, {}).get('positive', 0)}/{splits.get(s, {}).get('negative', 0)}" for s in SPLITS]
+        rows.append(f"| {repo} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
 def _counters(counters: dict[str, int]) -> str:
     lines = [f"| `{k}` | {v:,} |" for k, v in sorted(counters.items()) if v]
     return "\n".join(["| counter | count |", "|---|---:|", *lines]) if lines else "(none)"
@@ -109,6 +126,14 @@ special tokens, counted once per text occurrence in a pair.
 {_table(stats)}
 
 ![log token length per split](token_lengths.png)
+
+Token length quantiles:
+
+{_quantiles(stats)}
+
+Pairs per repository (positive/negative, by the repository of `text1`):
+
+{_per_repository(stats)}
 
 ## How it was built
 
@@ -147,7 +172,8 @@ Counters (what each stage kept, dropped and redacted):
   duplicate", not "verified different"; some negatives are undetected duplicates.
 - Issues are public but written by people: names, e-mail addresses and other personal data in
   issue texts are kept; only credentials are redacted, by pattern, so unusual formats can slip.
-- Long texts dominate: most exceed 512 tokens, so BERT-style models see a truncated view.
+- Long texts: {stats["token_lengths"]["train"]["share_longer_than_threshold"]:.2f} % of train texts exceed
+  {stats["long_threshold"]} tokens (the paper: 61.03 %); a 512-token BERT model sees those truncated.
 - The crawl is a snapshot: issues edited, deleted or transferred later differ from GitHub today.
 
 ## Citation

@@ -108,19 +108,18 @@ def split_pools(issues: IssueArrays) -> dict[int, np.ndarray]:
     return pools
 
 
-def negatives_frame(a: np.ndarray, b: np.ndarray, split: np.ndarray, issues: IssueArrays,
-                    index: pl.DataFrame, signal: np.ndarray | None = None) -> pl.DataFrame:
+def negatives_frame(a: np.ndarray, b: np.ndarray, split: np.ndarray, signal: np.ndarray,
+                    index: pl.DataFrame) -> pl.DataFrame:
     """Index pairs -> repo1, number1, repo2, number2, split, signal, confidence (null)."""
-    repo = index.sort("idx")["repo"].to_numpy()
-    number = index.sort("idx")["number"].to_numpy()
-    if signal is None:
-        signal = np.where(issues.repo[a] == issues.repo[b], "random_same_repo", "random_other_repo")
+    ordered = index.sort("idx")
+    one, two = ordered[a.astype(np.int64)], ordered[b.astype(np.int64)]
     return pl.DataFrame({
-        "repo1": repo[a], "number1": number[a], "repo2": repo[b], "number2": number[b],
-        "split": np.array(SPLITS, dtype=object)[split].astype(str) if len(split) else np.array([], dtype=str),
-        "signal": signal.astype(str) if len(signal) else np.array([], dtype=str),
-    }, schema={"repo1": pl.Utf8, "number1": pl.Int64, "repo2": pl.Utf8, "number2": pl.Int64,
-               "split": pl.Utf8, "signal": pl.Utf8}).with_columns(pl.lit(None, pl.Float64).alias("confidence"))
+        "repo1": one["repo"], "number1": one["number"], "repo2": two["repo"], "number2": two["number"],
+        "split": pl.Series(split.astype(np.int64)).replace_strict(
+            list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8),
+        "signal": pl.Series(signal.tolist(), dtype=pl.Utf8),
+        "confidence": pl.Series([None] * len(a), dtype=pl.Float64),
+    })
 
 
 @dataclass(frozen=True)
@@ -173,6 +172,6 @@ def sample_negatives(assignment: pl.DataFrame, positives_per_split: dict[str, in
         counts[f"negative_shortfall:{name}"] += need - len(a)
         parts.append((a, b, np.full(len(a), k, dtype=np.int64), signal))
     a, b, s, sig = (np.concatenate([p[i] for p in parts]) for i in range(4))
-    frame = negatives_frame(a, b, s, issues, assignment.select("idx", "repo", "number"), signal=sig)
+    frame = negatives_frame(a, b, s, sig, assignment.select("idx", "repo", "number"))
     counts["negatives"] = frame.height
     return frame, dict(sorted(counts.items()))
