@@ -242,3 +242,18 @@ def test_faults_are_seeded_and_of_every_kind(corpus: Corpus) -> None:
     first = run()
     assert first == run()
     assert {"502", "503", "200", "RemoteProtocolError", "JSONDecodeError"} <= set(first)
+
+
+def test_issue_events_per_issue_and_repository_wide(corpus: Corpus, client: httpx.Client) -> None:
+    repo = next(iter(corpus.repos.values()))
+    number = next(iter(repo.duplicate_of))
+    with FakeGitHub(corpus) as gh:
+        events, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/events?per_page=100")
+        assert "marked_as_duplicate" in [e["event"] for e in events]
+        assert "commented" not in [e["event"] for e in events]
+        everything, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/events?per_page=100")
+        ids = [e["id"] for e in everything]
+        assert ids == sorted(ids, reverse=True)
+        assert len(ids) == sum(len(evs) for evs in repo.timeline.values())
+        marked = {e["issue"]["number"] for e in everything if e["event"] == "marked_as_duplicate"}
+        assert set(repo.duplicate_of) <= marked

@@ -29,7 +29,9 @@ PAGE_CAP_MESSAGE = (
 REDIRECT_DOCS = "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"
 
 _REPO_PATH = re.compile(r"^/(?:repos/(?P<owner>[^/]+)/(?P<name>[^/]+)|repositories/(?P<id>\d+))(?P<rest>/.*)?$")
-_ISSUE_REST = re.compile(r"^/issues/(?P<number>\d+)(?P<sub>/comments|/timeline)?$")
+_ISSUE_REST = re.compile(r"^/issues/(?P<number>\d+)(?P<sub>/comments|/timeline|/events)?$")
+# Timeline entries that are not issue events (the events API leaves them out).
+TIMELINE_ONLY = frozenset({"commented", "cross-referenced", "committed", "reviewed"})
 
 
 class RestApi:
@@ -84,6 +86,9 @@ class RestApi:
             )
             base = f"/repositories/{repo.repo_id}/issues/comments"
             return self._page(items, base, request, item_cap=self.settings.comments_cap)
+        if rest == "/issues/events":
+            items = self._listing(repo, "events", request, lambda: repo_events(repo))
+            return self._page(items, f"/repositories/{repo.repo_id}/issues/events", request)
         match = _ISSUE_REST.match(rest)
         if not match:
             return error(404, "Not Found")
@@ -108,6 +113,9 @@ class RestApi:
             return self._page(items, base, request)
         if sub == "/timeline":
             return self._page(timeline_of(repo, number), base, request)
+        if sub == "/events":
+            events = [e for e in repo.timeline.get(number, []) if e.get("event") not in TIMELINE_ONLY]
+            return self._page(events, base, request)
         return Response(200, item)
 
     def _listing(self, repo: RepoData, kind: str, request: Request, select: Callable[[], list[Json]]) -> list[Json]:
@@ -155,3 +163,14 @@ def timeline_of(repo: RepoData, number: int) -> list[Json]:
     for comment in repo.comments_of(number):
         events.append({**comment, "event": "commented", "actor": comment.get("user")})
     return sorted(events, key=lambda e: str(e.get("created_at", "")))
+
+
+def repo_events(repo: RepoData) -> list[Json]:
+    """GET /repos/{o}/{r}/issues/events: every issue event, newest first, with its issue."""
+    events = []
+    for number, timeline in repo.timeline.items():
+        item = repo.issue(number)
+        for event in timeline:
+            if event.get("event") not in TIMELINE_ONLY and "id" in event:
+                events.append({**event, "issue": item})
+    return sorted(events, key=lambda e: e["id"], reverse=True)
