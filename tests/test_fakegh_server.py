@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -257,3 +258,26 @@ def test_issue_events_per_issue_and_repository_wide(corpus: Corpus, client: http
         assert len(ids) == sum(len(evs) for evs in repo.timeline.values())
         marked = {e["issue"]["number"] for e in everything if e["event"] == "marked_as_duplicate"}
         assert set(repo.duplicate_of) <= marked
+
+
+def test_concurrent_requests_never_overdraw_a_bucket(corpus: Corpus) -> None:
+    name = next(iter(corpus.repos))
+    with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 20})) as gh:
+        def worker() -> list[int]:
+            with httpx.Client(headers=AUTH, timeout=10) as c:
+                return [c.get(f"{gh.api_url}/repos/{name}").status_code for _ in range(5)]
+
+        with ThreadPoolExecutor(8) as pool:
+            statuses = [s for batch in pool.map(lambda _: worker(), range(8)) for s in batch]
+        assert statuses.count(200) == 20 and statuses.count(403) == 20
+        assert gh.stats()["counted"] == 20 and gh.stats()["violations"] == 20
+
+
+def test_a_fault_inside_an_exhausted_window_is_still_a_violation(corpus: Corpus, client: httpx.Client) -> None:
+    name = next(iter(corpus.repos))
+    with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 1}, fault_rate=1.0, fault_kinds=("503", "truncate"), fault_seed=1)) as gh:
+        while not any(r.counted for r in gh.log):
+            client.get(f"{gh.api_url}/repos/{name}")
+        while not any(r.fault == "503" and r.violation for r in gh.log):
+            client.get(f"{gh.api_url}/repos/{name}")
+        assert all(r.violation for r in gh.log if r.t >= [x for x in gh.log if x.counted][0].t and not r.counted)

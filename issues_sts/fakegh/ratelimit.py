@@ -29,11 +29,11 @@ class Bucket:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What the limiter says about a request before it is served."""
+class Admission:
+    """What the limiter decided for one request."""
 
-    blocked: str | None  # None, "primary" or "secondary"
-    violation: bool
+    outcome: str  # "ok" (served and charged), "not_modified", "primary" or "secondary" (refused)
+    violation: bool = False  # sent while the bucket was exhausted or a retry-after window open
     retry_after: int | None = None
 
 
@@ -58,43 +58,41 @@ class RateLimiter:
     def _window_end(self, now: float) -> float:
         return float(math.ceil(now + self.settings.reset_seconds))
 
-    def check(self, identity: str, bucket: str, now: float, cost: int = 1) -> Verdict:
-        """Is the bucket open for a request costing `cost`? Records nothing."""
+    def admit(self, identity: str, bucket: str, now: float, cost: int = 1, *, not_modified: bool = False) -> Admission:
+        """Decide and account one request atomically (two requests in flight cannot both take
+        the last unit of a bucket)."""
         with self._lock:
             state = self._bucket(identity, bucket, now)
             if now < state.blocked_until:
                 left = math.ceil(state.blocked_until - now) if state.blocked_retry_after else None
-                return Verdict("secondary", violation=True, retry_after=left)
+                return Admission("secondary", violation=True, retry_after=left)
             if state.remaining() <= 0:
-                return Verdict("primary", violation=True)
+                return Admission("primary", violation=True)
             if state.remaining() < cost:
-                return Verdict("primary", violation=False)
-            return Verdict(None, violation=False)
-
-    def secondary_due(self, identity: str, bucket: str, now: float) -> int | None | bool:
-        """Count an attempt; on every Nth open a secondary window.
-
-        Returns False when no secondary limit fires, else the retry-after seconds (or None
-        when the answer carries no retry-after header).
-        """
-        every = self.settings.secondary_limit_every
-        with self._lock:
-            state = self._bucket(identity, bucket, now)
+                return Admission("primary")
+            if not_modified:
+                return Admission("not_modified")  # conditional hits are free, as on GitHub
             state.attempts += 1
-            if not every or state.attempts % every:
-                return False
-            retry_after = self.settings.secondary_retry_after
-            wait = retry_after if retry_after is not None else self.settings.secondary_min_wait
-            state.blocked_until = now + wait
-            state.blocked_retry_after = retry_after is not None
-            return retry_after
-
-    def charge(self, identity: str, bucket: str, now: float, cost: int = 1) -> None:
-        with self._lock:
-            state = self._bucket(identity, bucket, now)
+            every = self.settings.secondary_limit_every
+            if every and state.attempts % every == 0:
+                return self._open_secondary(state, now)
             if not state.reset_at:
                 state.reset_at = self._window_end(now)
             state.used += cost
+            return Admission("ok")
+
+    def _open_secondary(self, state: Bucket, now: float) -> Admission:
+        retry_after = self.settings.secondary_retry_after
+        wait = retry_after if retry_after is not None else self.settings.secondary_min_wait
+        state.blocked_until = now + wait
+        state.blocked_retry_after = retry_after is not None
+        return Admission("secondary", retry_after=retry_after)
+
+    def window_open(self, identity: str, bucket: str, now: float) -> bool:
+        """Would a request now be a violation? (For requests answered before admission.)"""
+        with self._lock:
+            state = self._bucket(identity, bucket, now)
+            return now < state.blocked_until or state.remaining() <= 0
 
     def headers(self, identity: str, bucket: str, now: float) -> dict[str, str]:
         """The x-ratelimit-* headers GitHub puts on every answer."""

@@ -145,26 +145,21 @@ class FakeGitHub:
             payload = self.limiter.snapshot(identity, now)
             answer = Response(200, {"resources": payload, "rate": payload["core"]}, bucket="core")
             return self._finish(request, now, answer, identity, counted=False, violation=False)
+        bucket = "graphql" if request.path == "/graphql" else "core"
         fault = self.faults.next_fault()
         if fault in ("502", "503", "drop"):
+            violation = self.limiter.window_open(identity, bucket, now)
             answer = error(int(fault), "Server Error") if fault != "drop" else Response(0)
-            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
+            return self._finish(request, now, answer, identity, counted=False, violation=violation, fault=fault)
         answer = self._answer(request, identity, now)
-        bucket = answer.bucket
-        if bucket is None:
-            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
-        verdict = self.limiter.check(identity, bucket, now, answer.cost)
-        if verdict.blocked:
-            refusal = self._refusal(verdict.blocked, verdict.retry_after, identity, bucket)
-            return self._finish(request, now, refusal, identity, counted=False, violation=verdict.violation)
-        if _not_modified(request, answer):
+        answer.bucket = bucket
+        admission = self.limiter.admit(identity, bucket, now, answer.cost, not_modified=_not_modified(request, answer))
+        if admission.outcome in ("primary", "secondary"):
+            refusal = self._refusal(admission.outcome, admission.retry_after, identity, bucket)
+            return self._finish(request, now, refusal, identity, counted=False, violation=admission.violation)
+        if admission.outcome == "not_modified":
             answer = Response(304, None, {"etag": answer.headers["etag"]}, bucket=bucket)
             return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
-        secondary = self.limiter.secondary_due(identity, bucket, now)
-        if secondary is not False:
-            refusal = self._refusal("secondary", secondary, identity, bucket)  # type: ignore[arg-type]
-            return self._finish(request, now, refusal, identity, counted=False, violation=False)
-        self.limiter.charge(identity, bucket, now, answer.cost)
         return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault)
 
     def _identity(self, request: Request) -> tuple[str, Response | None]:
