@@ -50,6 +50,11 @@ class LossConfig(BaseModel):
     gather_across_processes: bool = False
 
 
+def full_precision(tensor: torch.Tensor) -> torch.Tensor:
+    """Half-precision embeddings (bf16 autocast) are scored in float32; float64 stays."""
+    return tensor.float() if tensor.dtype in (torch.float16, torch.bfloat16) else tensor
+
+
 def pair_labels(labels: torch.Tensor) -> torch.Tensor:
     """One label per pair from zigzag labels ([2B] or [2B, 1] -> [B])."""
     return labels.reshape(-1)[::2]
@@ -93,7 +98,7 @@ def ranking_loss(scores: torch.Tensor, labels: torch.Tensor, tau: float) -> torc
 
     Exactly 0 when every pair has the same label (no ordered couple exists).
     """
-    scaled = scores.float() / tau
+    scaled = full_precision(scores) / tau
     differences = scaled[:, None] - scaled[None, :]  # [low, high] = s_low - s_high
     ordered = labels[:, None] < labels[None, :]
     terms = differences.masked_fill(~ordered, float("-inf")).reshape(-1)
@@ -102,12 +107,12 @@ def ranking_loss(scores: torch.Tensor, labels: torch.Tensor, tau: float) -> torc
 
 def cosine_objective(embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 0.05) -> torch.Tensor:
     """CoSENT over zigzag rows: higher-labelled pairs should have the higher cosine."""
-    return ranking_loss(pair_cosine(embeddings.float()), pair_labels(labels), tau)
+    return ranking_loss(pair_cosine(full_precision(embeddings)), pair_labels(labels), tau)
 
 
 def angle_objective(embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 1.0) -> torch.Tensor:
     """The angle objective: CoSENT's ranking form over ``angle_similarity``."""
-    rows = embeddings.float()
+    rows = full_precision(embeddings)
     return ranking_loss(angle_similarity(rows[0::2], rows[1::2]), pair_labels(labels), tau)
 
 
@@ -116,7 +121,7 @@ def partner_targets(labels: torch.Tensor, positive_threshold: float = 1.0) -> to
     rows = labels.reshape(-1).shape[0]
     index = torch.arange(rows, device=labels.device)
     targets = torch.zeros(rows, rows, device=labels.device)
-    positive = (labels.reshape(-1) >= positive_threshold).float()
+    positive = (labels.reshape(-1) >= positive_threshold).to(targets.dtype)
     targets[index, index ^ 1] = positive
     return targets
 
@@ -144,13 +149,14 @@ def in_batch_negative_objective(
     the reference, the per-row cross-entropies (target weights summed, not normalised) are
     averaged over all ``2B`` rows; rows of negative pairs without identical texts add 0.
     """
-    rows = F.normalize(embeddings.float(), dim=-1)
+    rows = F.normalize(full_precision(embeddings), dim=-1)
     logits = (rows @ rows.T) / tau
     eye = torch.eye(rows.shape[0], dtype=torch.bool, device=rows.device)
     logits = logits.masked_fill(eye, float("-inf"))
     targets = partner_targets(labels, positive_threshold)
     if text_ids is not None:
         targets = targets + identical_targets(text_ids)
+    targets = targets.to(rows.dtype)
     log_probs = F.log_softmax(logits, dim=-1).masked_fill(eye, 0.0)
     return -(targets * log_probs).sum(dim=-1).mean()
 
