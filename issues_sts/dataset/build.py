@@ -115,6 +115,14 @@ class _Steps:
             self.progress.update(self.task, description=label)
             self.progress.advance(self.task)
 
+    def counter(self, label: str, total: int) -> Callable[[int], None]:
+        """A second bar for a long stage; returns its `advance(n)`."""
+        if self.progress is None:
+            return lambda n: None
+        progress = self.progress
+        task = progress.add_task(label, total=total)
+        return lambda n: progress.advance(task, n)
+
 
 @contextmanager
 def _progress(enabled: bool) -> Iterator[_Steps]:
@@ -153,7 +161,7 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
-           comments: pl.DataFrame, table: LinkTableLike, step: Callable[[str], None]) -> BuildSummary:
+           comments: pl.DataFrame, table: LinkTableLike, step: _Steps) -> BuildSummary:
     counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
     step("redaction")
     texts, counters["redaction"] = redact_column(texts)
@@ -179,7 +187,7 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     check_no_leakage(pairs, groups)
     counters["splits"] = _split_counters(assignment, groups)
     step("token lengths")
-    lengths = _lengths(tokenizer, texts, pairs)
+    lengths = _lengths(tokenizer, texts, pairs, step)
     by_split = split_lengths(pairs, lengths)
     stats = build_stats(pairs, by_split, cfg.long_threshold)
     step("writing")
@@ -196,11 +204,12 @@ def _split_counters(assignment: pl.DataFrame, groups: pl.DataFrame) -> dict[str,
     return out
 
 
-def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame) -> np.ndarray:
+def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _Steps) -> np.ndarray:
     """Token length of every issue used in a pair (others stay -1), each text encoded once."""
     used = np.unique(np.concatenate([pairs["idx1"].to_numpy(), pairs["idx2"].to_numpy()]))
     lengths = np.full(texts.height, -1, dtype=np.int64)
-    lengths[used] = token_lengths(tokenizer, texts["text"].gather(used).to_list())
+    advance = step.counter("  tokenizing texts", len(used))
+    lengths[used] = token_lengths(tokenizer, texts["text"].gather(used).to_list(), on_batch=advance)
     return lengths
 
 

@@ -9,6 +9,7 @@ longer than 512 tokens" per split.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +66,16 @@ def _load(name_or_path: str | None) -> Tokenizer:
     return backend
 
 
-def token_lengths(tokenizer: Tokenizer, texts: list[str], batch_size: int = BATCH) -> np.ndarray:
-    """Token count of each text (special tokens included), batch by batch."""
+def token_lengths(tokenizer: Tokenizer, texts: list[str], batch_size: int = BATCH,
+                  on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+    """Token count of each text (special tokens included), batch by batch; `on_batch` hears
+    how many texts each batch finished (for a progress bar)."""
     out = np.empty(len(texts), dtype=np.int64)
     for start in range(0, len(texts), batch_size):
         encodings = tokenizer.encode_batch_fast(texts[start:start + batch_size])
         out[start:start + len(encodings)] = [len(e) for e in encodings]
+        if on_batch is not None:
+            on_batch(len(encodings))
     return out
 
 
