@@ -22,8 +22,15 @@ _ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
 _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 
 
+_CUES = ("dup", "favo", "same", "already", "tracked", "supersed")
+
+
 def has_duplicate_wording(text: str | None) -> bool:
-    return bool(text) and _DUP_WORDING.search(text or "") is not None
+    if not text:
+        return False
+    lowered = text.lower()
+    # a cheap substring screen first: the regex is the slow part over 100,000s of comments
+    return any(cue in lowered for cue in _CUES) and _DUP_WORDING.search(text) is not None
 
 
 def referenced_numbers(text: str | None, repo: str) -> set[int]:

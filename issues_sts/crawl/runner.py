@@ -98,14 +98,13 @@ class RepoSync:
             ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"}),
             ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"}),
         ]
-        pump(lists, self.client, self.cfg.max_in_flight)
+        # One more step than requests in flight: a page is committed while the next is fetched.
+        width = self.cfg.max_in_flight + 1
+        pump(lists, self.client, width)
         candidates = self.candidates(repo)
         summary.candidates = len(candidates)
-        pump(self.timeline_chains(ctx, candidates), self.client, self.cfg.max_in_flight)
-        known = self.store.known_numbers(repo)
-        gaps = set(range(1, max(known, default=0))) - known
-        refs = sorted((self.referenced(repo) | set(sorted(gaps)[: self.cfg.max_gap_checks])) - known)
-        pump((RefChain(ctx, n) for n in refs), self.client, self.cfg.max_in_flight)
+        pump(self.timeline_chains(ctx, candidates), self.client, width)
+        pump((RefChain(ctx, n) for n in self.unlisted(repo)), self.client, width)
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
 
     def resolve(self, repo: str) -> str:
@@ -144,17 +143,20 @@ class RepoSync:
             else:
                 yield from (TimelineChain(ctx, c.number, c.updated_at) for c in chunk)
 
-    def referenced(self, repo: str) -> set[int]:
-        """Same-repository issues the duplicate evidence names: canonicals from GraphQL and
-        #N references in comments worded like a duplicate closure."""
-        found: set[int] = set()
+    def unlisted(self, repo: str) -> list[int]:
+        """Numbers below the highest listed one that the lists did not return (transferred,
+        deleted, or never an issue), those the duplicate evidence names first; at most
+        `max_gap_checks`. Numbers above it would be newer issues, which the lists cover."""
+        known = self.store.known_numbers(repo)
+        gaps = set(range(1, max(known, default=0))) - known
+        named: set[int] = set()
         for _number, body in self.store.comment_bodies(repo):
             if has_duplicate_wording(body):
-                found |= referenced_numbers(body, repo)
+                named |= referenced_numbers(body, repo) & gaps
         frame = self.store.events_frame()
         same = frame.filter((frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower()))
-        found |= set(same["canonical_number"].drop_nulls().to_list())
-        return found
+        named |= set(same["canonical_number"].drop_nulls().to_list()) & gaps
+        return (sorted(named) + sorted(gaps - named))[: self.cfg.max_gap_checks]
 
     def _graphql_off(self) -> None:
         if self.graphql_ok:
