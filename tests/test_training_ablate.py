@@ -1,0 +1,60 @@
+"""Ablations and baselines as one table; the CLI's evaluate/train commands end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from issues_sts.errors import TrainingError
+from tests.test_training_support import make_pairs_folder, tiny_encoder
+from training.ablate import AblationConfig, expand_variants, run_ablation
+from training.cli import main
+from training.config import TrainConfig
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("ablate")
+    tiny_encoder("avg").save(root / "tiny")
+    return make_pairs_folder(root / "pairs", {"train": 16, "valid": 8, "test": 8}), root / "tiny"
+
+
+def test_variant_groups_expand_to_the_papers_table() -> None:
+    assert expand_variants(["baselines"]) == ["backbone", "only-cos", "all"]
+    paper = expand_variants(["paper"])
+    assert {"all", "wo-ibn", "wo-angle", "only-cos", "only-ibn", "only-angle", "pool-cls-avg", "pool-max"} <= set(paper)
+    with pytest.raises(TrainingError, match="unknown ablation variant"):
+        expand_variants(["w/o-everything"])
+
+
+def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path: Path) -> None:
+    data, model = setup
+    base = TrainConfig(data=str(data), output=tmp_path / "ab", model=str(model), max_length=16, batch_size=4,
+                       max_steps=2, warmup_steps=1, learning_rate=1e-3, valid_split=None, progress=False)
+    result = run_ablation(AblationConfig(base=base, variants=["backbone", "only-cos", "pool-max"]))
+    rows = {row["variant"]: row for row in result.rows}
+    assert rows["backbone"]["steps"] == 0 and rows["only-cos"]["steps"] == 2
+    assert json.loads((tmp_path / "ab" / "pool-max" / "last" / "encoder.json").read_text())["pooling"] == "max"
+    trained = json.loads((tmp_path / "ab" / "only-cos" / "train_config.json").read_text())
+    assert (trained["loss"]["w_ibn"], trained["loss"]["w_angle"]) == (0.0, 0.0)
+    table = result.table_path.read_text()
+    assert "only cosine (CoSENT)" in table and "backbone" in table
+    assert (tmp_path / "ab" / "ablation.csv").is_file()
+    assert (tmp_path / "ab" / "only-cos" / "test-density.png").is_file()
+
+
+def test_cli_train_then_evaluate(setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, model = setup
+    with pytest.raises(SystemExit) as done:
+        main(["train", "--data", str(data), "--model", str(model), "--output", str(tmp_path / "run"),
+              "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--no-progress"])
+    assert done.value.code in (0, None)
+    assert "trained 2 steps" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        main(["evaluate", "--model", str(tmp_path / "run" / "best"), "--data", str(data), "--split", "test",
+              "--plot", str(tmp_path / "t.png"), "--output", str(tmp_path / "t.json")])
+    assert done.value.code in (0, None)
+    assert "spearman" in json.loads((tmp_path / "t.json").read_text())
+    assert (tmp_path / "t.png").is_file()
