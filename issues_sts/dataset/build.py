@@ -222,7 +222,7 @@ def _write(cfg: BuildConfig, pairs: pl.DataFrame, table: LinkTableLike, stats: d
         config = {**cfg.to_json_dict(), "versions": _versions()}
         export.write_json(config, tmp / "build_config.json")
         export.write_json({**stats, "sizes": sizes, "counters": counters}, tmp / "stats.json")
-        violin_plot(by_split, tmp / "token_lengths.png")
+        violin_plot(by_split, tmp / "token_lengths.png", cfg.long_threshold)
         flat = {f"{stage}.{k}": v for stage, c in counters.items() for k, v in c.items()}
         card = render_card(sizes, nbytes, stats, flat, build_command(cfg), config)
         (tmp / "README.md").write_text(card, encoding="utf-8")
