@@ -97,9 +97,11 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
     lowered = post.body.lower()
     if not any(hint in lowered for hint in _CUE_HINTS):
         return [], Reading()
-    reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
-    raw_claims = len(find_claims(post.body, thread.repo, thread.number).claims)
-    counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
+    cleaned = text_mod.clean(post.body)
+    reading = find_claims(cleaned, thread.repo, thread.number)
+    if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
+        raw_claims = len(find_claims(post.body, thread.repo, thread.number).claims)
+        counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
@@ -144,19 +146,25 @@ def _after_untargeted(statements: list[Statement], post: Post, index: int, readi
 
 def _after_outcome(statements: list[Statement], post: Post, index: int, thread: Thread, cfg: LinkConfig,
                    counters: Counter[str]) -> list[Statement]:
-    """A later comment without a claim that reopens the issue (retracts earlier claims; only
-    someone with write access can reopen) or reports a fix (lowers them, except for a target
-    it names itself: "#12 is fixed now" says nothing against "dup of #12")."""
+    """A later comment without a claim: reopening or disagreeing retracts earlier claims
+    (reopening needs write access; a drive-by's "no" cannot overrule a maintainer);
+    a "yes" right after a suggestion confirms it; a fix report lowers earlier claims,
+    except for a target it names itself ("#12 is fixed now" says nothing against "dup of #12")."""
     if not any(st.positive for st in statements):
         return statements
     text = text_mod.clean(post.body)
-    reopens, fixed = find_outcome(text)
+    said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
-    if reopens:
-        counters["retracted_by_reopen"] += len(earlier)
+    if said.reopens or said.disagrees:
+        counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(earlier)
+        who = said.reopens or bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
-                                       post.url, post.author_association, standing=True) for key in earlier]
-    if fixed:
+                                       post.url, post.author_association, standing=who) for key in earlier]
+    if said.agrees:
+        counters["confirmed_by_reply"] += 1
+        return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored and st.order[0] == index - 1
+                else st for st in statements]
+    if said.reports_fix:
         named = {_normalise(r, thread, cfg) for r in find_refs(text, thread.repo)}
         counters["lowered_by_fix_report"] += 1
         return [replace(st, scored=fixed_later(st.scored, cfg)) if st.scored and st.key not in named else st

@@ -36,6 +36,7 @@ class Signal(str, Enum):
     SAME_AS = "same_as_wording"  # "this is the same bug as #N": weaker than "duplicate of"
     ANTECEDENT = "target_named_before_cue"
     EARLIER_REFERENCE = "target_from_earlier_comment"  # "closing as dup." after a comment naming one issue
+    STILL_OPEN = "issue_still_open"  # nobody closed it: the suggestion was not acted on
     FIXED_SEPARATELY = "fixed_separately"  # a later comment reports a fix, or a merge bot closed it
     HEDGED = "hedged"
     DRIVE_BY = "drive_by"
@@ -142,12 +143,13 @@ class LinkConfig:
     w_state_reason: float = 1.5
     w_label: float = 1.5
     w_several_authors: float = 0.5
-    w_drive_by: float = -0.5
-    w_hedged: float = -0.75
+    w_drive_by: float = -0.25
+    w_hedged: float = -0.5
     w_confirmed_later: float = 1.0
     w_antecedent: float = -0.25
     w_same_as: float = -0.75
-    w_fixed_separately: float = -1.5
+    w_fixed_separately: float = -0.5
+    w_still_open: float = -1.0
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
     w_earlier_reference: float = -0.5

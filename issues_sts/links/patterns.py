@@ -27,8 +27,9 @@ _GH_ISSUE_URL = re.compile(
 )
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
+_CROSS_HINT = re.compile(r"/[\w.-]+#\d")
 _SHORT = re.compile(r"(?<![\w&#/])(?:#|GH-)(\d+)\b", re.I)
-_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b", re.I)
+_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,18 @@ def _url_ref(url: str, repo: str, start: int, end: int) -> Ref | None:
 
 
 def _mask(text: str, spans: list[tuple[int, int]]) -> str:
-    chars = list(text)
-    for start, end in spans:
-        chars[start:end] = " " * (end - start)
-    return "".join(chars)
+    """Blank out `spans` (same length, so positions stay valid)."""
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in sorted(spans):
+        if start < last:
+            start = last
+        parts.append(text[last:start])
+        parts.append(" " * max(0, end - start))
+        last = max(last, end)
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
@@ -75,14 +84,15 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
             refs.append(ref)
         taken.append(m.span())
     text = _mask(text, taken)
-    for m in _CROSS.finditer(text):
+    for m in _CROSS.finditer(text) if _CROSS_HINT.search(text) else ():
         refs.append(Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "unknown", m.start(), m.end()))
         taken.append(m.span())
     text = _mask(text, taken)
     patterns = (_SHORT, _BARE) if bare else (_SHORT,)
     for pattern in patterns:
         for m in pattern.finditer(text):
-            refs.append(Ref(repo, int(m.group(1)), "unknown", m.start(), m.end()))
+            number = m.group(1) or m.group(m.lastindex or 1)
+            refs.append(Ref(repo, int(number), "unknown", m.start(), m.end()))
     return sorted(refs, key=lambda r: r.start)
 
 
@@ -96,13 +106,14 @@ _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
 _WORDING = re.compile(
     r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
-    r"|\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+    r"|\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
+    r"|\bsuper(?:s|c)eded\s+by\b",
     re.I,
 )
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
-    r"\bsame\s+(?:(?:exact|underlying|root|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
-    r"failure|cause|one|ticket|report|request|regression|segfault)\s+)?as\b",
+    r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
+    r"failure|one|ticket|report|request|regression|segfault)\s+)?as\b",
     re.I,
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
@@ -281,10 +292,34 @@ _FIX_REPORT = re.compile(
 )
 
 
-def find_outcome(text: str) -> tuple[bool, bool]:
-    """(reopens, reports_fix) of one cleaned comment: "Reopening, ..." undoes a duplicate
-    close; "Fixed by #N" / "this is fixed now" says the issue ended with its own fix."""
-    return bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text))
+_DISAGREES = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
+    r"|\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
+    r"|\b(?:the\s+two|these|they|both)\s+(?:bugs?\s+|issues?\s+)?(?:are|seem|look)\s+(?:\w+\s+)?"
+    r"(?:independent|different|unrelated|distinct|separate)\b"
+    r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
+    r"(?:bug|issue|problem|thing|cause)\b"
+    r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b",
+    re.I,
+)
+_AGREES = re.compile(
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right|correct|confirmed|you'?re\s+right)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a comment without a claim says about the claims before it."""
+
+    reopens: bool  # "Reopening, ..." undoes a duplicate close
+    reports_fix: bool  # "Fixed by #N" / "this is fixed now": it ended with a fix of its own
+    disagrees: bool  # "No, the two bugs are independent."
+    agrees: bool  # "Yes." (to the suggestion just above)
+
+
+def find_outcome(text: str) -> Outcome:
+    return Outcome(bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text)), bool(_DISAGREES.search(text)),
+                   bool(_AGREES.match(text)))
 
 
 def _about_this(text: str, m: re.Match[str]) -> bool:

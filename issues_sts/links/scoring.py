@@ -109,6 +109,8 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
         parts.append((Signal.CLOSED_SOON, cfg.w_closed_soon))
     if confirmed:
         parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
+    if thread.state == "open":
+        parts.append((Signal.STILL_OPEN, cfg.w_still_open))
     if closed_by_merge(thread, cfg):
         parts.append((Signal.FIXED_SEPARATELY, cfg.w_fixed_separately))
     weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}

@@ -9,6 +9,7 @@ the store are excluded (kept and counted), and usable links are grouped into clu
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
@@ -25,8 +26,9 @@ from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
-# A post can carry a claim (cue words) or name the target a later "closing as dup" means.
-_CUE_REGEX = r"(?i)dup|favo|fix|reopen|resolved|#\d|/issues/\d|/pull/\d"
+# Words without which no post of a thread can carry a claim.
+_CUE_REGEX = r"(?i)dup|favou?r|same"
+_CUE = re.compile(_CUE_REGEX)
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
@@ -68,9 +70,15 @@ class LinkTable:
 
 
 # -- reading the store -------------------------------------------------------------
-def _posts_by_issue(store: Store) -> dict[tuple[str, int], list[Post]]:
-    """Comments that can carry a claim or a reference (a cheap pre-filter), by issue."""
-    frame = store.comments_frame().filter(pl.col("body").str.contains(_CUE_REGEX))
+def _posts_by_issue(store: Store, issues: pl.DataFrame) -> dict[tuple[str, int], list[Post]]:
+    """Every comment of the threads where a cue word appears (in a comment or the body): the
+    replies without one ("No, different bug.", "Yes.") still decide what the cue meant."""
+    comments = store.comments_frame()
+    cued = pl.concat([
+        comments.filter(pl.col("body").str.contains(_CUE_REGEX)).select("repo", "number"),
+        issues.filter(pl.col("body").str.contains(_CUE_REGEX)).select("repo", "number"),
+    ]).unique()
+    frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
     for repo, number, login, assoc, body, created, url in frame.select(
         "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
@@ -95,7 +103,7 @@ def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
 def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim."""
-    posts = _posts_by_issue(store)
+    posts = _posts_by_issue(store, issues)
     events = _events_by_issue(store)
     live = issues.filter(pl.col("tombstone").is_null())
     for row in live.iter_rows(named=True):
@@ -105,8 +113,8 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterato
         labels = tuple(row["labels"] or ())
         flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
-                          row["html_url"] or "")] if "dup" in body.lower() or "favo" in body.lower() else []
-        if not (thread_posts or body_post or key in events or flagged):
+                          row["html_url"] or "")]
+        if not (thread_posts or _CUE.search(body) or key in events or flagged):
             continue
         html = row["html_url"] or ""
         yield Thread(
