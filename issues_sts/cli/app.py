@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 from issues_sts import __version__
@@ -49,6 +48,10 @@ EXIT_CODES = """Exit codes: 0 ok, 1 error, 2 bad configuration or usage, 3 crawl
 130 interrupted (run the same command again: crawls resume)."""
 
 
+# typer vendors click; its usage errors share one base class, found without importing internals.
+_CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
@@ -59,14 +62,14 @@ def main(argv: list[str] | None = None) -> None:
             raise
         console.print(f"[red]error:[/red] {exc.one_line()}", markup=True, highlight=False)
         sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(2)
-    except click.exceptions.Abort:
+    except typer.Abort:
         console.print("interrupted")
         sys.exit(130)
+    except _CLICK_EXCEPTION as exc:  # usage errors: click prints them with the usage line
+        exc.show()
+        sys.exit(2)
     except KeyboardInterrupt:
         console.print("interrupted: run the same command again to resume")
         sys.exit(130)
