@@ -281,3 +281,24 @@ def test_a_fault_inside_an_exhausted_window_is_still_a_violation(corpus: Corpus,
         while not any(r.fault == "503" and r.violation for r in gh.log):
             client.get(f"{gh.api_url}/repos/{name}")
         assert all(r.violation for r in gh.log if r.t >= [x for x in gh.log if x.counted][0].t and not r.counted)
+
+
+def test_closing_the_server_cuts_keep_alive_connections(corpus: Corpus, client: httpx.Client) -> None:
+    name = next(iter(corpus.repos))
+    gh = FakeGitHub(corpus)
+    assert client.get(f"{gh.api_url}/repos/{name}").status_code == 200  # the connection stays open
+    gh.close()
+    with pytest.raises(httpx.TransportError):
+        client.get(f"{gh.api_url}/repos/{name}")
+
+
+def test_requests_in_flight_are_measured(corpus: Corpus) -> None:
+    name = next(iter(corpus.repos))
+    slow = FakeSettings(fault_rate=1.0, fault_kinds=("slow",), slow_seconds=0.4)
+    with FakeGitHub(corpus, slow) as gh:
+        def one(_: int) -> int:
+            return httpx.get(f"{gh.api_url}/repos/{name}", headers=AUTH).status_code
+
+        with ThreadPoolExecutor(3) as pool:
+            assert list(pool.map(one, range(3))) == [200, 200, 200]
+        assert gh.stats()["max_in_flight"] == 3

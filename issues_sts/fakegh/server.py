@@ -10,13 +10,15 @@ a *violation* (sent while the bucket was exhausted or a retry-after window was o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import re
+import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -82,6 +84,9 @@ class FakeGitHub:
         self.rest = RestApi(corpus, self.settings, lambda: self.api_url)
         self._graphql: Any = None
         self._log_lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._in_flight = 0
+        self.max_in_flight = 0  # most requests being answered at once (crawlers promise <= 2)
         self._ids = itertools.count(1)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
@@ -106,9 +111,33 @@ class FakeGitHub:
         return self.root_url + ("/api/graphql" if self.settings.enterprise else "/graphql")
 
     def close(self) -> None:
+        """Stop serving and cut open keep-alive connections, as a server going away would."""
         self._httpd.shutdown()
         self._httpd.server_close()
+        with self._log_lock:
+            open_connections = list(self._connections)
+        for connection in open_connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         self._thread.join(timeout=5)
+
+    @contextlib.contextmanager
+    def _flight(self) -> Iterator[None]:
+        with self._log_lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            yield
+        finally:
+            with self._log_lock:
+                self._in_flight -= 1
+
+    def _track(self, connection: socket.socket, alive: bool) -> None:
+        with self._log_lock:
+            if alive:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
 
     def __enter__(self) -> FakeGitHub:
         return self
@@ -128,6 +157,7 @@ class FakeGitHub:
             "by_status": dict(Counter(r.status for r in records)),
             "by_endpoint": dict(Counter(endpoint_of(r.method, r.path) for r in records)),
             "graphql_points": sum(r.cost for r in records if r.bucket == "graphql" and r.counted),
+            "max_in_flight": self.max_in_flight,
         }
 
     def violations(self) -> list[RequestRecord]:
@@ -293,6 +323,15 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         wbufsize = 1 << 16
         disable_nagle_algorithm = True
 
+        def setup(self) -> None:
+            super().setup()
+            server._track(self.connection, alive=True)
+
+        def finish(self) -> None:
+            server._track(self.connection, alive=False)
+            with contextlib.suppress(OSError):
+                super().finish()
+
         def version_string(self) -> str:
             return "GitHub.com"
 
@@ -316,13 +355,14 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if request is None:
                 self._write(error(404, "Not Found"), None, head=False)
                 return
-            answer, record, fault = server.process(request)
-            if record.status == 0:
-                self.close_connection = True
-                return
-            if fault == "slow":
-                time.sleep(server.settings.slow_seconds)
-            self._write(answer, fault, head=request.method == "HEAD")
+            with server._flight():
+                answer, record, fault = server.process(request)
+                if record.status == 0:
+                    self.close_connection = True
+                    return
+                if fault == "slow":
+                    time.sleep(server.settings.slow_seconds)
+                self._write(answer, fault, head=request.method == "HEAD")
 
         def _request(self) -> Request | None:
             length = int(self.headers.get("content-length") or 0)
