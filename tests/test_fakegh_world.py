@@ -79,6 +79,7 @@ def test_duplicates_are_about_the_same_thing_as_their_canonical(world: Corpus) -
             duplicate = repo.issue(number)
             assert canonical["created_at"] < duplicate["created_at"]
             assert duplicate["body"] != canonical["body"]
+            assert duplicate["title"] != canonical["title"]
             other = rng.choice([i for i in originals if i["number"] != target])
             closer += _similarity(duplicate, canonical) > _similarity(duplicate, other)
             pairs += 1

@@ -179,7 +179,8 @@ class RepoBuilder:
         t = draft.created
         for _ in range(count):
             t = self.later(t, 4)
-            draft.comment(t, self.commenter(), T.chatter(self.rng, draft.topic))
+            who = self.commenter()
+            draft.comment(t, who, T.chatter(self.rng, draft.topic, who.association))
         if self.rng.random() < 0.04:
             draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
 
@@ -247,6 +248,10 @@ class RepoBuilder:
         original = owner.drafts[target]
         topic = T.reword(self.rng, original.topic)
         draft = self.new_draft(number, created, topic)
+        for _ in range(4):  # another reporter rarely picks the very same title
+            if draft.title != original.title:
+                break
+            draft.title = T.title(self.rng, topic)
         draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
         self.truth[number] = (owner.full_name, target)
         if owner is self:

@@ -235,20 +235,24 @@ def log_block(rng: random.Random, topic: Topic) -> str:
 
 
 # -- comments --------------------------------------------------------------------------------
-CHATTER = (
-    "Thanks for the report! Could you share the full output with `--verbose`?",
+USER_LINES = (
     "I can reproduce this on {os}.",
     "Same here after upgrading to {version}.",
     "Any update on this?",
     "+1, this is blocking us.",
     "A workaround for now is to pin the previous release.",
+    "Here's a smaller reproduction:\n\n```\n{api}\n```\n\nstill fails the same way.",
+    "Also seeing this on {os}, with a slightly different stack trace.",
+)
+MAINTAINER_LINES = (
+    "Thanks for the report! Could you share the full output with `--verbose`?",
     "Looks like the {component} is the culprit; I'll take a look this week.",
     "Could you try the latest main branch? A related fix landed yesterday.",
     "Confirmed. The {api} path doesn't handle this case.",
     "I'm not able to reproduce with the snippet above on {os}. Which version are you on?",
     "Fixed in {version}, please reopen if you still see it.",
-    "Here's a smaller reproduction:\n\n```\n{api}\n```\n\nstill fails the same way.",
 )
+MAINTAINERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
 
 STALE = (
@@ -257,9 +261,11 @@ STALE = (
 )
 
 
-def chatter(rng: random.Random, topic: Topic) -> str:
+def chatter(rng: random.Random, topic: Topic, association: str) -> str:
+    """A comment that is not about duplicates, in the voice of a maintainer or a user."""
     w = words(topic) | {"os": rng.choice(V.OSES)}
-    return rng.choice(CHATTER).format(**w)
+    pool = MAINTAINER_LINES if association in MAINTAINERS else USER_LINES
+    return rng.choice(pool).format(**w)
 
 
 PR_TITLES = ("Fix {error_short} in {component}", "{component}: handle the case {trigger}",
