@@ -175,3 +175,27 @@ def test_the_duplicate_query_is_valid_on_githubs_real_schema(corpus: Corpus, sha
         # A field GitHub serves but the fake does not: GitHub's schema accepts it, ours refuses.
         unserved = ask(gh, "{ repository(owner: \"a\", name: \"b\") { stargazerCount } }").json()
         assert "stargazerCount" in unserved["errors"][0]["message"]
+
+
+@pytest.mark.shared
+def test_the_fakes_schema_is_a_subset_of_githubs(shared_dir: Path) -> None:
+    """Every type, field and argument the fake serves exists on GitHub with the same type."""
+    schema_path = shared_dir / "reference" / "github-graphql" / "schema.graphql"
+    if not schema_path.is_file():
+        pytest.skip(f"GitHub's GraphQL schema is absent ({schema_path})")
+    real = load_schema(str(schema_path), True)
+    own = load_schema(str(Path(issues_sts.fakegh.__file__).parent / "schema.graphql"), False)
+    for name, own_type in own.type_map.items():
+        if name.startswith("__"):
+            continue
+        assert name in real.type_map, name
+        real_type = real.type_map[name]
+        for field_name, field in getattr(own_type, "fields", {}).items():
+            real_field = real_type.fields[field_name]  # type: ignore[union-attr]
+            assert str(real_field.type) == str(field.type), f"{name}.{field_name}"
+            for arg_name, arg in getattr(field, "args", {}).items():
+                assert str(real_field.args[arg_name].type) == str(arg.type), f"{name}.{field_name}({arg_name})"
+        for value in getattr(own_type, "values", {}):
+            assert value in real_type.values, f"{name}.{value}"  # type: ignore[union-attr]
+        if hasattr(own_type, "types"):
+            assert {t.name for t in own_type.types} <= {t.name for t in real_type.types}, name  # type: ignore[union-attr]
