@@ -121,10 +121,11 @@ _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
 _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older old original
     earlier previous same see at in to with is it's its as basically essentially just mostly
     probably likely possibly maybe perhaps i think believe of: tracked upstream already
-    combination some both either here over pr pull request"""
+    combination some both either here over pr pull request against more modern newer general generic
+    other main broader canonical umbrella tracking meta larger bigger long-standing"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
-_GAP_PUNCT = frozenset(":,;(-—.#[*_")
+_GAP_PUNCT = frozenset(":,;(-—.#[*_?")
 _LIST_SEP = re.compile(r"^[\s,;/&+*_()]*(?:(?:and|or|and/or|plus)\b[\s,;/&+*_()]*)?$", re.I)
 _HEDGE = re.compile(
     r"\b(?:probabl[ey]|possibl[ey]|possibility|might|may|maybe|perhaps|looks?\s+like|seems?|"
@@ -213,7 +214,7 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> li
     if not following:
         return []
     first = following[0]
-    gap = text[cue_end:first.start]
+    gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
     if (strict and gap.strip()) or not _gap_ok(gap):
         return []
     chosen = [first]
@@ -295,7 +296,7 @@ _FIX_REPORT = re.compile(
 _DISAGREES = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
     r"|\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
-    r"|\b(?:the\s+two|these|they|both)\s+(?:bugs?\s+|issues?\s+)?(?:are|seem|look)\s+(?:\w+\s+)?"
+    r"|\b(?:the\s+two|these|both|the)\s+(?:bugs|issues|problems|ones|crashes|errors|reports)\s+(?:are|seem|look)\s+(?:\w+\s+)?"
     r"(?:independent|different|unrelated|distinct|separate)\b"
     r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
     r"(?:bug|issue|problem|thing|cause)\b"
