@@ -126,3 +126,28 @@ def test_tampered_build_is_refused(built: Path, hub: FakeHub, tmp_path: Path) ->
     with pytest.raises(HubError, match="differs from the build's manifest"):
         push_dataset(copy, REPO, TOKEN, endpoint=hub.url)
     assert not hub.repos
+
+
+IN_PROCESS = """
+import json, sys
+from pathlib import Path
+from issues_sts.hub.fake import serve_fake_hub
+from issues_sts.hub.push import push_dataset
+with serve_fake_hub(token=sys.argv[2], lfs=False) as fake:
+    result = push_dataset(Path(sys.argv[1]), sys.argv[3], sys.argv[2], endpoint=fake.url)
+    files = {k: v.hex() for k, v in fake.files("dataset", sys.argv[3]).items()}
+    print(json.dumps({"url": result.url, "base": fake.url, "files": files, "lfs": len(fake.lfs)}))
+"""
+
+
+def test_in_process_push_with_xet_on_commits_regular_files(built: Path, tmp_path: Path) -> None:
+    # What the offline demo does: one process, server and client together, Xet left on.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
+    env |= {"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_HUB_OFFLINE": "0"}
+    done = subprocess.run([sys.executable, "-c", IN_PROCESS, str(built), TOKEN, REPO], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["url"] == f"{got['base']}/datasets/{REPO}" and got["lfs"] == 0
+    local = {p.relative_to(built).as_posix(): p.read_bytes().hex() for p in built.rglob("*") if p.is_file()}
+    assert {k: v for k, v in got["files"].items() if k != ".gitattributes"} == local

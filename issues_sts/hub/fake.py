@@ -3,7 +3,8 @@
 It is a real HTTP server on 127.0.0.1 that answers the endpoints the real
 `huggingface_hub` client (and `datasets.load_dataset`) use to create a repository, upload
 files (regular files inline in the commit, or Git LFS objects through the batch API with the
-Xet path disabled: ``HF_HUB_DISABLE_XET=1``), commit, list, describe and download:
+Xet path disabled: ``HF_HUB_DISABLE_XET=1``; or, with ``lfs=False``, every file inline in the
+commit, which any client accepts), commit, list, describe and download:
 
     POST /api/repos/create                       POST /api/validate-yaml
     POST /api/{type}s/{id}/preupload/{rev}       POST /{prefix}{id}.git/info/lfs/objects/batch
@@ -80,8 +81,11 @@ class Repo:
 class FakeHub:
     """The server's state; thread-safe through one lock."""
 
-    def __init__(self, token: str | None = "hf_fake_token", user: str = "tester") -> None:
+    def __init__(self, token: str | None = "hf_fake_token", user: str = "tester", lfs: bool = True) -> None:
         self.token = token
+        # lfs=False answers "regular" for every file: the client then commits contents inline and
+        # never takes its Xet upload path, which this fake does not speak (Xet on, in-process use).
+        self.lfs_enabled = lfs
         self.user = user
         self.url = ""
         self.repos: dict[tuple[str, str], Repo] = {}
@@ -213,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         current = snapshot[1] if snapshot else {}
         files = []
         for item in json.loads(body)["files"]:
-            lfs = item["path"].endswith(LFS_SUFFIXES) or item["size"] > 10_000_000
+            lfs = self.hub.lfs_enabled and (item["path"].endswith(LFS_SUFFIXES) or item["size"] > 10_000_000)
             old = current.get(item["path"])
             oid = (old.sha256 if old.lfs else old.oid) if old else None
             files.append({"path": item["path"], "uploadMode": "lfs" if lfs else "regular",
@@ -383,9 +387,12 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_fake_hub(token: str | None = "hf_fake_token", port: int = 0) -> Iterator[FakeHub]:
-    """Run a fake Hub on 127.0.0.1 (a free port unless given) for the duration of the block."""
-    hub = FakeHub(token=token)
+def serve_fake_hub(token: str | None = "hf_fake_token", port: int = 0, *, lfs: bool = True) -> Iterator[FakeHub]:
+    """Run a fake Hub on 127.0.0.1 (a free port unless given) for the duration of the block.
+
+    `lfs=True` needs a client with ``HF_HUB_DISABLE_XET=1`` (set before importing
+    huggingface_hub); `lfs=False` works with any client (every file committed inline)."""
+    hub = FakeHub(token=token, lfs=lfs)
     server = _Server(hub, port)
     hub.url = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, name="fake-hub", daemon=True)
@@ -401,8 +408,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Run a loopback fake Hugging Face Hub.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token", default="hf_fake_token")
+    parser.add_argument("--no-lfs", action="store_true", help="commit every file inline (clients with Xet on)")
     args = parser.parse_args()
-    with serve_fake_hub(token=args.token, port=args.port) as hub:
+    with serve_fake_hub(token=args.token, port=args.port, lfs=not args.no_lfs) as hub:
         print(f"fake hub at {hub.url} (token {args.token}); Ctrl-C to stop", flush=True)
         threading.Event().wait()
 
