@@ -47,7 +47,11 @@ def _components(n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    return np.array([find(i) for i in range(n)], dtype=np.int64) if n else parent
+    while True:  # pointer jumping, vectorised: every index ends at its root
+        jumped = parent[parent]
+        if np.array_equal(jumped, parent):
+            return parent
+        parent = jumped
 
 
 def issue_groups(texts: pl.DataFrame, positives: pl.DataFrame, clusters: pl.DataFrame) -> pl.DataFrame:
