@@ -200,3 +200,12 @@ def test_the_registry_builds_and_reloads_ran(tmp_path: Path) -> None:
     assert isinstance(build_encoder(tmp_path / "saved"), RanEncoder)
     with pytest.raises(TrainingError, match="does not apply to RAN"):
         build_encoder("ran-tiny", pooling="cls")
+
+
+def test_runs_and_backpropagates_under_bf16_autocast() -> None:
+    encoder = tiny().train()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = encoder(batch(40, 5))
+    out["sentence_embedding"].float().pow(2).sum().backward()
+    assert torch.isfinite(out["sentence_embedding"].float()).all()
+    assert encoder.backbone.cell_initializer.grad is not None
