@@ -122,7 +122,7 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     earlier previous same see at in to with is it's its as basically essentially just mostly
     probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
-    other main broader canonical umbrella tracking meta larger bigger long-standing"""
+    other main broader canonical umbrella tracking meta larger bigger long standing known open"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
@@ -226,12 +226,14 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> li
 
 
 def _is_hedged(text: str, cue_start: int, end: int) -> bool:
-    """Hedges count anywhere in the claim's sentence except inside parentheses (a remark
-    like "(I believe because of X)" is about the cause, not the duplicate); a question
-    mark closing the sentence hedges it too."""
+    """Hedges count in the claim's sentence up to its reference, plus a short tail, never
+    inside parentheses (a remark like "(I believe because of X)" is about the cause, not
+    the duplicate); a question mark closing the sentence hedges it too."""
     s, e = _sentence_bounds(text, cue_start, end)
-    sentence = _PARENTHESES.sub(" ", text[s:e])
-    return bool(_HEDGE.search(sentence)) or "?" in text[end:e + 1]
+    # after the reference only a short tail counts ("dup of #4, I think"), not a relative
+    # clause about the target ("dup of #4 which I suspect was closed by accident")
+    claim = _PARENTHESES.sub(" ", text[s:end]) + " " + _PARENTHESES.sub(" ", text[end:e])[:12]
+    return bool(_HEDGE.search(claim)) or "?" in text[end:e + 1]
 
 
 def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
