@@ -44,9 +44,13 @@ class Response:
     cost: int = 1
 
     def body(self) -> bytes:
+        """The serialised payload (computed once: the ETag and the write both need it)."""
         if self.payload is None:
             return b""
-        return dumps(self.payload)
+        cached = self.__dict__.get("_body")
+        if cached is None or cached[0] is not self.payload:
+            cached = self.__dict__["_body"] = (self.payload, dumps(self.payload))
+        return cached[1]
 
 
 def error(status: int, message: str, docs: str = DOCS, **extra: Any) -> Response:
