@@ -130,7 +130,7 @@ _LIST_SEP = re.compile(r"^[\s,;/&+*_()]*(?:(?:and|or|and/or|plus)\b[\s,;/&+*_()]
 _HEDGE = re.compile(
     r"\b(?:probabl[ey]|possibl[ey]|possibility|might|may|maybe|perhaps|looks?\s+like|seems?|"
     r"i\s+think|i\s+believe|i\s+guess|suspect|could\s+be|likely|not\s+sure|potential(?:ly)?|"
-    r"appears?\s+to|similar)\b",
+    r"appears?\s+to|similar|sort\s+of|kind\s+of|almost)\b",
     re.I,
 )
 _NEGATION = re.compile(
@@ -166,7 +166,7 @@ _NOUN_BEFORE = re.compile(
 )
 _UNTARGETED_AFTER = re.compile(
     r"^\s*(?:here|then|now|again|too|instead|after\s+all|at\s+all|though|either|for\s+now|really)?\s*"
-    r"(?:[.,;:!)?]|$|\n)",
+    r"(?:[.,;:!)?]|$|\n)|^\s*of\s+(?:that|it|those)\b",
     re.I,
 )
 _PARENTHESES = re.compile(r"\([^()]*\)")
