@@ -128,7 +128,7 @@ class HardMode:
 
     postings: pl.DataFrame
     query_terms: int = 24
-    max_df: int = 100
+    max_df: int = 1000
 
 
 def _sample_hard(rng: np.random.Generator, pool: np.ndarray, need: int, issues: IssueArrays,
