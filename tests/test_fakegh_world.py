@@ -105,6 +105,7 @@ def test_duplicate_evidence_is_phrased_many_ways(world: Corpus) -> None:
     assert any(re.search(r"[\w-]+/[\w-]+#\d+", t) for t in texts)  # cross-repository
     assert any("#issuecomment-" in t for t in texts)
     assert any(t.startswith(("Not a duplicate of", "Related to", "See #")) for t in texts)  # hard negatives
+    assert any(t.startswith("> Duplicate of #") for t in texts)  # a quoted, rejected guess
     bodies = [i["body"] for r in world.repos.values() for i in r.issues]
     assert any("Duplicate of #" in b and "<!--" in b for b in bodies)  # template leftovers
     assert any("Fixes #{issue number}" in b for b in bodies)

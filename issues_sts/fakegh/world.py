@@ -202,14 +202,23 @@ class RepoBuilder:
         self.originals.append(number)
         draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
         if self.rng.random() < self.cfg.hard_negative_rate and number > 1:
-            other = self.rng.randrange(1, number)
-            ref = D.Ref(self.full_name, other, self.full_name)
-            draft.comment(self.later(created, 2), self.commenter(), D.pick(self.rng, D.NEGATIVE, ref))
+            self.hard_negative(draft, self.rng.randrange(1, number))
         if self.rng.random() < self.cfg.unmarked_rate and number > 1:
             self.unmarked(draft, self.rng.randrange(1, number))
         elif self.rng.random() < 0.55:
             reason = "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
             draft.close(self.later(draft.last_activity(), 20), self.member(), reason)
+
+    def hard_negative(self, draft: Draft, other: int) -> None:
+        """Mentions of another issue that do NOT make this one a duplicate."""
+        ref = D.Ref(self.full_name, other, self.full_name)
+        t = self.later(draft.created, 2)
+        if self.rng.random() < 0.2:  # a user's guess, quoted and rejected by a maintainer
+            guess = D.render("Duplicate of {short}", ref)
+            draft.comment(t, self.rng.choice(self.users), guess)
+            draft.comment(self.later(t, 1), self.member(), f"> {guess}\n\n" + D.pick(self.rng, D.DENIAL, ref))
+        else:
+            draft.comment(t, self.commenter(), D.pick(self.rng, D.NEGATIVE, ref))
 
     def unmarked(self, draft: Draft, other: int) -> None:
         ref = D.Ref(self.full_name, other, self.full_name)

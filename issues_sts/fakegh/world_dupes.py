@@ -64,6 +64,11 @@ NEGATIVE = (
     "Similar symptoms to {short}, but a different cause, so keeping this open.",
     "cc {short}",
 )
+DENIAL = (
+    "No, {short} is a different problem (other component). Keeping this open.",
+    "I don't think so: {short} was fixed already and this still happens on main.",
+    "Not the same: {short} is about startup, this is about shutdown.",
+)
 RETARGET_FIRST = ("Duplicate of {short}", "Closing as a duplicate of {short}.")
 RETARGET_FIX = (
     "Oops, wrong number. This is a duplicate of {short}",

@@ -252,6 +252,18 @@ MAINTAINER_LINES = (
     "I'm not able to reproduce with the snippet above on {os}. Which version are you on?",
     "Fixed in {version}, please reopen if you still see it.",
 )
+FEATURE_USER_LINES = (
+    "+1, we'd use {feature} every day.",
+    "Any news on this? It would simplify our setup a lot.",
+    "I hacked around it with a wrapper around {api} for now.",
+    "Would love this too, especially for the {component}.",
+)
+FEATURE_MAINTAINER_LINES = (
+    "Sounds reasonable. A PR is welcome; the {component} lives under `src/`.",
+    "We discussed this in the last sync: {feature} is on the roadmap for {version}.",
+    "Not sure this belongs in core; could it be a plugin?",
+    "Thanks for the suggestion! Labeling as enhancement.",
+)
 MAINTAINERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
 
@@ -264,7 +276,11 @@ STALE = (
 def chatter(rng: random.Random, topic: Topic, association: str) -> str:
     """A comment that is not about duplicates, in the voice of a maintainer or a user."""
     w = words(topic) | {"os": rng.choice(V.OSES)}
-    pool = MAINTAINER_LINES if association in MAINTAINERS else USER_LINES
+    maintainer = association in MAINTAINERS
+    if topic.kind == "feature":
+        pool = FEATURE_MAINTAINER_LINES if maintainer else FEATURE_USER_LINES
+    else:
+        pool = MAINTAINER_LINES if maintainer else USER_LINES
     return rng.choice(pool).format(**w)
 
 
