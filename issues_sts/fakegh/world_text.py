@@ -277,6 +277,7 @@ def chatter(rng: random.Random, topic: Topic, association: str) -> str:
     """A comment that is not about duplicates, in the voice of a maintainer or a user."""
     w = words(topic) | {"os": rng.choice(V.OSES)}
     maintainer = association in MAINTAINERS
+    pool: tuple[str, ...]
     if topic.kind == "feature":
         pool = FEATURE_MAINTAINER_LINES if maintainer else FEATURE_USER_LINES
     else:
