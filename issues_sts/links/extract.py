@@ -155,7 +155,9 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     text = text_mod.clean(post.body)
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
-    if said.reopens or said.disagrees:
+    if said.disagrees and not said.reopens and _after_final_close(thread, post):
+        counters["ignored:dispute_after_close"] += 1  # nobody reopened: the duplicate close stands
+    elif said.reopens or said.disagrees:
         counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(earlier)
         who = said.reopens or bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
@@ -170,6 +172,12 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
         return [replace(st, scored=fixed_later(st.scored, cfg)) if st.scored and st.key not in named else st
                 for st in statements]
     return statements
+
+
+def _after_final_close(thread: Thread, post: Post) -> bool:
+    closed = parse_time(thread.closed_at)
+    when = parse_time(post.created_at)
+    return thread.state == "closed" and closed is not None and when is not None and when > closed
 
 
 def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig) -> Ref | None:
@@ -274,14 +282,15 @@ def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list
     return _choose_canonical(links, ranks, cfg)
 
 
-Rank = tuple[bool, bool, bool, str]
+Rank = tuple[bool, bool, str]
 
 
 def _rank(group: list[Statement]) -> Rank:
-    """Which surviving target is the thread's canonical: an event first, then one backed by
-    someone with standing, then an unhedged one, then the one established last."""
-    return (any(st.from_event for st in group), any(st.standing for st in group),
-            any(not st.hedged for st in group), max(st.time for st in group))
+    """Which surviving target is the thread's canonical: an event first, then the one
+    established last ("dup of A", later "actually dup of B": B, whoever wrote it); a merely
+    hedged suggestion does not displace a firm one."""
+    firm = [st for st in group if not st.hedged or (st.scored and Signal.CONFIRMED_LATER in st.scored.signals)]
+    return (any(st.from_event for st in group), bool(firm), max(st.time for st in firm or group))
 
 
 def _choose_canonical(links: list[DuplicateLink], ranks: list[Rank], cfg: LinkConfig) -> list[DuplicateLink]:

@@ -148,7 +148,7 @@ class LinkConfig:
     w_confirmed_later: float = 1.0
     w_antecedent: float = -0.25
     w_same_as: float = -0.75
-    w_fixed_separately: float = -0.5
+    w_fixed_separately: float = -1.0
     w_still_open: float = -1.0
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")

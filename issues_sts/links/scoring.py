@@ -127,8 +127,9 @@ def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
 
 
 def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:
-    """A later comment reports that the issue was fixed on its own."""
-    if Signal.FIXED_SEPARATELY in scored.signals:
+    """A later comment reports that the issue was fixed on its own. It says nothing
+    against the claim of the person who closed the issue (their close was the duplicate close)."""
+    if Signal.FIXED_SEPARATELY in scored.signals or Signal.CLOSING_ACTOR in scored.signals:
         return scored
     return Scored(scored.score + cfg.w_fixed_separately, scored.signal, (*scored.signals, Signal.FIXED_SEPARATELY))
 
