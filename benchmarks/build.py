@@ -88,12 +88,15 @@ def tokenizer_throughput(store: Path, n_texts: int) -> dict[str, float]:
     sample = texts["text"].head(n_texts).to_list()
     tokenizer = load_tokenizer(None)
     tokenizer.encode_batch_fast(sample[:256])  # warm-up
-    start = time.perf_counter()
-    ours = token_lengths(tokenizer, sample)
-    ours_s = time.perf_counter() - start
-    start = time.perf_counter()
-    raw = [len(e.ids) for e in tokenizer.encode_batch(sample)]
-    raw_s = time.perf_counter() - start
+    # The machine is shared: alternate the two, three rounds, and keep each one's best time.
+    ours_s = raw_s = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        ours = token_lengths(tokenizer, sample)
+        ours_s = min(ours_s, time.perf_counter() - start)
+        start = time.perf_counter()
+        raw = [len(e.ids) for e in tokenizer.encode_batch(sample)]
+        raw_s = min(raw_s, time.perf_counter() - start)
     assert ours.tolist() == raw, "token_lengths disagrees with the raw encoder"
     chars = sum(map(len, sample))
     return {"texts": len(sample), "mean_chars": chars / len(sample), "ours_texts_per_s": len(sample) / ours_s,
