@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from issues_sts.fakegh.http_types import Request, Response
 from issues_sts.fakegh.settings import FakeSettings
 
 OWN_SCHEMA = Path(__file__).with_name("schema.graphql")
-REAL_SCHEMA = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "github-graphql" / "schema.graphql"
+REAL_SCHEMA_IN_SHARED = Path("reference") / "github-graphql" / "schema.graphql"
 
 
 @functools.lru_cache(maxsize=4)
@@ -51,7 +52,12 @@ def _type_of(value: Any, info: Any, abstract: Any) -> str:
 
 
 def real_schema_path(settings: FakeSettings) -> Path | None:
-    path = Path(settings.schema_path) if settings.schema_path else REAL_SCHEMA
+    """`settings.schema_path`, else GitHub's SDL in ../shared (or $ISSUES_STS_SHARED), if present."""
+    if settings.schema_path:
+        path = Path(settings.schema_path)
+    else:
+        shared = os.environ.get("ISSUES_STS_SHARED") or Path(__file__).resolve().parents[2].parent / "shared"
+        path = Path(shared) / REAL_SCHEMA_IN_SHARED
     return path if path.is_file() else None
 
 
