@@ -175,11 +175,15 @@ def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
     (["--store", "{store}", "--tokenizer", "{tmp}/no-tokenizer"], 2, "cannot load tokenizer"),
     (["--store", "{store}", "--out", "{tmp}/foreign"], 6, "did not write"),
     (["--store", "{store}", "--negatives", "nope"], 2, "--negatives"),
+    (["--store", "{tmp}/empty"], 3, "holds no issues"),
+    (["--store", "{tmp}/nodups"], 6, "no usable duplicate links"),
 ])
 def test_cli_errors_are_one_line(args: list[str], code: int, needle: str, store_dir: Path, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "file.txt").write_text("x")
+    Store.open(tmp_path / "empty", create=True).close()
+    make_store(tmp_path / "nodups", with_duplicates=False)
     argv = ["build", "--quiet", "--out", str(tmp_path / "out")] + [a.format(tmp=tmp_path, store=store_dir) for a in args]
     with pytest.raises(SystemExit) as exc:
         main(argv)
