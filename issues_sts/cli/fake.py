@@ -38,13 +38,14 @@ def fake_github_command(
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."),
     rate_limit: int = typer.Option(5000, "--rate-limit", help="Core requests (and GraphQL points) per window."),
     reset_seconds: float = typer.Option(3600.0, "--reset-seconds", help="Rate-limit window length in seconds."),
+    secondary_every: int | None = typer.Option(None, "--secondary-every", help="Answer every Nth request with a secondary-limit 403 (retry-after: 60)."),
     fault_rate: float = typer.Option(0.0, "--fault-rate", help=f"Share of requests answered with a fault ({', '.join(FAULT_KINDS)})."),
     enterprise: bool = typer.Option(False, "--enterprise", help="Serve under /api/v3 like GitHub Enterprise Server."),
 ) -> None:
     try:
         settings = FakeSettings(
             tokens=frozenset({token}), rate_limit={"core": rate_limit, "graphql": rate_limit, "search": 30},
-            reset_seconds=reset_seconds, fault_rate=fault_rate, graphql=not no_graphql, enterprise=enterprise,
+            reset_seconds=reset_seconds, secondary_limit_every=secondary_every, fault_rate=fault_rate, graphql=not no_graphql, enterprise=enterprise,
         )
     except ValueError as exc:
         raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
