@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import torch
 
 from training.models.bert import BertEncoder, offline_backbone, tiny_bert
+
+# One thread: on a shared 2-core machine, more threads contend and run many times slower.
+torch.set_num_threads(1)
 
 TOPICS = ["crash", "compile", "borrow", "async", "macro", "trait", "lifetime", "cargo", "doc", "panic"]
 FILLER = ["the", "a", "when", "with", "error", "fails", "on", "build", "run", "using", "after", "update", "version", "nightly", "stable"]

@@ -31,7 +31,7 @@ from issues_sts.errors import TrainingError
 from training.config import TrainConfig
 from training.data import load_pairs
 from training.evaluation import SimilarityEvaluator
-from training.models import build_encoder
+from training.models import build_encoder, encoder_type
 from training.plots import plot_similarity_density
 from training.trainer import train
 
@@ -139,7 +139,11 @@ def run_ablation(config: AblationConfig) -> AblationResult:
     root = Path(config.base.output)
     root.mkdir(parents=True, exist_ok=True)
     (root / "ablation_config.json").write_text(config.model_dump_json(indent=2) + "\n")
-    rows = [run_variant(config, name) for name in expand_variants(config.variants)]
+    names = expand_variants(config.variants)
+    if encoder_type(config.base.model or "") == "ran":
+        # RAN pools its own window cells: BERT pooling variants do not apply.
+        names = [n for n in names if VARIANTS[n][2] is None]
+    rows = [run_variant(config, name) for name in names]
     table = root / "ablation.md"
     table.write_text(render_markdown(rows, config.split))
     (root / "ablation.json").write_text(json.dumps(rows, indent=2) + "\n")
