@@ -200,6 +200,8 @@ class RepoBuilder:
         kind = "feature" if self.rng.random() < self.cfg.feature_rate else "bug"
         draft = self.new_draft(number, created, self.fresh_topic(kind))
         self.originals.append(number)
+        if self.rng.random() < 0.02:  # GitHub serves empty and null bodies too
+            draft.body = self.rng.choice(("", None))
         draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
         if self.rng.random() < self.cfg.hard_negative_rate and number > 1:
             self.hard_negative(draft, self.rng.randrange(1, number))
@@ -321,7 +323,7 @@ class RepoBuilder:
         return t
 
     def _in_body(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
-        draft.body = D.pick(self.rng, D.HEDGED, ref) + "\n\n" + draft.body
+        draft.body = D.pick(self.rng, D.HEDGED, ref) + "\n\n" + (draft.body or "")
         draft.comment(t, closer, self.rng.choice(D.CONFIRM))
         return t
 

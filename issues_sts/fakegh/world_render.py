@@ -68,7 +68,7 @@ class Draft:
     number: int
     topic: Topic
     title: str
-    body: str
+    body: str | None
     author: Person
     created: float
     is_pr: bool = False

@@ -168,7 +168,19 @@ def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
                  env, "", "### Code of Conduct", "", "- [X] I agree to follow this project's Code of Conduct"]
     else:
         parts = [intro, "", code, "", "Output:", "", trace, "", expected, "", env]
+    if rng.random() < 0.08:
+        parts += ["", full_log(rng, topic)]
     return "\n".join(parts + _leftover(rng))
+
+
+def full_log(rng: random.Random, topic: Topic) -> str:
+    """A long pasted log in a collapsed <details> block: the long tail of issue lengths."""
+    _, noun, verb = topic.component
+    count = rng.randrange(40, 220)
+    lines = [f"[{i * 37 % 60:02d}.{i * 7919 % 1000:03d}] DEBUG {noun}: {verb} step {i} "
+             f"(queue={rng.randrange(0, 64)}, took {rng.randrange(1, 900)}ms)" for i in range(count)]
+    lines.append(f"[{count % 60:02d}.000] ERROR {topic.error_short}")
+    return "\n".join(["<details><summary>Full log</summary>", "", "```", *lines, "```", "", "</details>"])
 
 
 def _leftover(rng: random.Random) -> list[str]:
