@@ -189,7 +189,7 @@ class FakeGitHub:
             return self._finish(request, now, refusal, identity, counted=False, violation=admission.violation)
         if admission.outcome == "not_modified":
             answer = Response(304, None, {"etag": answer.headers["etag"]}, bucket=bucket)
-            return self._finish(request, now, answer, identity, counted=False, violation=False, fault=fault)
+            return self._finish(request, now, answer, identity, counted=False, violation=False)
         return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault)
 
     def _identity(self, request: Request) -> tuple[str, Response | None]:
