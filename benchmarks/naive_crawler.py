@@ -7,6 +7,7 @@ stores what it gets in the same store, so its cost is comparable with `issues-st
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ class NaiveResult:
     comments: int = 0
     seconds: float = 0.0
     finished: bool = True
+    planned: int = 0  # requests the whole crawl takes: list pages + every issue's comment pages
 
 
 def _get(http: httpx.Client, url: str, result: NaiveResult) -> httpx.Response:
@@ -56,6 +58,7 @@ def naive_crawl(api_url: str, token: str, repo: str, store_dir: Path, *, deadlin
             store.write_page(repo, issues=items)
             numbers += [item["number"] for item in items]
             result.items += len(items)
+            result.planned += 1 + sum(max(1, math.ceil(i.get("comments", 0) / 100)) for i in items)
             url = next_url(response.headers.get("link"))
         for number in numbers:
             if deadline is not None and time.time() > deadline:
