@@ -161,7 +161,14 @@ _PREDICATE_BEFORE = re.compile(
 )
 _NOUN_BEFORE = re.compile(
     r"\b(?:a|an|the|as|another|definitely|clearly|certainly|obviously)\s+(?:(?:real|true|exact|clear|obvious|"
-    r"complete|total|simple|actual|likely|probable|possible)\s+)?$",
+    r"complete|total|simple|actual|likely|probable|possible)\s+)?$"
+    r"|(?:^|[.!?,;:]\s*)$",  # the cue opens its clause: "Duplicate, closing.", "Agreed, duplicate."
+    re.I,
+)
+# "This has been reported before, closing.": a duplicate close that names no target.
+_REPORTED_BEFORE = re.compile(
+    r"\b(?:has|have|had|was|were)\s+(?:already\s+)?(?:been\s+)?reported\s+(?:before|already|earlier|elsewhere)\b"
+    r"|\balready\s+(?:been\s+)?reported\b",
     re.I,
 )
 _UNTARGETED_AFTER = re.compile(
@@ -369,4 +376,8 @@ def find_claims(text: str, repo: str, self_number: int) -> Reading:
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
+    reported = _REPORTED_BEFORE.search(text)
+    if reported is not None and not reading.claims and not reading.denies:
+        negated, conditional, _ = _polarity(text, reported, reported.end())
+        reading.affirms = reading.affirms or not (negated or conditional)
     return reading
