@@ -180,9 +180,9 @@ class RanEncoder(Encoder):
                 f"{directory} is not a saved RAN encoder",
                 hint="expected config.json with encoder_type 'ran' and model.safetensors",
             )
-        tokenizer = (
-            load_tokenizer(directory) if (directory / "tokenizer_config.json").exists() else None
-        )
+        # a folder saved without its tokenizer falls back to the shared bert-base-uncased one
+        saved_tokenizer = (directory / "tokenizer_config.json").exists()
+        tokenizer = load_tokenizer(directory if saved_tokenizer else None)
         encoder = cls(read_config(directory / CONFIG_FILE), tokenizer)
         encoder.load_state_dict(load_file(str(directory / WEIGHTS_FILE)))
         return encoder
