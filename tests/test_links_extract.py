@@ -77,6 +77,11 @@ CANONICAL_CASES: list[tuple[str, Thread, int | None]] = [
     ("'Duplicate, closing.' after a comment naming one issue",
      thread(c("u", "Looks like #12.", "NONE", 60), c("m", "Duplicate, closing.", "MEMBER", 100),
             closed_by="m", closed_minute=100), 12),
+    ("'a duplicate of that' points at this comment's own reference",
+     thread(c("u", "cc #13", "NONE", 60), c("m", "While #12 is newer, it has more detail, so I'm closing this as a "
+                                                "duplicate of that.", "MEMBER", 100), closed_by="m", closed_minute=100), 12),
+    ("'some are already reported' is not about this issue",
+     thread(c("reporter", "See #13. At least some of these are already reported.", "NONE", 60)), None),
     ("'cannot duplicate' is reproduction, not a claim",
      thread(c("u", "See #12.", "NONE", 60), c("m", "I cannot duplicate this on macOS.", "MEMBER", 100),
             closed_by="m", closed_minute=100), None),

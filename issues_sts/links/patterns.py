@@ -151,7 +151,7 @@ _SUBJECT_VERB = re.compile(
     re.I,
 )
 _ANAPHOR = re.compile(
-    r"^\s*(?:that|that\s+one|that\s+(?:issue|bug|ticket)|the\s+(?:other|former|latter|older|original)"
+    r"^\s*(?:of\s+)?(?:that|that\s+one|that\s+(?:issue|bug|ticket)|the\s+(?:other|former|latter|older|original)"
     r"(?:\s+(?:one|issue|bug|ticket))?)\b(?!\s+(?:is|was|has)\b)",
     re.I,
 )
@@ -167,8 +167,8 @@ _NOUN_BEFORE = re.compile(
 )
 # "This has been reported before, closing.": a duplicate close that names no target.
 _REPORTED_BEFORE = re.compile(
-    r"\b(?:has|have|had|was|were)\s+(?:already\s+)?(?:been\s+)?reported\s+(?:before|already|earlier|elsewhere)\b"
-    r"|\balready\s+(?:been\s+)?reported\b",
+    r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|have|had|was|is)\s+(?:already\s+)?(?:been\s+)?reported"
+    r"(?:\s+(?:before|already|earlier|elsewhere))?\b",
     re.I,
 )
 _UNTARGETED_AFTER = re.compile(
