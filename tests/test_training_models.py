@@ -90,3 +90,23 @@ def test_bad_names_are_one_line_training_errors(tmp_path: Path) -> None:
     tiny_encoder().save(tmp_path / "bert")
     with pytest.raises(TrainingError, match="unknown pooling"):
         build_encoder(tmp_path / "bert", pooling="mean-of-everything")
+
+
+def test_gradient_checkpointing_keeps_gradients_and_dropout_is_settable() -> None:
+    def grads(checkpointing: bool) -> list[torch.Tensor]:
+        encoder = tiny_encoder("avg").train()
+        for module in encoder.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = 0.0  # deterministic, so both runs see the same function
+        if checkpointing:
+            encoder.gradient_checkpointing_enable()
+        encoder(encoder.tokenize(TEXTS))["sentence_embedding"].sum().backward()
+        return [p.grad.clone() for p in encoder.parameters() if p.grad is not None]
+
+    plain, checkpointed = grads(False), grads(True)
+    assert len(plain) == len(checkpointed) > 0
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(plain, checkpointed, strict=True))
+    encoder = tiny_encoder()
+    encoder.set_attention_dropout(0.0)
+    attention = [m for n, m in encoder.backbone.named_modules() if ".attention.self" in f".{n}" and isinstance(m, torch.nn.Dropout)]
+    assert attention and all(m.p == 0.0 for m in attention)

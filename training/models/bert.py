@@ -82,9 +82,11 @@ class BertEncoder(Encoder):
         return int(self.backbone.config.hidden_size)
 
     def gradient_checkpointing_enable(self) -> None:
-        self.backbone.gradient_checkpointing_enable(
-            gradient_checkpointing_kwargs={"use_reentrant": False}
-        )
+        # transformers 5 renamed the hook; 4.x (pyproject allows >= 4.40) only has the old one.
+        if hasattr(self.backbone, "activation_checkpointing_enable"):
+            self.backbone.activation_checkpointing_enable({"use_reentrant": False})
+        else:
+            self.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
 
     def set_attention_dropout(self, probability: float) -> None:
         for name, module in self.backbone.named_modules():
