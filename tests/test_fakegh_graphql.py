@@ -128,6 +128,8 @@ def test_invalid_query_disabled_endpoint_and_enterprise_path(corpus: Corpus) -> 
     with FakeGitHub(corpus) as gh:
         body = ask(gh, "{ repository(owner: \"a\", name: \"b\") { noSuchField } }").json()
         assert "noSuchField" in body["errors"][0]["message"] and "data" not in body
+        anonymous = httpx.post(gh.graphql_url, json={"query": "{ rateLimit { cost } }"})
+        assert anonymous.status_code == 401 and "authenticated" in anonymous.json()["message"]
     with FakeGitHub(corpus, FakeSettings(graphql=False)) as gh:
         assert ask(gh, "{ rateLimit { cost } }").status_code == 404
     with FakeGitHub(corpus, FakeSettings(enterprise=True)) as gh:

@@ -21,7 +21,8 @@ class RepoData:
     `duplicate_of` maps an issue number to the (repo full name, number) that GraphQL's
     `MarkedAsDuplicateEvent.canonical` names for that issue's latest marked_as_duplicate event.
     `event_canonical` maps the node_id of every (un)marked_as_duplicate timeline event to the
-    canonical GraphQL names for that event (REST timeline events do not name it).
+    canonical GraphQL names for that event (REST timeline events do not name it); an event whose
+    canonical was deleted has no entry, and GraphQL answers `canonical: null` for it.
     `truth_duplicates` is the generator's ground truth (what the issue really duplicates),
     which may differ from the evidence (a duplicate only said in a comment, a retargeting...).
     """

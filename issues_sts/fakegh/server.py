@@ -176,6 +176,10 @@ class FakeGitHub:
             answer = Response(200, {"resources": payload, "rate": payload["core"]}, bucket="core")
             return self._finish(request, now, answer, identity, counted=False, violation=False)
         bucket = "graphql" if request.path == "/graphql" else "core"
+        if bucket == "graphql" and identity == "anonymous" and self.settings.graphql:
+            answer = error(401, "This endpoint requires you to be authenticated.", "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql")
+            answer.bucket = None
+            return self._finish(request, now, answer, identity, counted=False, violation=False)
         fault = self.faults.next_fault()
         if fault in ("502", "503", "drop"):
             violation = self.limiter.window_open(identity, bucket, now)

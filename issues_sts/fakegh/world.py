@@ -102,7 +102,20 @@ def _generate(cfg: WorldConfig) -> Corpus:
         render_repo(builder.drafts, repo, index, next_comment_id)
         repo.truth_duplicates.update(builder.truth)
         corpus.add(repo)
+    _forget_dangling_canonicals(corpus)
     return corpus
+
+
+def _forget_dangling_canonicals(corpus: Corpus) -> None:
+    """GraphQL names no canonical once it was deleted (GitHub answers null): keep
+    `event_canonical`/`duplicate_of` equal to what is served. `truth_duplicates` keeps the truth."""
+    def resolves(ref: tuple[str, int]) -> bool:
+        target = corpus.find(ref[0])
+        return target is not None and target.issue(ref[1]) is not None
+
+    for repo in corpus.repos.values():
+        repo.event_canonical = {k: ref for k, ref in repo.event_canonical.items() if resolves(ref)}
+        repo.duplicate_of = {n: ref for n, ref in repo.duplicate_of.items() if resolves(ref)}
 
 
 @dataclass
