@@ -1,11 +1,15 @@
 """One thread in, its duplicate links out: `extract_thread_links(thread)` (pure).
 
 Every post (body, comments) is cleaned and read into claims; GraphQL duplicate events
-become statements of their own. Statements are then resolved per target, in time order:
-the last statement about a target decides whether it stands ("not a duplicate of #N"
-retracts, `unmarked_as_duplicate` cancels), an author who retargets keeps only their
-latest target, and among what is left the strongest link is the thread's canonical.
-Nothing is thrown away silently: every dropped candidate bumps a counter.
+become statements of their own. Comments without a claim still count: "Reopening",
+"No, different bug" retract earlier claims, "Yes"/"closing as dup" confirm them, a fix
+report lowers them. Statements are then resolved per target, in time order: the last
+statement about a target decides whether it stands ("not a duplicate of #N" retracts,
+`unmarked_as_duplicate` cancels; a drive-by cannot overrule a maintainer), an author who
+retargets keeps only their latest target, and among the targets left above
+`min_confidence` the canonical is an event's, else the one established last by a firm
+(unhedged or confirmed) claim. Nothing is thrown away silently: every dropped candidate
+bumps a counter.
 """
 
 from __future__ import annotations
