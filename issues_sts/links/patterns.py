@@ -106,7 +106,7 @@ _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
 _WORDING = re.compile(
     r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
-    r"|\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
+    r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b",
     re.I,
 )
@@ -122,7 +122,8 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     earlier previous same see at in to with is it's its as basically essentially just mostly
     probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
-    other main broader canonical umbrella tracking meta larger bigger long standing known open"""
+    other main broader canonical umbrella tracking meta larger bigger long standing known open
+    associated rfc new follow-up followup combined updated rebased version"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
