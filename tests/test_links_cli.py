@@ -105,6 +105,16 @@ def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.Ca
     assert "FP #5: annotated - claimed 2" in text and "FN #6: annotated 1 claimed -" in text
 
 
+def test_extract_from_an_archive(tmp_path: Path) -> None:
+    items = [issue(n, repo=RUST_REPO) for n in (1, 2)]
+    archive = _archive(tmp_path / "archive", items,
+                       {2: [comment(2, "Dupe of https://github.com/mozilla/rust/issues/1", cid=1, repo=RUST_REPO)]})
+    out = tmp_path / "out"
+    assert _run(["links", "extract", "--archive", str(archive), "--cache", str(tmp_path / "c"), "--out", str(out)]) == 0
+    links = pl.read_parquet(out / "links.parquet")
+    assert links.select("target_repo", "target_number", "usable").rows() == [(RUST_REPO, 1, True)]
+
+
 def test_evaluate_rejects_bad_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ann = tmp_path / "bad.csv"
     ann.write_text("repo,number,category,canonical_repo,canonical_number,note\nrust-lang/rust,x,dup,,,\n")

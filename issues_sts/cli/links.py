@@ -14,7 +14,7 @@ from rich.table import Table
 from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console, out
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import default_archive_path
+from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
 from issues_sts.links.evaluate import DEFAULT_ANNOTATIONS, DEFAULT_CACHE, evaluate, report_lines
 from issues_sts.links.stage import LINKS_FILE
 from issues_sts.store import Store
@@ -57,9 +57,16 @@ def extract_cmd(
     out_dir: Path = typer.Option(DEFAULT_OUT, "--out", help="Where links.parquet and link_counters.json go."),
     min_confidence: float = typer.Option(0.5, help="Links below this confidence are kept but not usable."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository, old/name=new/name (repeatable)."),
+    archive: Path | None = typer.Option(None, "--archive", help="Read the rust issue archive instead of --store "
+                                        "(loaded once into --cache)."),
+    cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where --archive's store is cached."),
 ) -> None:
     """Extract duplicate links from a crawl store: writes links.parquet, link_counters.json and
     link_config.json, then prints the counts by signal and every drop counter."""
+    if archive is not None:
+        with console.status("loading the rust issue archive..."):
+            load_rust_archive(archive, cache).close()
+        store, alias = cache, [f"{old}={new}" for old, new in RUST_REPO_ALIASES] + list(alias)
     cfg = _config(min_confidence, alias)
     table = _run(store, cfg)
     path = table.write(out_dir)
