@@ -158,3 +158,16 @@ def test_store_keeps_config_without_token(tmp_path: Path) -> None:
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_candidates_are_asked_while_the_lists_still_page(tmp_path: Path) -> None:
+    """Timeline questions fill the lists' waits instead of adding a tail after them."""
+    corpus = small_world(seed=12, repos=1, issues=200)
+    with FakeGitHub(corpus) as gh:
+        summary = crawl(gh, tmp_path, per_page=10, graphql_batch=5)
+        paths = [r.path for r in gh.log]
+    assert summary.ok
+    first_graphql = next(i for i, p in enumerate(paths) if p.endswith("/graphql"))
+    last_list = max(i for i, p in enumerate(paths) if "/issues/comments" in p or "/issues?" in p)
+    assert first_graphql < last_list
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)

@@ -163,6 +163,8 @@ def test_pause_until_covers_the_whole_window() -> None:
     assert third.paused_until == 170.0 and third.secondary_hits == 2
     primary = pacing.pause_until(Verdict.PRIMARY_LIMIT, rl_headers(0, 120), state, 50.0, CFG)
     assert primary.paused_until == 120.5 and primary.remaining == 0
+    skewed = pacing.pause_until(Verdict.PRIMARY_LIMIT, rl_headers(0, 40), state, 50.0, CFG)
+    assert skewed.paused_until == 50.0 + 60.0 + 0.5
 
 
 @pytest.mark.parametrize(("requests", "limit", "window", "expected"), [(100, 100, 2.0, 0.0), (101, 100, 2.0, 2.0), (450, 100, 2.0, 8.0), (0, 5, 1.0, 0.0)])

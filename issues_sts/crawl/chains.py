@@ -19,10 +19,11 @@ from issues_sts.errors import GitHubError
 from issues_sts.store import Checkpoint, Store
 
 Step = Callable[[GitHubClient], Any]
+IDLE = object()  # "nothing to ask right now, ask me again after the next page lands"
 
 
 class Chain(Protocol):
-    def next_step(self) -> Step | None: ...
+    def next_step(self) -> Step | None | object: ...
 
     def commit(self, result: Any) -> None: ...
 
@@ -64,11 +65,13 @@ class ListChain:
     the next crawl asks with If-None-Match and gets a free 304 when nothing changed.
     """
 
-    def __init__(self, ctx: RepoContext, resource: str, path: str, params: dict[str, str]) -> None:
+    def __init__(self, ctx: RepoContext, resource: str, path: str, params: dict[str, str],
+                 on_items: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         self.ctx = ctx
         self.resource = resource
         self.path = path
         self.params = params
+        self.on_items = on_items
         self.cp = ctx.store.checkpoint(ctx.repo, resource)
         self.finished = False
 
@@ -114,6 +117,8 @@ class ListChain:
             self.ctx.store.write_page(self.ctx.repo, comments=items, checkpoint=new)
             self.ctx.summary.comments += len(items)
         self.cp = new
+        if self.on_items is not None:
+            self.on_items(items)
         self.ctx.page_done(self.resource, len(items), _pages_left(page) if page.status == 200 else None)
 
 
@@ -156,13 +161,15 @@ class GraphQLChain:
     """
 
     def __init__(self, ctx: RepoContext, candidates: list[tuple[int, str | None]],
-                 on_unavailable: Callable[[], None]) -> None:
+                 on_unavailable: Callable[[], None], *, rest_only: bool = False) -> None:
         self.ctx = ctx
         self.updated = dict(candidates)
         self.todo = [n for n, _ in candidates]
         self.after: dict[int, str] = {}
         self.fallback: list[TimelineChain] | None = None
         self.on_unavailable = on_unavailable
+        if rest_only:
+            self.fallback = [TimelineChain(ctx, n, u) for n, u in candidates]
 
     def next_step(self) -> Step | None:
         if self.fallback is not None:

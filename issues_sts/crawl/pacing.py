@@ -206,7 +206,8 @@ def pause_until(
                        secondary_hits=state.secondary_hits + 1)
     if verdict is Verdict.PRIMARY_LIMIT:
         seen = parse_rate_limit(headers)
-        reset = seen.reset if seen is not None else now + cfg.secondary_base
+        # a reset already past by our clock means skew: then wait a minute, as GitHub advises
+        reset = seen.reset if seen is not None and seen.reset > now else now + cfg.secondary_base
         return replace(state, remaining=0, reset=reset, paused_until=max(state.paused_until, reset + cfg.reset_margin))
     return state
 

@@ -32,15 +32,16 @@ from issues_sts.crawl.candidates import (
     referenced_numbers,
 )
 from issues_sts.crawl.chains import (
+    IDLE,
     Chain,
     GraphQLChain,
     ListChain,
     RefChain,
     RepoContext,
-    TimelineChain,
 )
 from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
+from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.progress import Reporter
 from issues_sts.errors import BadCredentials, GitHubError, RateLimited, RepoNotFound
@@ -51,12 +52,14 @@ CONFIG_FILE = "crawl-config.json"
 
 
 def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
-    """Run chains with at most `width` requests in flight; commit on this thread.
+    """Run chains with at most `width` steps under way; commit on this thread.
 
-    A chain whose page just landed goes first again, so each resource advances steadily.
+    A chain whose page just landed goes first again, so each resource advances steadily;
+    an IDLE chain is asked again after the next commit.
     """
     source: Iterator[Chain] = iter(chains)
     ready: deque[Chain] = deque()
+    parked: list[Chain] = []
     running: dict[Future[Any], Chain] = {}
     with ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl") as pool:
         try:
@@ -66,15 +69,25 @@ def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
                     if chain is None:
                         break
                     step = chain.next_step()
-                    if step is not None:
-                        running[pool.submit(step, client)] = chain
+                    if step is IDLE:
+                        parked.append(chain)
+                    elif step is not None:
+                        running[pool.submit(step, client)] = chain  # type: ignore[arg-type]
                 if not running:
-                    return
+                    if not parked:
+                        return
+                    if all(chain.next_step() is IDLE for chain in parked):
+                        raise RuntimeError("crawl chains wait on each other")  # a bug, never data
+                    ready.extend(parked)
+                    parked.clear()
+                    continue
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
                     chain = running.pop(future)
                     chain.commit(future.result())
                     ready.appendleft(chain)
+                ready.extend(parked)
+                parked.clear()
         finally:
             for future in running:
                 future.cancel()
@@ -94,17 +107,22 @@ class RepoSync:
         self.store.upsert_repo(repo)
         current = self.resolve(repo)
         ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
-        lists = [
-            ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"}),
-            ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"}),
+        feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c))
+        feed.lists = [
+            ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
+                      on_items=feed.offer_issues),
+            ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
+                      on_items=feed.offer_comments),
         ]
         # One more step than requests in flight: a page is committed while the next is fetched.
         width = self.cfg.max_in_flight + 1
-        pump(lists, self.client, width)
-        candidates = self.candidates(repo)
-        summary.candidates = len(candidates)
-        pump(self.timeline_chains(ctx, candidates), self.client, width)
-        pump((RefChain(ctx, n) for n in self.unlisted(repo)), self.client, width)
+        pump([*feed.lists, feed], self.client, width)
+        worded, named = self.comment_evidence(repo)
+        ranked, todo = self.candidates(repo, worded)
+        summary.candidates = len(ranked)
+        batch = self.cfg.graphql_batch
+        pump((self._batch(ctx, todo[i:i + batch]) for i in range(0, len(todo), batch)), self.client, width)
+        pump((RefChain(ctx, n) for n in self.unlisted(repo, named)), self.client, width)
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
 
     def resolve(self, repo: str) -> str:
@@ -126,36 +144,38 @@ class RepoSync:
         self.store.put_checkpoint(Checkpoint(repo, "repo", etag=page.etag if hops == 0 else None, done=True))
         return current
 
-    def candidates(self, repo: str) -> list[Candidate]:
-        """Candidates whose timeline is not stored for their current `updated_at`."""
-        worded = {n for n, body in self.store.comment_bodies(repo) if has_duplicate_wording(body)}
+    def comment_evidence(self, repo: str) -> tuple[set[int], set[int]]:
+        """One pass over the stored comments: issues with duplicate wording, and the numbers
+        such comments point at."""
+        worded: set[int] = set()
+        named: set[int] = set()
+        for number, body in self.store.comment_bodies(repo):
+            if has_duplicate_wording(body):
+                worded.add(number)
+                named |= referenced_numbers(body, repo)
+        return worded, named
+
+    def candidates(self, repo: str, worded: set[int]) -> tuple[list[Candidate], list[tuple[int, str | None]]]:
+        """All candidates (ranked, bounded), and those whose timeline is not stored for their
+        current `updated_at`."""
         ranked = rank_candidates(self.store.issue_evidence(repo), worded, self.cfg.max_candidates)
         stored = self.store.checkpoint_watermarks(repo, "timeline:")
-        return [c for c in ranked if f"timeline:{c.number}" not in stored
-                or stored[f"timeline:{c.number}"] != c.updated_at]
+        todo = [(c.number, c.updated_at) for c in ranked
+                if stored.get(f"timeline:{c.number}", "\0") != c.updated_at]
+        return ranked, todo
 
-    def timeline_chains(self, ctx: RepoContext, candidates: list[Candidate]) -> Iterator[Chain]:
-        batch = self.cfg.graphql_batch
-        for start in range(0, len(candidates), batch):
-            chunk = candidates[start:start + batch]
-            if self.graphql_ok:
-                yield GraphQLChain(ctx, [(c.number, c.updated_at) for c in chunk], self._graphql_off)
-            else:
-                yield from (TimelineChain(ctx, c.number, c.updated_at) for c in chunk)
+    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]]) -> Chain:
+        return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok)
 
-    def unlisted(self, repo: str) -> list[int]:
+    def unlisted(self, repo: str, named: set[int]) -> list[int]:
         """Numbers below the highest listed one that the lists did not return (transferred,
         deleted, or never an issue), those the duplicate evidence names first; at most
         `max_gap_checks`. Numbers above it would be newer issues, which the lists cover."""
         known = self.store.known_numbers(repo)
         gaps = set(range(1, max(known, default=0))) - known
-        named: set[int] = set()
-        for _number, body in self.store.comment_bodies(repo):
-            if has_duplicate_wording(body):
-                named |= referenced_numbers(body, repo) & gaps
         frame = self.store.events_frame()
         same = frame.filter((frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower()))
-        named |= set(same["canonical_number"].drop_nulls().to_list()) & gaps
+        named = (named | set(same["canonical_number"].drop_nulls().to_list())) & gaps
         return (sorted(named) + sorted(gaps - named))[: self.cfg.max_gap_checks]
 
     def _graphql_off(self) -> None:
