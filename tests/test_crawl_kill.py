@@ -8,6 +8,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -31,28 +32,21 @@ def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> N
     rng = random.Random(5)
     env = {**os.environ, "GITHUB_TOKEN": SECRET}
     outputs: list[bytes] = []
-    kills = mid_crawl_kills = 0
+    kills = 0
     with FakeGitHub(corpus, _settings()) as gh:
         store = tmp_path / "killed"
-        for attempt in range(12):
+        for attempt in range(6):
             log = tmp_path / f"run{attempt}.log"
-            seen = len(gh.log)
             proc = subprocess.Popen(_command(gh, store, log), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            try:
-                out, err = proc.communicate(timeout=rng.uniform(2.0, 4.5) if attempt < 5 else 120)
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                out, err = proc.communicate()
-                kills += 1
-                mid_crawl_kills += len(gh.log) > seen
-                outputs += [out, err]
-                continue
+            if attempt < 5:  # kill after a random number of this run's requests: mid-page, mid-commit...
+                kills += _kill_after(proc, gh, rng.randint(2, 40))
+            out, err = proc.communicate(timeout=300)
             outputs += [out, err]
-            assert proc.returncode == 0, err.decode()[-2000:]
-            break
-        else:
-            pytest.fail("the crawl never finished")
-        assert mid_crawl_kills >= 2, "kills did not land inside the crawl; slow the world down"
+            if proc.returncode == 0:
+                break
+            assert proc.returncode == -signal.SIGKILL, err.decode()[-2000:]
+        assert proc.returncode == 0, "the crawl never finished"
+        assert kills >= 3, "the crawl finished before it could be killed; use a bigger world"
         log_records = list(gh.log)
         reference = tmp_path / "reference"
         crawl(gh, reference, per_page=10, token=SECRET)
@@ -62,6 +56,17 @@ def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> N
     repeated = sum(n - 1 for path, n in fetched.items() if n > 1)
     assert repeated <= 2 * kills, f"{repeated} pages fetched twice over {kills} kills"
     _assert_secret_nowhere(tmp_path, outputs)
+
+
+def _kill_after(proc: subprocess.Popen[bytes], gh: FakeGitHub, requests: int) -> int:
+    """SIGKILL `proc` once the server saw `requests` more requests; 1 if it was killed."""
+    target = len(gh.log) + requests
+    while proc.poll() is None:
+        if len(gh.log) >= target:
+            proc.send_signal(signal.SIGKILL)
+            return 1
+        time.sleep(0.005)
+    return 0
 
 
 def _settings():
