@@ -57,6 +57,7 @@ def store(tmp_path: Path) -> Store:
         comment(11, "Duplicate of #41", cid=10),                     # #41 moved to #11 itself
         comment(13, "Duplicate of #50", cid=11),                     # #50 deleted
         comment(20, "dupe of #21\n\n> dupe of #1", cid=12),
+        comment(21, "Closing, superseded by #13.", cid=13),         # a cue word the pre-filter must keep
     ]
     st.write_page(REPO, issues=issues, comments=comments)
     st.add_redirect(REPO, 40, REPO, 12)
@@ -101,6 +102,7 @@ def test_contract_columns(store: Store) -> None:
         assert col in links.columns
     assert links["confidence"].is_between(0, 1).all()
     assert _row(links, 2)["evidence_url"].endswith("#issuecomment-1")
+    assert _row(links, 21)["target_number"] == 13
 
 
 def test_clusters_resolve_chains_and_cycles(store: Store) -> None:

@@ -48,7 +48,7 @@ from issues_sts.links.scoring import (
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo", "same", "reported")
+_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})

@@ -27,7 +27,7 @@ from issues_sts.store import Store
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
 # Words without which no post of a thread can carry a claim.
-_CUE_REGEX = r"(?i)dup|favou?r|same|reported"
+_CUE_REGEX = r"(?i)dup|favou?r|same|reported|supers?c?eded"
 _CUE = re.compile(_CUE_REGEX)
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
