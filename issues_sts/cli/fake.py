@@ -31,6 +31,8 @@ Examples:
 def fake_github_command(
     world: str = typer.Option("demo", "--world", help="Generated world: tiny, small, demo or large."),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
+    repos: int | None = typer.Option(None, "--repos", help="Override the world's number of repositories."),
+    issues: int | None = typer.Option(None, "--issues-per-repo", help="Override the world's issues per repository."),
     rust_archive: Path | None = typer.Option(None, "--rust-archive", help="Serve the rust issue archive in this folder instead."),
     rust_limit: int | None = typer.Option(None, "--rust-limit", help="Only the first N items of the archive."),
     port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
@@ -49,11 +51,12 @@ def fake_github_command(
         )
     except ValueError as exc:
         raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
-    corpus = load_corpus(world, seed, rust_archive, rust_limit)
+    corpus = load_corpus(world, seed, rust_archive, rust_limit, repos=repos, issues=issues)
     serve(corpus, settings, port)
 
 
-def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: int | None) -> Corpus:
+def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: int | None,
+                *, repos: int | None = None, issues: int | None = None) -> Corpus:
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
@@ -62,12 +65,18 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
         with console.status(f"loading {rust_archive}"):
             corpus = load_rust_archive(rust_archive, limit=rust_limit)
     else:
-        from issues_sts.fakegh.world import PRESETS, generate_world, preset
+        from issues_sts.fakegh.world import PRESETS, WorldConfig, generate_world, preset
 
         if world not in PRESETS:
             raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}")
+        base = preset(world, seed)
+        overrides = {k: v for k, v in (("repos", repos), ("issues_per_repo", issues)) if v is not None}
+        try:
+            cfg = WorldConfig(**{**base.__dict__, **overrides})
+        except ValueError as exc:
+            raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
         with console.status(f"generating the {world!r} world (seed {seed})"):
-            corpus = generate_world(preset(world, seed))
+            corpus = generate_world(cfg)
     console.print(
         f"{len(corpus.repos)} repositories, {corpus.total_items():,} issues and pull requests, "
         f"{corpus.total_comments():,} comments ({time.monotonic() - started:.1f} s)"
