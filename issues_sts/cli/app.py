@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from rich.markup import escape
 
 from issues_sts import __version__
 from issues_sts.cli import build, crawl, demo, fake, links, push
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     except IssuesStsError as exc:
         if debug:
             raise
-        console.print(f"[red]error:[/red] {exc.one_line()}", markup=True, highlight=False)
+        console.print(f"[red]error:[/red] {escape(exc.one_line())}", markup=True, highlight=False)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
         console.print("interrupted")
         sys.exit(130)
     except _CLICK_EXCEPTION as exc:  # usage errors: click prints them with the usage line
-        exc.show()
+        exc.show()  # type: ignore[attr-defined]
         sys.exit(2)
     except KeyboardInterrupt:
         console.print("interrupted: run the same command again to resume")
