@@ -136,3 +136,28 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         main(["--data", str(tmp_path / "missing"), "--output", str(out), "--model", "ran-tiny"])
     assert "neither a crawl store" in capsys.readouterr().err
+
+
+def test_long_texts_are_cut_into_segments_not_truncated() -> None:
+    from training.pretrain_ran import split_segments
+
+    assert split_segments(list(range(25)), 10) == [list(range(10)), list(range(10, 20))]
+    assert split_segments(list(range(28)), 10) == [
+        list(range(10)),
+        list(range(10, 20)),
+        list(range(20, 28)),
+    ]
+    assert split_segments([], 10) == [[]]  # an empty text still gives [CLS] [SEP]
+    assert split_segments([1, 2], 10) == [[1, 2]]  # a short text is kept whole
+
+
+def test_segment_stream_reads_a_long_text_whole() -> None:
+    from training.models.ran import load_tokenizer
+    from training.pretrain_ran import segment_stream
+
+    tokenizer = load_tokenizer(None)
+    stream = segment_stream(["word " * 50], tokenizer, max_length=16, seed=0)
+    segments = [next(stream) for _ in range(4)]  # 50 tokens -> 14 + 14 + 14 + 8
+    assert sorted(len(s) for s in segments) == [10, 16, 16, 16]
+    assert all(s[0] == tokenizer.cls_token_id and s[-1] == tokenizer.sep_token_id for s in segments)
+    assert sum(len(s) - 2 for s in segments) == 50

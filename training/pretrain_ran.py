@@ -10,9 +10,11 @@ unique texts of `--splits`, `train` by default, so valid/test texts stay unseen)
 folder is a RAN encoder that `python -m training train --model DIR` fine-tunes with AnglE;
 the MLM head is saved beside it (`mlm_head.safetensors`) and ignored by the trainer.
 
-Masking follows BERT: 15 % of real tokens are predicted, of which 80 % become [MASK], 10 %
-a random token and 10 % stay; [CLS]/[SEP]/[PAD] are never chosen. Like the reference RAN
-pretraining, the decoder is tied to the token embeddings.
+Texts longer than `--max-length` are cut into segments of that length (each with [CLS] and
+[SEP]) instead of truncated, so RAN sees the long issues whole. Masking follows BERT: 15 % of
+real tokens are predicted, of which 80 % become [MASK], 10 % a random token and 10 % stay;
+[CLS]/[SEP]/[PAD] are never chosen. Like the reference RAN pretraining, the decoder is tied
+to the token embeddings.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,8 @@ from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 
 HEAD_FILE = "mlm_head.safetensors"
+#: texts tokenised per call while streaming segments
+TOKENIZE_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -232,27 +237,60 @@ def pretrain(
     return result
 
 
-def _batches(encoder: RanEncoder, texts: list[str], config: PretrainConfig):
-    """`config.steps` masked batches, cycling over shuffled texts (seeded)."""
+def split_segments(ids: list[int], body: int, min_piece: int = 8) -> list[list[int]]:
+    """A text's token ids cut into pieces of at most `body` tokens, so a long issue is read
+    whole rather than truncated; a last piece shorter than `min_piece` is dropped."""
+    pieces = [ids[start : start + body] for start in range(0, max(len(ids), 1), body)]
+    return [piece for index, piece in enumerate(pieces) if index == 0 or len(piece) >= min_piece]
+
+
+def segment_stream(
+    texts: list[str], tokenizer: Any, max_length: int, seed: int
+) -> Iterator[list[int]]:
+    """Endless shuffled passes over the texts' segments ([CLS] piece [SEP]), tokenised a few
+    hundred texts at a time so memory stays flat on a large store."""
+    shuffler = random.Random(seed)
+    while True:
+        order = shuffler.sample(range(len(texts)), len(texts))
+        for start in range(0, len(order), TOKENIZE_CHUNK):
+            chunk = [texts[i] for i in order[start : start + TOKENIZE_CHUNK]]
+            encoded = tokenizer(chunk, add_special_tokens=False, verbose=False)["input_ids"]
+            segments = [
+                [tokenizer.cls_token_id, *piece, tokenizer.sep_token_id]
+                for ids in encoded
+                for piece in split_segments(ids, max_length - 2)
+            ]
+            shuffler.shuffle(segments)
+            yield from segments
+
+
+def pad_batch(segments: list[list[int]], pad_id: int) -> tuple[Tensor, Tensor]:
+    """Right-padded ids and attention mask for a list of segments."""
+    width = max(len(segment) for segment in segments)
+    ids = torch.full((len(segments), width), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for row, segment in enumerate(segments):
+        ids[row, : len(segment)] = torch.tensor(segment, dtype=torch.long)
+        mask[row, : len(segment)] = 1
+    return ids, mask
+
+
+def _batches(
+    encoder: RanEncoder, texts: list[str], config: PretrainConfig
+) -> Iterator[dict[str, Tensor]]:
+    """`config.steps` masked batches of segments (seeded)."""
     tokenizer = encoder.tokenizer
     special = sorted({tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id})
-    shuffler, generator = random.Random(config.seed), torch.Generator().manual_seed(config.seed)
-    order: list[int] = []
+    generator = torch.Generator().manual_seed(config.seed)
+    stream = segment_stream(texts, tokenizer, config.max_length, config.seed)
     for _ in range(config.steps):
-        if len(order) < config.batch_size:
-            order += shuffler.sample(range(len(texts)), len(texts))
-        chosen, order = order[: config.batch_size], order[config.batch_size :]
-        features = encoder.tokenize([texts[i] for i in chosen], config.max_length)
+        segments = [next(stream) for _ in range(config.batch_size)]
+        input_ids, attention_mask = pad_batch(segments, tokenizer.pad_token_id)
         masked, labels = mask_tokens(
-            features["input_ids"],
-            features["attention_mask"],
-            special,
-            tokenizer.mask_token_id,
-            encoder.config.vocab_size,
-            config.mask_probability,
-            generator,
-        )
-        yield {"input_ids": masked, "attention_mask": features["attention_mask"], "labels": labels}
+            input_ids, attention_mask, special, tokenizer.mask_token_id,
+            encoder.config.vocab_size, config.mask_probability, generator,
+        )  # fmt: skip
+        yield {"input_ids": masked, "attention_mask": attention_mask, "labels": labels}
 
 
 def save_pretrained(model: RanForMaskedLM, config: PretrainConfig, result: PretrainResult) -> None:
