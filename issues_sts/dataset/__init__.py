@@ -1,1 +1,20 @@
-"""dataset stage."""
+"""The build stage: a crawl store -> the GitHub Issues Similarity dataset folder.
+
+    from issues_sts.dataset.build import run_build
+    from issues_sts.dataset.config import BuildConfig
+    summary = run_build(BuildConfig(store="data/store", out="data/dataset"))
+
+One pure stage per module, sequenced by `build.run_build`:
+
+    texts        issue -> text (the documented recipe), PRs and tombstones dropped
+    redact       credentials -> [REDACTED:<kind>], counted
+    pairs        usable duplicate links -> positive pairs (duplicate, cluster canonical)
+    splits       duplicate clusters -> train/valid/test, leakage-free
+    references   which issues mention each other (never a negative)
+    negatives    seeded negatives inside each split (hard_negatives: BM25 partners)
+    assemble     positives + negatives + texts -> the ordered pair table with provenance
+    stats        token lengths, the paper's table, per-repository counts, the violin plot
+    card         README.md dataset card
+    export       deterministic Parquet, manifest, staged write-then-rename
+    synthetic    hand-made and generated stores for tests and benchmarks
+"""

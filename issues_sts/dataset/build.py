@@ -175,25 +175,30 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     groups = issue_groups(texts, positives, table.clusters)
     assignment = assign_splits(groups, positives, cfg.split_fractions(), cfg.seed)
     positives = positives_with_split(positives, assignment)
-    per_split = dict(positives.group_by("split").len().iter_rows())
+    counters["splits"] = _split_counters(assignment, groups)
     step(f"{cfg.negatives} negatives")
-    index = assignment.select("idx", "repo", "number")
-    refs = reference_keys(index, texts, comments, table.links)
-    hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms) if cfg.negatives == "hard" else None
-    negatives, counters["negatives"] = sample_negatives(
-        assignment, per_split, refs, seed=cfg.seed, ratio=cfg.negative_ratio,
-        same_repo_share=cfg.same_repo_share, hard=hard)
+    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
-    counters["splits"] = _split_counters(assignment, groups)
     step("token lengths")
-    lengths = _lengths(tokenizer, texts, pairs, step)
-    by_split = split_lengths(pairs, lengths)
+    by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     stats = build_stats(pairs, by_split, cfg.long_threshold)
     step("writing")
     sizes = _write(cfg, pairs, table, stats, counters, by_split)
     step("done")
     return BuildSummary(cfg.out, sizes, stats, counters)
+
+
+def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame, table: LinkTableLike,
+               assignment: pl.DataFrame, positives: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
+    """As many negatives per split as `negative_ratio` asks, never between referencing issues."""
+    per_split = dict(positives.group_by("split").len().iter_rows())
+    refs = reference_keys(assignment.select("idx", "repo", "number"), texts, comments, table.links)
+    hard = None
+    if cfg.negatives == "hard":
+        hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)
+    return sample_negatives(assignment, per_split, refs, seed=cfg.seed, ratio=cfg.negative_ratio,
+                            same_repo_share=cfg.same_repo_share, hard=hard)
 
 
 def _split_counters(assignment: pl.DataFrame, groups: pl.DataFrame) -> dict[str, int]:
