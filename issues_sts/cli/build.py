@@ -73,6 +73,8 @@ def print_summary(summary: BuildSummary) -> None:
             if value and (stage != "links" or not key.startswith("links_by_signal")):
                 drops.add_row(stage, key, f"{value:,}")
     console.print(drops)
+    console.print(f"next: datasets.load_dataset({str(summary.out)!r}) to use it, "
+                  f"`issues-sts push --repo-id USER/NAME --dataset {summary.out}` to publish it")
 
 
 def register(app: typer.Typer) -> None:
