@@ -15,7 +15,14 @@ from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console, out
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
-from issues_sts.links.evaluate import DEFAULT_ANNOTATIONS, DEFAULT_CACHE, evaluate, report_lines
+from issues_sts.links.evaluate import (
+    DEFAULT_ANNOTATIONS,
+    DEFAULT_CACHE,
+    SUBSETS,
+    evaluate,
+    report_lines,
+    summary_lines,
+)
 from issues_sts.links.stage import LINKS_FILE
 from issues_sts.store import Store
 
@@ -120,15 +127,25 @@ def evaluate_cmd(
     annotations: Path = typer.Option(DEFAULT_ANNOTATIONS, "--annotations", help="The annotation CSV."),
     archive: Path = typer.Option(None, "--archive", help="The rust issue archive (default ../shared/...)."),
     cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where the archive's store is cached."),
+    subset: str = typer.Option("all", "--subset", help="Whose errors to list: dev (for error analysis), "
+                               "test (held out) or all. The summary always shows all three."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
 ) -> None:
-    """Precision and recall of the extractor on the annotated rust threads (ids and numbers only)."""
+    """Precision and recall of the extractor on the annotated rust threads (ids and numbers only).
+
+    The rows sorted by number alternate between a DEV half (error analysis) and a held-out
+    TEST half; every run scores dev, test and all, with and without `ambiguous` rows."""
+    if subset not in SUBSETS:
+        raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     with console.status("loading the archive and extracting links..."):
-        ev = evaluate(annotations, archive or default_archive_path(), cache)
+        results = evaluate(annotations, archive or default_archive_path(), cache)
+    chosen = results.scores(subset)
     if as_json:
-        out.print(json.dumps(ev.metrics(), indent=2))
+        out.print(json.dumps({"subset": subset, **chosen.metrics(), "subsets": results.table()}, indent=2))
         return
-    out.print("\n".join(report_lines(ev)))
+    out.print("\n".join(summary_lines(results)), markup=False)
+    out.print(f"\n{subset}:", markup=False)
+    out.print("\n".join(report_lines(chosen)), markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -85,6 +85,13 @@ def check_archive(archive: Path) -> None:
                              hint="pass --archive ../shared/data/rust-issue-archive")
 
 
+def record_renames(store: Store, renames: tuple[tuple[str, str], ...]) -> None:
+    """Store `old -> new` repository renames as facts (`repos.current_name`, status "renamed"),
+    so that every later reader of the store (the link stage) resolves the old name."""
+    for old, new in renames:
+        store.upsert_repo(old, current_name=new, status="renamed")
+
+
 def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     """A store holding the whole archive (built once, then reused while the archive is unchanged)."""
     archive, store_dir = Path(archive), Path(store_dir)
@@ -92,6 +99,7 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     store = Store.open(store_dir, create=True)
     mark = store.conn.execute("SELECT value FROM meta WHERE key='rust_archive'").fetchone()
     if mark is not None and mark[0] == _fingerprint(archive):
+        record_renames(store, RUST_REPO_ALIASES)  # caches made before renames were store facts
         return store
     for batch in _batches(_slim_issue(raw) for raw in _jsonl(archive / "main.jsonl.gz")):
         store.write_page(RUST_REPO, issues=batch)
@@ -99,5 +107,6 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     for batch in _batches(comments):
         store.write_page(RUST_REPO, comments=batch)
     store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
+    record_renames(store, RUST_REPO_ALIASES)
     store.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('rust_archive', ?)", (_fingerprint(archive),))
     return store

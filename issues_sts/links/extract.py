@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from issues_sts.links import text as text_mod
@@ -34,11 +35,12 @@ from issues_sts.links.patterns import (
     Reading,
     Ref,
     find_claims,
-    find_outcome,
     find_refs,
 )
+from issues_sts.links.replies import Outcome, find_outcome
 from issues_sts.links.scoring import (
     Scored,
+    closed_soon_after,
     combine,
     confirmed_later,
     fixed_later,
@@ -48,7 +50,7 @@ from issues_sts.links.scoring import (
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede")
+_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede", "subsum", "track")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -70,6 +72,7 @@ class Statement:
     scored: Scored | None = None
     from_event: bool = False
     standing: bool = False  # maintainer, closer or the issue's author (events: always)
+    target_fixed: bool = False  # the claim said the target is fixed: a later "fixed" agrees with it
 
 
 @dataclass
@@ -120,7 +123,7 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
         out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
                              post.author or "", post.url, post.author_association, claim.hedged, scored,
-                             standing=bool(standing(post, thread, cfg))))
+                             standing=bool(standing(post, thread, cfg)), target_fixed=claim.target_fixed))
     return out, reading
 
 
@@ -130,14 +133,18 @@ def _after_untargeted(statements: list[Statement], post: Post, index: int, readi
     "closing as dup" by someone with standing (confirms them) to earlier statements."""
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
     if reading.denies and earlier:
+        if _after_final_close(thread, post):
+            earlier = _own_claims(statements, post)  # after the close only a self-correction counts
+            counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
         counters["retracted_by_untargeted_denial"] += len(earlier)
         who = bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
                                        post.url, post.author_association, standing=who) for key in earlier]
-    if reading.affirms and earlier and standing(post, thread, cfg):
+    affirms = reading.affirms or (reading.affirms_hedged and _closes_right_after(post, thread, cfg))
+    if affirms and earlier and standing(post, thread, cfg):
         return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st for st in statements]
-    if reading.affirms and not earlier and standing(post, thread, cfg):
-        ref = _earlier_reference(thread, index, cfg)
+    if affirms and not earlier and standing(post, thread, cfg):
+        ref = _earlier_reference(thread, index, cfg, first=reading.plural)
         if ref is not None:
             counters["target_from_earlier_comment"] += 1
             claim = Claim(ref, WORDING, False, False, -1, antecedent=True, earlier_post=True)
@@ -146,6 +153,24 @@ def _after_untargeted(statements: list[Statement], post: Post, index: int, readi
                                            post.url, post.author_association, False,
                                            score_claim(claim, post, thread, cfg), standing=True)]
     return statements
+
+
+def _closes_right_after(post: Post, thread: Thread, cfg: LinkConfig) -> bool:
+    """ "This does seem like a duplicate. Closing.": the author acted on it by closing."""
+    return bool(post.author) and post.author == thread.closed_by and closed_soon_after(thread, post.created_at, cfg)
+
+
+def _answered_claims(post: Post, thread: Thread, earlier: list[Key], cfg: LinkConfig) -> set[Key]:
+    """Earlier targets whose claim this reply quotes ("> likely a dup of #4" + "Fixed, thanks.")."""
+    quoted = "\n".join(line.lstrip()[1:] for line in post.body.splitlines() if line.lstrip().startswith(">"))
+    if not quoted:
+        return set()
+    claims = find_claims(text_mod.clean(quoted), thread.repo, thread.number).claims
+    return {_normalise(c.target, thread, cfg) for c in claims if not c.negated} & set(earlier)
+
+
+def _confirm(statements: list[Statement], which: Callable[[Statement], bool], cfg: LinkConfig) -> list[Statement]:
+    return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored and which(st) else st for st in statements]
 
 
 def _after_outcome(statements: list[Statement], post: Post, index: int, thread: Thread, cfg: LinkConfig,
@@ -160,22 +185,36 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
     if said.disagrees and not said.reopens and _after_final_close(thread, post):
-        counters["ignored:dispute_after_close"] += 1  # nobody reopened: the duplicate close stands
-    elif said.reopens or said.disagrees:
+        earlier = _own_claims(statements, post)  # nobody reopened: only the claimer can take it back
+        counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
+        said = replace(said, disagrees=bool(earlier))
+    if said.reopens or said.disagrees:
         counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(earlier)
         who = said.reopens or bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
                                        post.url, post.author_association, standing=who) for key in earlier]
-    if said.agrees:
+    answered = set() if said.disagrees else _answered_claims(post, thread, earlier, cfg)
+    if answered:  # a reply quoting the claim, neither reopening nor disagreeing: it takes it up
+        counters["confirmed_by_quoting_reply"] += 1
+        return _confirm(statements, lambda st: st.key in answered, cfg)
+    if _agrees(said, post, thread):
         counters["confirmed_by_reply"] += 1
-        return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored and st.order[0] == index - 1
-                else st for st in statements]
+        return _confirm(statements, lambda st: st.order[0] == index - 1, cfg)
     if said.reports_fix:
         named = {_normalise(r, thread, cfg) for r in find_refs(text, thread.repo)}
         counters["lowered_by_fix_report"] += 1
-        return [replace(st, scored=fixed_later(st.scored, cfg)) if st.scored and st.key not in named else st
-                for st in statements]
+        return [replace(st, scored=fixed_later(st.scored, cfg))
+                if st.scored and st.key not in named and not st.target_fixed else st for st in statements]
     return statements
+
+
+def _agrees(said: Outcome, post: Post, thread: Thread) -> bool:
+    """ "Yes." from anyone; "Great, thanks!" from the issue's author (the pointer answered them)."""
+    return said.agrees or (said.acknowledges and bool(post.author) and post.author == thread.author)
+
+
+def _own_claims(statements: list[Statement], post: Post) -> list[Key]:
+    return list(dict.fromkeys(st.key for st in statements if st.positive and post.author and st.author == post.author))
 
 
 def _after_final_close(thread: Thread, post: Post) -> bool:
@@ -184,14 +223,15 @@ def _after_final_close(thread: Thread, post: Post) -> bool:
     return thread.state == "closed" and closed is not None and when is not None and when > closed
 
 
-def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig) -> Ref | None:
-    """The one issue the nearest earlier post (up to three back) names, if it names exactly one."""
+def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bool = False) -> Ref | None:
+    """The one issue the nearest earlier post (up to three back) names, if it names exactly one;
+    with `first` ("a dupe of those"), the first of the several it names."""
     for post in reversed(thread.posts[max(0, index - 3):index]):
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
                 if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
-            return refs[-1] if len(distinct) == 1 else None
+            return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
 
 
@@ -316,7 +356,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements: list[Statement] = []
     for i, post in enumerate(thread.posts):
         found, said = _read_post(post, i, thread, cfg, reading.counters, rest_marks)
-        if not found and not said.denies and not said.affirms:
+        if not found and not said.denies and not said.affirms and not said.affirms_hedged:
             statements = _after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
     statements += _event_statements(thread, cfg, reading.counters)

@@ -39,6 +39,7 @@ class Signal(str, Enum):
     STILL_OPEN = "issue_still_open"  # nobody closed it: the suggestion was not acted on
     FIXED_SEPARATELY = "fixed_separately"  # a later comment reports a fix, or a merge bot closed it
     HEDGED = "hedged"
+    QUESTION = "question"  # the claim is asked ("Maybe a dup of #4?"), not stated
     DRIVE_BY = "drive_by"
 
 
@@ -145,6 +146,7 @@ class LinkConfig:
     w_several_authors: float = 0.5
     w_drive_by: float = -0.25
     w_hedged: float = -0.5
+    w_question: float = -0.5  # on top of w_hedged: a question waits for an answer
     w_confirmed_later: float = 1.0
     w_antecedent: float = -0.25
     w_same_as: float = -0.75

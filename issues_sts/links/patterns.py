@@ -18,7 +18,9 @@ Two small layers:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from issues_sts.links.replies import disagrees
 
 _URL = re.compile(r"https?://[^\s<>\"'\])]+")
 _GH_ISSUE_URL = re.compile(
@@ -107,7 +109,9 @@ _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re
 _WORDING = re.compile(
     r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
-    r"|\bsuper(?:s|c)eded\s+by\b",
+    r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
+    # "Let's continue to track this under #N": the discussion moves to the other issue
+    r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b",
     re.I,
 )
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
@@ -130,12 +134,12 @@ _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
 _LIST_SEP = re.compile(r"^[\s,;/&+*_()]*(?:(?:and|or|and/or|plus)\b[\s,;/&+*_()]*)?$", re.I)
 _HEDGE = re.compile(
     r"\b(?:probabl[ey]|possibl[ey]|possibility|might|may|maybe|perhaps|looks?\s+like|seems?|"
-    r"i\s+think|i\s+believe|i\s+guess|suspect|could\s+be|likely|not\s+sure|potential(?:ly)?|"
+    r"i\s+think|i\s+believe|i\s+guess|my\s+guess|suspect|could\s+be|likely|not\s+sure|potential(?:ly)?|"
     r"appears?\s+to|similar|sort\s+of|kind\s+of|almost)\b",
     re.I,
 )
 _NEGATION = re.compile(
-    r"\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
+    r"(?<!than )\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$",
     re.I,
 )
@@ -156,6 +160,22 @@ _ANAPHOR = re.compile(
     r"(?:\s+(?:one|issue|bug|ticket))?)\b(?!\s+(?:is|was|has)\b)",
     re.I,
 )
+# "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the canonical
+_PLURAL_ANAPHOR = re.compile(
+    r"^\s*(?:of\s+)?(?:those|these|them|both(?:\s+of\s+(?:those|these|them))?)"
+    r"(?:\s+(?:two|three|both))?(?:\s+(?:issues|bugs|tickets|ones|reports))?\b(?!\s+(?:is|are|was|were|have)\b)",
+    re.I,
+)
+# "the running-twice part is a dup of #N": the claim is about a part of this issue, not the issue
+_PART_SUBJECT = re.compile(
+    r"\b(?:part|half|aspect|portion|piece|(?:the\s+)?other\s+(?:bug|issue|problem|one))\s+(?:\([^)]*\)\s*)?"
+    r"(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
+    re.I,
+)
+# "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
+_INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
+# "dup of #N, which seems fixed now": the claim itself says the target is fixed
+_TARGET_FIXED = re.compile(r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I)
 _BARE_PREDICATE = re.compile(r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I)
 _PREDICATE_BEFORE = re.compile(
     r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$", re.I
@@ -174,7 +194,9 @@ _REPORTED_BEFORE = re.compile(
 )
 _UNTARGETED_AFTER = re.compile(
     r"^\s*(?:here|then|now|again|too|instead|after\s+all|at\s+all|though|either|for\s+now|really)?\s*"
-    r"(?:[.,;:!)?]|$|\n)|^\s*of\s+(?:that|it|those)\b",
+    r"(?:[.,;:!)?]|$|\n)|^\s*of\s+(?:that|it|those|these|them|both)\b"
+    # "not a dup exactly, but made obsolete by": a qualified denial
+    r"|^\s*(?:exactly|per\s+se|as\s+such|strictly(?:\s+speaking)?|quite)\b",
     re.I,
 )
 _PARENTHESES = re.compile(r"\([^()]*\)")
@@ -193,6 +215,8 @@ class Claim:
     position: int  # order of statements within the comment
     antecedent: bool = False  # the target came before the cue ("covered by #4, closing in favor of that")
     earlier_post: bool = False  # the target is the one reference of an earlier comment
+    question: bool = False  # the claim is asked, not stated ("Maybe a dup of #4?")
+    target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
 
 
 @dataclass
@@ -201,6 +225,8 @@ class Reading:
     skips: list[str] = field(default_factory=list)  # why a cue yielded no claim
     denies: bool = False  # an untargeted "not a duplicate"
     affirms: bool = False  # an untargeted, unhedged "duplicate" ("closing as dup")
+    affirms_hedged: bool = False  # an untargeted hedged one ("This does seem like a duplicate. Closing.")
+    plural: bool = False  # the untargeted cue points back at several issues ("a dupe of those")
 
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -252,6 +278,11 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
     if subject and subject[-1].number != self_number and _SUBJECT_VERB.match(text[subject[-1].end:m.start()]):
         return "other_subject"  # "#A was a duplicate of #B", said in a third thread
+    if _PART_SUBJECT.search(text[s:m.start()]):
+        return "other_subject"  # "the second part is a dup of #B": only a part of this issue
+    line = text.rfind("\n", 0, m.start()) + 1
+    if _INBOUND_LIST.match(text[line:m.end()] + text[m.end():].lstrip(" \t")[:1]):
+        return "reverse_wording"  # "Duplicates: #5, #7" lists the issues that duplicate this one
     return None
 
 
@@ -268,6 +299,9 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
     """The reference an untargeted cue points back at: "covered by #4, so closing in favor
     of that", "Subsumed in #7, closing as duplicate." (this or the previous sentence)."""
     after = text[m.end():]
+    if _PLURAL_ANAPHOR.match(after):  # "(Closing as a dup of those two issues.)": the first one named
+        named = [r for r in refs if r.end <= m.start() and r.number != self_number]
+        return named[0] if named else None
     if not (_ANAPHOR.match(after) or (_BARE_PREDICATE.match(after) and _PREDICATE_BEFORE.search(
             text[max(0, m.start() - 40):m.start()]))):
         return None
@@ -290,47 +324,21 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
         reading.denies = True  # "Actually this isn't a dup." retracts earlier claims
     elif not hedged:
         reading.affirms = True  # "Yes, closing as dup." confirms earlier claims
+    else:
+        reading.affirms_hedged = True  # firm enough when its author closes the issue right away
+    reading.plural = reading.plural or bool(_PLURAL_ANAPHOR.match(text[m.end():]))
 
 
-_REOPENS = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b", re.I
-)
-_FIX_REPORT = re.compile(
-    r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"
-    r"|\b(?:is|was|been|be|now|seems|appears|got)\s+(?:\w+\s+)?(?:fixed|resolved)\b"
-    r"|(?:^|[.!?]\s+|\n)\s*fixed\b",
-    re.I,
-)
-
-
-_DISAGREES = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
-    r"|\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
-    r"|\b(?:the\s+two|these|both|the)\s+(?:bugs|issues|problems|ones|crashes|errors|reports)\s+(?:are|seem|look)\s+(?:\w+\s+)?"
-    r"(?:independent|different|unrelated|distinct|separate)\b"
-    r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
-    r"(?:bug|issue|problem|thing|cause)\b"
-    r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b",
-    re.I,
-)
-_AGREES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right|correct|confirmed|you'?re\s+right)\b", re.I
-)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a comment without a claim says about the claims before it."""
-
-    reopens: bool  # "Reopening, ..." undoes a duplicate close
-    reports_fix: bool  # "Fixed by #N" / "this is fixed now": it ended with a fix of its own
-    disagrees: bool  # "No, the two bugs are independent."
-    agrees: bool  # "Yes." (to the suggestion just above)
-
-
-def find_outcome(text: str) -> Outcome:
-    return Outcome(bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text)), bool(_DISAGREES.search(text)),
-                   bool(_AGREES.match(text)))
+def _retract_on_second_thoughts(text: str, reading: Reading) -> None:
+    """A later sentence of the same comment that says the issues differ ("Update: they are
+    not exactly the same") takes the comment's positive claims back."""
+    positive = [c for c in reading.claims if not c.negated]
+    if not positive:
+        return
+    _, tail = _sentence_bounds(text, positive[-1].target.start, positive[-1].target.end)
+    if disagrees(text[tail:]):
+        reading.claims = [replace(c, negated=True) for c in reading.claims]
+        reading.skips.append("retracted_in_same_comment")
 
 
 def _about_this(text: str, m: re.Match[str]) -> bool:
@@ -369,14 +377,21 @@ def find_claims(text: str, repo: str, self_number: int) -> Reading:
             if reason is not None:
                 reading.skips.extend([reason] * len(targets))
                 continue
-            negated, conditional, hedged = _polarity(text, m, max(targets[-1].end, m.end()))
+            end = max(targets[-1].end, m.end())
+            negated, conditional, hedged = _polarity(text, m, end)
             if conditional and negated:
                 # "reopen if you think this is not a duplicate of #N": neither a link nor a retraction
                 reading.skips.extend(["conditional_negation"] * len(targets))
                 continue
+            _, e = _sentence_bounds(text, m.start(), end)
+            question = "?" in text[end:e + 1] or text[:end].endswith("?")  # a URL swallows its "?"
             for ref in targets:
-                reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None))
+                reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
+                                            question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:]))))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
+    # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
+    reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
+    _retract_on_second_thoughts(text, reading)
     reported = _REPORTED_BEFORE.search(text)
     if reported is not None and not reading.claims and not reading.denies:
         negated, conditional, _ = _polarity(text, reported, reported.end())

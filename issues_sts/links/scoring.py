@@ -105,6 +105,8 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
         parts.append((Signal.EARLIER_REFERENCE, cfg.w_earlier_reference))
     if claim.hedged:
         parts.append((Signal.HEDGED, cfg.w_hedged))
+    if claim.question:
+        parts.append((Signal.QUESTION, cfg.w_question))
     if post.kind == "comment" and closed_soon_after(thread, post.created_at, cfg):
         parts.append((Signal.CLOSED_SOON, cfg.w_closed_soon))
     if confirmed:

@@ -27,7 +27,7 @@ from issues_sts.store import Store
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
 # Words without which no post of a thread can carry a claim.
-_CUE_REGEX = r"(?i)dup|favou?r|same|reported|supers?c?eded"
+_CUE_REGEX = r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|(?:continue|keep)\s+(?:to\s+)?track"
 _CUE = re.compile(_CUE_REGEX)
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
@@ -127,12 +127,20 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterato
 
 
 # -- the runner ----------------------------------------------------------------------
-def _aliases_from_store(store: Store) -> tuple[tuple[str, str], ...]:
-    """Repositories the crawler found renamed (requested name -> current name)."""
+def aliases_from_store(store: Store) -> tuple[tuple[str, str], ...]:
+    """Renamed repositories the store knows (`repos.repo` -> `repos.current_name`): the
+    crawler records a rename GitHub reported, an archive loader its repository's old names."""
     rows = store.conn.execute(
-        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND current_name != repo"
+        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND lower(current_name) != lower(repo)"
+        " ORDER BY repo"
     ).fetchall()
     return tuple((str(old), str(new)) for old, new in rows)
+
+
+def merge_aliases(given: tuple[tuple[str, str], ...], known: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The configured renames plus the store's; the configured one wins for the same old name."""
+    seen = {old.lower() for old, _ in given}
+    return given + tuple((old, new) for old, new in known if old.lower() not in seen)
 
 
 def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
@@ -169,8 +177,7 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
 def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = cfg or LinkConfig()
-    if not cfg.repo_aliases:
-        cfg = replace(cfg, repo_aliases=_aliases_from_store(store))
+    cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))
     issues = store.issues_frame()
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []

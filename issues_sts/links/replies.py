@@ -1,0 +1,68 @@
+"""What a comment without a duplicate claim says about the claims made before it.
+
+"Reopening" and "No, the two bugs are different" take earlier claims back; "Yes." and
+the issue's author thanking for the pointer confirm them; "Fixed by #N" says the issue
+ended with a fix of its own. These are small regexes over one cleaned comment; the
+extractor (`extract`) decides which earlier statements they apply to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_REOPENS = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b", re.I
+)
+_FIX_REPORT = re.compile(
+    r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"
+    r"|\b(?:is|was|been|be|now|seems|appears|got)\s+(?:\w+\s+)?(?:fixed|resolved)\b"
+    r"|(?:^|[.!?]\s+|\n)\s*fixed\b"
+    # "it fixes my original issue": a change fixed this issue itself
+    r"|\bfix(?:es|ed)\s+(?:this|my|the)\s+(?:original\s+|particular\s+)?(?:issue|bug|problem|crash|case)\b",
+    re.I,
+)
+_DISAGREES = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
+    r"|\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
+    r"|\b(?:the\s+two|these|both|the)\s+(?:bugs|issues|problems|ones|crashes|errors|reports)\s+(?:are|seem|look)"
+    r"\s+(?:\w+\s+)?(?:independent|different|unrelated|distinct|separate)\b"
+    r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
+    r"(?:bug|issue|problem|thing|cause)\b"
+    r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:[;,.!)]|$)"
+    r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b"
+    # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
+    r"|^\s*(?:@[\w-]+\s*:?\s*)?i'?m\s+not\s+(?:so\s+|entirely\s+|really\s+|quite\s+)?sure"
+    r"(?=\s*(?:[,.!;:]|and\b|about\s+(?:that|this)\b|(?:that'?s|it'?s|this\s+is)\s+(?:the\s+case|right|true)\b))",
+    re.I,
+)
+_AGREES = re.compile(
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right|correct|confirmed|you'?re\s+right)\b", re.I
+)
+# The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
+_ACKNOWLEDGES = re.compile(
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:ah|oh)\s*[,!.]?\s*)?(?:great|thanks|thank\s+you|thx|ok(?:ay)?\s*[,!.]|"
+    r"makes\s+sense|good\s+(?:catch|find|point)|cool|indeed)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a comment without a claim says about the claims before it."""
+
+    reopens: bool  # "Reopening, ..." undoes a duplicate close
+    reports_fix: bool  # "Fixed by #N" / "this is fixed now": it ended with a fix of its own
+    disagrees: bool  # "No, the two bugs are independent."
+    agrees: bool  # "Yes." (to the suggestion just above)
+    acknowledges: bool = False  # "Great, thanks!" (counts when the issue's author says it)
+
+
+def find_outcome(text: str) -> Outcome:
+    return Outcome(bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text)), bool(_DISAGREES.search(text)),
+                   bool(_AGREES.match(text)), bool(_ACKNOWLEDGES.match(text)))
+
+
+def disagrees(text: str) -> bool:
+    """Some sentence of `text` says the issues are not the same ("Update: not the same after all")."""
+    return bool(_DISAGREES.search(text))

@@ -1,0 +1,167 @@
+"""Rules added after error analysis on the DEV half of the annotations: one small
+realistic thread per row, each with a near miss that must keep its old reading."""
+
+from __future__ import annotations
+
+import pytest
+
+from issues_sts.links import extract_thread, extract_thread_links
+from issues_sts.links.model import Signal, Thread
+from issues_sts.links.patterns import find_claims
+from issues_sts.links.replies import find_outcome
+from tests.links_helpers import REPO, c, canonical, thread
+
+# (rule, thread, expected canonical target or None)
+RULE_CASES: list[tuple[str, Thread, int | None]] = [
+    # a qualified untargeted denial ("not a dup exactly, but ...") takes the claim back
+    ("qualified denial retracts",
+     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup of #12",
+              "MEMBER", 60), c("m", "Or rather not a dup _exactly_ but made obsolete by it.", "MEMBER", 61),
+            closed_by="m", closed_minute=60), None),
+    ("... the same claim stands without it",
+     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup of #12",
+              "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    # second thoughts later in the claiming comment
+    ("'Update: not exactly the same' in the same comment retracts",
+     thread(c("reporter", "Near dupe of #12; perhaps I will close this in favor of that.\n\nUpdate: they are not "
+              "exactly the same; this one is about the help text.", "CONTRIBUTOR", 60)), None),
+    ("... 'the same' elsewhere in the comment does not",
+     thread(c("reporter", "Dupe of #12. It shows the same backtrace.", "CONTRIBUTOR", 60)), 12),
+    # doubt as the first words of the reply
+    ("'I'm not sure, and here's why' disputes a suggestion",
+     thread(c("u", "Maybe a dup of #12 ? Seems similar.", "CONTRIBUTOR", 60),
+            c("reporter", "I'm not sure and here's the reason: in #12 the impls are rejected.", "CONTRIBUTOR", 70),
+            closed_by="m"), None),
+    ("... 'I'm not sure how to fix it' does not",
+     thread(c("u", "Maybe a dup of #12 ? Seems similar.", "CONTRIBUTOR", 60),
+            c("reporter", "I'm not sure which nightly I used, will retry.", "CONTRIBUTOR", 70), closed_by="m"), 12),
+    # a question waits for an answer (its "?" right after a URL counts too)
+    ("an unanswered question in an open issue, then a fix report, is not a link",
+     thread(c("m", "@someone Doesn't that make this a kind of duplicate of "
+              "https://github.com/acme/widgets/issues/12?", "MEMBER", 60),
+            c("u", "The parser part was fixed by #40.", "NONE", 90), state="open"), None),
+    ("... the same statement is",
+     thread(c("m", "That makes this a kind of duplicate of https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
+            c("u", "The parser part was fixed by #40.", "NONE", 90), state="open"), 12),
+    # a list of inbound duplicates
+    ("'Duplicates: #12, #13' lists issues that point here",
+     thread(c("u", "A lot of related issues have been opened over time.\nDuplicates: #12, #13\n"
+              "Probably the same cause: #14", "CONTRIBUTOR", 60)), None),
+    ("... 'Duplicate of #12' is outbound", thread(c("u", "Duplicate of #12", "CONTRIBUTOR", 60)), 12),
+    # a change that fixes this very issue
+    ("'it fixes my original issue' sinks a hedged suggestion",
+     thread(c("u", "Dupe of #12, I think.", "CONTRIBUTOR", 60),
+            c("reporter", "Shouldn't this be closed due to #40? I mean, it fixes my original issue.", "NONE", 90)),
+     None),
+    # the reporter acknowledging the pointer
+    ("the reporter's 'Great, thanks!' confirms a suggestion closed by a merge bot",
+     thread(c("u", "I think this is a duplicate of #12 and #13.", "CONTRIBUTOR", 60),
+            c("reporter", "Great, thanks!", "NONE", 70), closed_by="bors"), 12),
+    ("... a bystander's thanks does not",
+     thread(c("u", "I think this is a duplicate of #12 and #13.", "CONTRIBUTOR", 60),
+            c("bystander", "Great, thanks!", "NONE", 70), closed_by="bors"), None),
+    # a reply quoting the claim takes it up
+    ("a reply quoting the claim confirms it ('Fixed, thanks.')",
+     thread(c("u", "It's likely this is a duplicate of #12.", "CONTRIBUTOR", 60),
+            c("reporter", "> It's likely this is a duplicate of #12.\n\nFixed, thanks.", "NONE", 90), closed_by="bors"),
+     12),
+    ("... an unquoted 'Fixed.' lowers it",
+     thread(c("u", "It's likely this is a duplicate of #12.", "CONTRIBUTOR", 60),
+            c("reporter", "Fixed, thanks.", "NONE", 90), closed_by="bors"), None),
+    # the claim itself says the target is fixed
+    ("'dup of #12, which seems fixed' + 'seems fixed' agrees",
+     thread(c("u", "This is possibly a duplicate of #12, which seems fixed in the nightly. Can you still reproduce?",
+              "CONTRIBUTOR", 60), c("reporter", "Seems to be fixed.", "NONE", 90), closed_by="reporter"), 12),
+    ("... without it the fix report lowers the suggestion",
+     thread(c("u", "This is possibly a duplicate of #12. Can you still reproduce?", "CONTRIBUTOR", 60),
+            c("reporter", "Seems to be fixed.", "NONE", 90), closed_by="reporter"), None),
+    # wordings that move the discussion
+    ("'continue to track this under #12' by the closer",
+     thread(c("m", "Let's continue to track this under #12 -- the resolution will be the same.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), 12),
+    ("... 'tracked in #12' alone is not", thread(c("m", "The design is tracked in #12.", "MEMBER", 60),
+                                                 closed_by="m", closed_minute=60), None),
+    ("'subsumed by #12'", thread(c("m", "This is subsumed by #12. Closing!", "MEMBER", 60),
+                                 closed_by="m", closed_minute=60), 12),
+    # "more likely than not" is not a negation; a hedged "duplicate. Closing." by the closer confirms
+    ("'more likely than not a dupe' + the closer's hedged confirmation",
+     thread(c("u", "More likely than not a dupe of #12 but I'll leave it open as it's slightly different.", "NONE", 60),
+            c("m", "This does seem like a duplicate. Closing.", "CONTRIBUTOR", 200), closed_by="m", closed_minute=200),
+     12),
+    ("... 'not a dupe of #12' still negates",
+     thread(c("u", "Not a dupe of #12 but I'll leave it open as it's slightly different.", "NONE", 60)), None),
+    # disputes after the final close
+    ("a denial after the close by someone else leaves the close standing",
+     thread(c("m", "This looks like a duplicate of #12", "CONTRIBUTOR", 60),
+            c("other", "I don't think this is a duplicate of that issue.", "MEMBER", 90),
+            closed_by="m", closed_minute=61), 12),
+    ("... the claimer's own correction after the close retracts",
+     thread(c("m", "I'll mark it as a dup of #12", "CONTRIBUTOR", 60),
+            c("m", "Or rather not a dup exactly, but made obsolete by it.", "CONTRIBUTOR", 62),
+            closed_by="m", closed_minute=61), None),
+    # plural anaphors: the first issue named
+    ("'(Closing as a dup of those two issues.)'",
+     thread(c("m", "This is the combination of two issues:\n1. macros in statement position (#12)\n"
+              "2. truncated expansion (#13)\n\n(Closing as a dup of those two issues.)", "CONTRIBUTOR", 60),
+            closed_by="m", closed_minute=60), 12),
+    ("'a dupe of those' after a comment naming two",
+     thread(c("u", "This sounds like it's probably related to #12 and #13.", "CONTRIBUTOR", 60),
+            c("m", "Yeah, I'm pretty sure this is a dupe of those. I'm going to close this.", "CONTRIBUTOR", 90),
+            closed_by="m", closed_minute=90), 12),
+    ("... a singular 'closing as dup' after a comment naming two stays untargeted",
+     thread(c("u", "This sounds like it's probably related to #12 and #13.", "CONTRIBUTOR", 60),
+            c("m", "Closing as dup.", "CONTRIBUTOR", 90), closed_by="m", closed_minute=90), None),
+    # a claim about a part of the issue
+    ("'the running-twice part is a dup of #12'",
+     thread(c("m", "My guess is that the running twice part is a dup of #12 or at least related.", "CONTRIBUTOR", 60),
+            c("m", "The other bug (running twice) is I think a dup, as I said before.", "CONTRIBUTOR", 90)), None),
+    ("... 'this is a dup of #12' is about the issue",
+     thread(c("m", "This is a dup of #12.", "CONTRIBUTOR", 60)), 12),
+]
+
+
+@pytest.mark.parametrize(("case", "th", "expected"), RULE_CASES, ids=[c[0] for c in RULE_CASES])
+def test_rule(case: str, th: Thread, expected: int | None) -> None:
+    chosen = canonical(extract_thread_links(th))
+    assert (chosen.target_number if chosen else None) == expected
+
+
+@pytest.mark.parametrize(("closer", "confirmed"), [("m", True), ("someone-else", False)])
+def test_hedged_confirmation_counts_from_the_closer(closer: str, confirmed: bool) -> None:
+    th = thread(c("u", "Probably a dupe of #12.", "NONE", 60), c("m", "This does seem like a duplicate. Closing.",
+                                                                  "CONTRIBUTOR", 200), closed_by=closer, closed_minute=200)
+    link = extract_thread_links(th)[0]
+    assert (Signal.CONFIRMED_LATER.value in link.signals) is confirmed
+
+
+def test_question_is_a_signal() -> None:
+    link = extract_thread_links(thread(c("u", "Dupe of #12?", "NONE", 60)))[0]
+    assert Signal.QUESTION.value in link.signals and Signal.HEDGED.value in link.signals
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("Duplicates: #12, #13", "reverse_wording"),
+    ("- Other duplicates: #12", "reverse_wording"),
+    ("The second part is a dup of #12.", "other_subject"),
+])
+def test_skip_reasons(text: str, reason: str) -> None:
+    reading = find_claims(text, REPO, 10)
+    assert not reading.claims and reason in reading.skips
+
+
+def test_second_thoughts_are_counted() -> None:
+    th = thread(c("m", "Dupe of #12.\n\nUpdate: they are not exactly the same.", "MEMBER", 60))
+    assert extract_thread(th).counters["dropped:retracted_in_same_comment"] == 1
+
+
+@pytest.mark.parametrize(("text", "field", "value"), [
+    ("I'm not sure, the backtraces differ.", "disagrees", True),
+    ("I'm not sure which nightly I used.", "disagrees", False),
+    ("Great, thanks!", "acknowledges", True),
+    ("Thanks for the report, this is a real bug.", "acknowledges", True),
+    ("Fixed, thanks.", "reports_fix", True),
+    ("PR #40 fixes this issue.", "reports_fix", True),
+    ("They are not exactly the same; the help text differs.", "disagrees", True),
+])
+def test_outcomes(text: str, field: str, value: bool) -> None:
+    assert getattr(find_outcome(text), field) is value
