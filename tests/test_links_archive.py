@@ -8,20 +8,21 @@ import polars as pl
 import pytest
 
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import RUST_REPO_ALIASES, load_rust_archive
-from issues_sts.links.evaluate import claimed_canonicals, read_annotations, score
+from issues_sts.links.archive import load_rust_archive
+from issues_sts.links.evaluate import Results, claimed_canonicals, read_annotations
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATIONS = ROOT / "data" / "annotations" / "rust_duplicates.csv"
+# The same cache `issues-sts links evaluate` uses: loading the archive once is most of the cost.
+CACHE = ROOT / "data" / "cache" / "rust-archive-store"
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 
 @pytest.fixture(scope="module")
-def table(rust_archive: Path, tmp_path_factory: pytest.TempPathFactory) -> LinkTable:
-    store = load_rust_archive(rust_archive, tmp_path_factory.mktemp("rust-store"))
-    with store:
-        return build_links(store, LinkConfig(repo_aliases=RUST_REPO_ALIASES))
+def table(rust_archive: Path) -> LinkTable:
+    with load_rust_archive(rust_archive, CACHE) as store:  # records mozilla/rust -> rust-lang/rust as a store fact
+        return build_links(store, LinkConfig())
 
 
 def test_whole_archive_links(table: LinkTable) -> None:
@@ -39,6 +40,9 @@ def test_whole_archive_links(table: LinkTable) -> None:
 
 @pytest.mark.skipif(not ANNOTATIONS.exists(), reason="no annotation file in data/annotations")
 def test_annotated_threads_regression_floor(table: LinkTable) -> None:
-    """A floor, not the target (0.97/0.95): catches a regression of the extractor."""
-    metrics = score(read_annotations(ANNOTATIONS), claimed_canonicals(table)).metrics()
-    assert metrics["precision"] >= 0.85 and metrics["recall"] >= 0.83, metrics
+    """A floor, not the target (0.97/0.95): catches a regression of the extractor. The
+    held-out TEST half gets its own floor so that dev-only gains cannot hide a test loss."""
+    results = Results(read_annotations(ANNOTATIONS), claimed_canonicals(table))
+    every, test = results.scores("all").metrics(), results.scores("test").metrics()
+    assert every["precision"] >= 0.92 and every["recall"] >= 0.92, every
+    assert test["precision"] >= 0.87 and test["recall"] >= 0.86, test

@@ -122,3 +122,24 @@ def test_evaluate_rejects_bad_annotations(tmp_path: Path, capsys: pytest.Capture
     assert _run(["links", "evaluate", "--annotations", str(ann), "--archive", str(archive),
                  "--cache", str(tmp_path / "c")]) == 2
     assert "bad annotation row" in capsys.readouterr().err
+
+
+def test_evaluate_subsets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    items = [issue(n, repo=RUST_REPO) for n in range(1, 5)]
+    comments = {n: [comment(n, "Duplicate of #1", cid=n, repo=RUST_REPO)] for n in (2, 3, 4)}
+    archive = _archive(tmp_path / "archive", items, comments)
+    ann = tmp_path / "ann.csv"
+    ann.write_text("repo,number,category,canonical_repo,canonical_number,note\n"  # dev: 2, 4; test: 3
+                   "rust-lang/rust,4,hard_negative,,,ambiguous\n"
+                   "rust-lang/rust,3,duplicate,rust-lang/rust,1,keyword\n"
+                   "rust-lang/rust,2,duplicate,rust-lang/rust,1,keyword\n")
+    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(tmp_path / "c")]
+    assert _run([*argv, "--subset", "dev", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["subset"], got["tp"], got["fp"]) == ("dev", 1, 1)
+    assert got["subsets"]["dev"]["without_ambiguous"]["fp"] == 0
+    assert got["subsets"]["test"]["with_ambiguous"]["tp"] == 1 and got["subsets"]["all"]["with_ambiguous"]["tp"] == 2
+    assert _run([*argv, "--subset", "dev"]) == 0
+    text = capsys.readouterr().out
+    assert "test   without ambiguous" in text and "FP #4: annotated - claimed 1" in text
+    assert _run([*argv, "--subset", "train"]) == 2

@@ -12,6 +12,7 @@ from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console
 from issues_sts.dataset.build import BuildSummary, run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.errors import ConfigError
+from issues_sts.links.renames import parse_aliases
 
 HELP = """Build the dataset from a crawl store: positive pairs from duplicate links, seeded
 negatives, leakage-free train/valid/test splits, token statistics, a dataset card.
@@ -39,12 +40,14 @@ def build_command(
     same_repo_share: float = typer.Option(0.8, "--same-repo-share", help="Share of negatives drawn inside one repository."),
     tokenizer: str | None = typer.Option(None, "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, offline)."),
     min_confidence: float = typer.Option(0.0, "--min-confidence", help="Drop duplicate links below this confidence (0-1)."),
+    alias: list[str] = typer.Option([], "--alias", help="Renamed repository old/name=new/name, for links to its old name "
+                                    "(repeatable; renames the crawl saw are known already)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     try:
         cfg = BuildConfig(store=store, out=out, seed=seed, negatives=negatives,  # type: ignore[arg-type]
                           negative_ratio=negative_ratio, same_repo_share=same_repo_share,
-                          tokenizer=tokenizer, min_confidence=min_confidence)
+                          tokenizer=tokenizer, min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(f"--{'-'.join(str(p) for p in first['loc']).replace('_', '-')}: {first['msg']}",

@@ -14,7 +14,7 @@ from rich.table import Table
 from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console, out
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
+from issues_sts.links.archive import default_archive_path, load_rust_archive
 from issues_sts.links.evaluate import (
     DEFAULT_ANNOTATIONS,
     DEFAULT_CACHE,
@@ -23,6 +23,7 @@ from issues_sts.links.evaluate import (
     report_lines,
     summary_lines,
 )
+from issues_sts.links.renames import parse_aliases
 from issues_sts.links.stage import LINKS_FILE
 from issues_sts.store import Store
 
@@ -32,14 +33,8 @@ _ISSUE = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 
 
 def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
-    pairs = []
-    for alias in aliases:
-        old, sep, new = alias.partition("=")
-        if not sep or "/" not in old or "/" not in new:
-            raise ConfigError(f"bad --alias {alias!r}", hint="write it as old-owner/old-name=owner/name")
-        pairs.append((old.strip(), new.strip()))
     try:
-        return LinkConfig(min_confidence=min_confidence, repo_aliases=tuple(pairs))
+        return LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(aliases))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -73,7 +68,7 @@ def extract_cmd(
     if archive is not None:
         with console.status("loading the rust issue archive..."):
             load_rust_archive(archive, cache).close()
-        store, alias = cache, [f"{old}={new}" for old, new in RUST_REPO_ALIASES] + list(alias)
+        store = cache  # the loader records the archive's old repository names as store facts
     cfg = _config(min_confidence, alias)
     table = _run(store, cfg)
     path = table.write(out_dir)

@@ -56,10 +56,11 @@ class LinkTableLike(Protocol):
 LinkStage = Callable[[Store], LinkTableLike]
 
 
-def default_link_stage(store: Store) -> LinkTableLike:
+def default_link_stage(store: Store, repo_aliases: tuple[tuple[str, str], ...] = ()) -> LinkTableLike:
     from issues_sts.links import LinkConfig, build_links  # the link stage's public API
 
-    return build_links(store, LinkConfig())
+    # renames the store knows are added by the stage itself; these are the user's extra ones
+    return build_links(store, LinkConfig(repo_aliases=repo_aliases))
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
         texts, text_counters = issue_texts(store.issues_frame())
         comments = store.comments_frame().select("repo", "number", "body")
         step("extracting duplicate links")
-        table = (link_stage or default_link_stage)(store)
+        table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step)
     return replace(summary, timings=step.timings)
 

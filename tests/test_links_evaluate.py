@@ -1,0 +1,88 @@
+"""The evaluator's counting: the dev/test split, ambiguous rows, and which link is a thread's claim."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from issues_sts.errors import ConfigError
+from issues_sts.links.evaluate import (
+    Annotation,
+    Results,
+    claimed_canonicals,
+    score,
+    select,
+    split_of,
+)
+from issues_sts.links.stage import LINK_SCHEMA, LinkTable
+
+R = "rust-lang/rust"
+
+
+def ann(number: int, category: str = "duplicate", target: int | None = None, note: str = "") -> Annotation:
+    return Annotation(R, number, category, (R, target) if target is not None else None, note)
+
+
+def test_split_alternates_by_number_whatever_the_file_order() -> None:
+    rows = [ann(30), ann(10), ann(40), ann(20), ann(50)]
+    assert split_of(rows) == {(R, 10): "dev", (R, 20): "test", (R, 30): "dev", (R, 40): "test", (R, 50): "dev"}
+    assert [a.number for a in select(rows, "test")] == [40, 20]
+    assert len(select(rows, "all")) == 5
+    with pytest.raises(ConfigError):
+        select(rows, "train")
+
+
+def test_ambiguous_rows_can_be_left_out() -> None:
+    rows = [ann(1, note="keyword"), ann(2, note="hedged;ambiguous"), ann(3, note="ambiguous-ish")]
+    assert [a.number for a in select(rows, "all", ambiguous=False)] == [1, 3]
+
+
+# (case, annotation, claimed target or None, (tp, fp, fn, tn))
+COUNT_CASES = [
+    ("right target", ann(1, target=5), 5, (1, 0, 0, 0)),
+    ("wrong target is a false link and a miss", ann(1, target=5), 6, (0, 1, 1, 0)),
+    ("no claim on a duplicate", ann(1, target=5), None, (0, 0, 1, 0)),
+    ("claim on a hard negative", ann(1, "hard_negative"), 5, (0, 1, 0, 0)),
+    ("silence on a hard negative", ann(1, "hard_negative"), None, (0, 0, 0, 1)),
+    ("a duplicate whose thread names no target: any claim is a guess", ann(1), 5, (0, 1, 0, 0)),
+    ("... and silence is right", ann(1), None, (0, 0, 0, 1)),
+]
+
+
+@pytest.mark.parametrize(("case", "row", "claimed", "counts"), COUNT_CASES, ids=[c[0] for c in COUNT_CASES])
+def test_counting(case: str, row: Annotation, claimed: int | None, counts: tuple[int, int, int, int]) -> None:
+    claims = {(R, row.number): (R, claimed)} if claimed is not None else {}
+    m = score([row], claims).metrics()
+    assert (m["tp"], m["fp"], m["fn"], m["tn"]) == counts
+
+
+def test_old_repository_names_and_case_compare_equal() -> None:
+    row = Annotation(R, 1, "duplicate", ("mozilla/rust", 5), "renamed-repo")
+    assert score([row], {(R, 1): ("Rust-Lang/Rust", 5)}).metrics()["tp"] == 1
+
+
+def _table(rows: list[tuple[int, int, str | None]]) -> LinkTable:
+    base = {name: None for name in LINK_SCHEMA}
+    frame = pl.DataFrame([{**base, "repo": R, "number": n, "target_repo": R, "target_number": t, "confidence": 0.9,
+                           "excluded_reason": why, "usable": why is None, "signals": [], "evidence_urls": []}
+                          for n, t, why in rows], schema=LINK_SCHEMA)
+    return LinkTable(frame, pl.DataFrame(), {})
+
+
+def test_the_claim_is_the_threads_own_canonical() -> None:
+    table = _table([
+        (1, 5, "target_is_pull_request"), (1, 6, None),  # #6 was promoted when the PR target was excluded
+        (2, 7, "source_is_pull_request"),                  # a PR's link still counts as its reading
+        (3, 8, "target_missing"),
+        (4, 9, "not_canonical"), (4, 10, None),
+        (5, 11, "low_confidence"),
+    ])
+    assert claimed_canonicals(table) == {(R, 1): (R, 5), (R, 2): (R, 7), (R, 3): (R, 8), (R, 4): (R, 10)}
+
+
+def test_results_table_has_every_subset() -> None:
+    rows = [ann(1, target=5), ann(2, "hard_negative", note="ambiguous"), ann(3, target=4)]
+    table = Results(rows, {(R, 1): (R, 5), (R, 2): (R, 9)}).table()
+    assert set(table) == {"dev", "test", "all"}
+    assert table["all"]["with_ambiguous"]["fp"] == 1 and table["all"]["without_ambiguous"]["fp"] == 0
+    assert table["dev"]["with_ambiguous"]["tp"] == 1 and table["dev"]["with_ambiguous"]["fn"] == 1
