@@ -101,11 +101,11 @@ def _versions() -> dict[str, str]:
 class _Steps:
     """A stage-by-stage progress bar (or nothing, for quiet runs) that also times each stage."""
 
-    def __init__(self, progress: Progress | None, total: int) -> None:
+    def __init__(self, progress: Progress | None, total: int, started: float) -> None:
         self.progress = progress
         self.task = progress.add_task("build", total=total) if progress else None
         self.timings: dict[str, float] = {}
-        self._current: tuple[str, float] | None = None
+        self._current: tuple[str, float] | None = ("checking inputs, opening the store", started)
 
     def __call__(self, label: str) -> None:
         now = time.perf_counter()
@@ -115,6 +115,14 @@ class _Steps:
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, description=label)
             self.progress.advance(self.task)
+
+    def finish(self) -> dict[str, float]:
+        """Close the last stage's clock; seconds per stage, setup and clean-up included."""
+        if self._current is not None:
+            label, since = self._current
+            self.timings[label] = round(time.perf_counter() - since, 3)
+            self._current = None
+        return dict(self.timings)
 
     def counter(self, label: str, total: int) -> Callable[[int], None]:
         """A second bar for a long stage; returns its `advance(n)`."""
@@ -126,21 +134,22 @@ class _Steps:
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[_Steps]:
+def _progress(enabled: bool, started: float) -> Iterator[_Steps]:
     if not enabled:
-        yield _Steps(None, 0)
+        yield _Steps(None, 0, started)
         return
     from issues_sts.cli.common import console
 
     columns = (TextColumn("{task.description:<28}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        yield _Steps(progress, 9)
+        yield _Steps(progress, 9, started)
 
 
 def _open_store(path: Path) -> Store:
     store = Store.open(path)
-    if store.is_empty():
+    # One row is enough to know; COUNT(*) would read the whole table of a big store.
+    if store.conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is None:
         store.close()
         raise StoreError(f"the crawl store {path} holds no issues")
     return store
@@ -148,9 +157,10 @@ def _open_store(path: Path) -> Store:
 
 def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built."""
+    started = time.perf_counter()
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
-    with _open_store(cfg.store) as store, _progress(progress) as step:
+    with _open_store(cfg.store) as store, _progress(progress, started) as step:
         step("reading the store")
         # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
         texts, text_counters = issue_texts(store.issues_frame())
@@ -158,7 +168,7 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
         step("extracting duplicate links")
         table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step)
-    return replace(summary, timings=step.timings)
+    return replace(summary, timings=step.finish())
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
@@ -186,7 +196,7 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     stats = build_stats(pairs, by_split, cfg.long_threshold)
     step("writing")
     sizes = _write(cfg, pairs, table, stats, counters, by_split)
-    step("done")
+    step("done, closing the store")
     return BuildSummary(cfg.out, sizes, stats, counters)
 
 
