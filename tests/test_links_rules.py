@@ -117,6 +117,30 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
             c("m", "The other bug (running twice) is I think a dup, as I said before.", "CONTRIBUTOR", 90)), None),
     ("... 'this is a dup of #12' is about the issue",
      thread(c("m", "This is a dup of #12.", "CONTRIBUTOR", 60)), 12),
+    ("'the third bullet on this list is the same issue as #12'",
+     thread(c("m", "The third bullet on this list is the same issue as #12. The first two are about hygiene.",
+              "MEMBER", 60)), None),
+    # rules from an audit of unannotated archive threads (never the annotated TEST half)
+    ("'This was about X, not Y' disputes a suggestion",
+     thread(c("u", "dup of https://github.com/acme/widgets/issues/12", "CONTRIBUTOR", 60),
+            c("reporter", "This was about the linker failing to run, not the build process.", "CONTRIBUTOR", 90)), None),
+    ("a wontfix close lowers a hedged suggestion",
+     thread(c("u", "Possibly a dup of #12.", "CONTRIBUTOR", 60),
+            c("m", "@lead says this is a wontfix.", "CONTRIBUTOR", 900), closed_by="m"), None),
+    ("... which stands without it", thread(c("u", "Possibly a dup of #12.", "CONTRIBUTOR", 60), closed_by="m"), 12),
+    ("'a more recent duplicate issue #12' names another copy",
+     thread(c("u", "I made a pull request for this #40; there is a more recent duplicate issue #12.", "CONTRIBUTOR", 60),
+            closed_by="bors"), None),
+    ("... 'another duplicate of #12' is still a claim",
+     thread(c("m", "Yet another duplicate of #12.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    ("'Looks like it!' answers 'Dupe of #12?' and the issue is closed",
+     thread(c("u", "Dupe of #12?", "CONTRIBUTOR", 60), c("m", "Looks like it!", "MEMBER", 100), closed_by="bors"), 12),
+    ("'This fix is live.' by the reporter lowers a suggestion",
+     thread(c("u", "I think this is a dupe of #12.", "CONTRIBUTOR", 60), c("reporter", "This fix is live.", "CONTRIBUTOR", 90),
+            closed_by="reporter"), None),
+    ("a firm URL claim is not hedged by the next sentence",
+     thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
+              "idea for a fix.", "NONE", 60), closed_by="bors"), 12),
 ]
 
 

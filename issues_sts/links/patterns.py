@@ -81,10 +81,11 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
         taken.append(m.span())
     text = _mask(text, taken)
     for m in _URL.finditer(text):
-        ref = _url_ref(m.group(0), repo, m.start(), m.end())
+        url = m.group(0).rstrip(".,;:!?")  # a sentence's own full stop or question mark is not the URL's
+        ref = _url_ref(url, repo, m.start(), m.start() + len(url))
         if ref is not None:
             refs.append(ref)
-        taken.append(m.span())
+        taken.append((m.start(), m.start() + len(url)))
     text = _mask(text, taken)
     for m in _CROSS.finditer(text) if _CROSS_HINT.search(text) else ():
         refs.append(Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "unknown", m.start(), m.end()))
@@ -168,10 +169,14 @@ _PLURAL_ANAPHOR = re.compile(
 )
 # "the running-twice part is a dup of #N": the claim is about a part of this issue, not the issue
 _PART_SUBJECT = re.compile(
-    r"\b(?:part|half|aspect|portion|piece|(?:the\s+)?other\s+(?:bug|issue|problem|one))\s+(?:\([^)]*\)\s*)?"
-    r"(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
+    r"\b(?:part|half|aspect|portion|piece|bullet|item|point|(?:the\s+)?(?:other|first|second|third|last)\s+"
+    r"(?:bug|issue|problem|one|case|example))(?:\s+(?:on|in|of)\s+(?:this|the)\s+(?:list|issue|report))?\s+"
+    r"(?:\([^)]*\)\s*)?(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
     re.I,
 )
+# "there is a more recent duplicate issue #N": #N is another copy, not this issue's canonical
+_OTHER_COPY_BEFORE = re.compile(r"\b(?:newer|more\s+recent|later|another|other)\s+$", re.I)
+_OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
 _INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
 # "dup of #N, which seems fixed now": the claim itself says the target is fixed
@@ -280,6 +285,8 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
         return "other_subject"  # "#A was a duplicate of #B", said in a third thread
     if _PART_SUBJECT.search(text[s:m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
+    if _OTHER_COPY_BEFORE.search(text[s:m.start()]) and not _OF_AFTER.match(text[m.end():]):
+        return "reverse_wording"
     line = text.rfind("\n", 0, m.start()) + 1
     if _INBOUND_LIST.match(text[line:m.end()] + text[m.end():].lstrip(" \t")[:1]):
         return "reverse_wording"  # "Duplicates: #5, #7" lists the issues that duplicate this one

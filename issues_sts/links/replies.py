@@ -19,7 +19,10 @@ _FIX_REPORT = re.compile(
     r"|\b(?:is|was|been|be|now|seems|appears|got)\s+(?:\w+\s+)?(?:fixed|resolved)\b"
     r"|(?:^|[.!?]\s+|\n)\s*fixed\b"
     # "it fixes my original issue": a change fixed this issue itself
-    r"|\bfix(?:es|ed)\s+(?:this|my|the)\s+(?:original\s+|particular\s+)?(?:issue|bug|problem|crash|case)\b",
+    r"|\bfix(?:es|ed)\s+(?:this|my|the)\s+(?:original\s+|particular\s+)?(?:issue|bug|problem|crash|case)\b"
+    r"|\b(?:the|this|a)\s+fix\s+(?:is|was|has)\s+(?:now\s+)?(?:live|landed|merged|deployed)\b"
+    # another resolution than a duplicate: "wontfix", "working as intended", "not a bug"
+    r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b",
     re.I,
 )
 _DISAGREES = re.compile(
@@ -31,13 +34,16 @@ _DISAGREES = re.compile(
     r"(?:bug|issue|problem|thing|cause)\b"
     r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:[;,.!)]|$)"
     r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b"
+    # "This was about X failing, not the build process."
+    r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
     # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
     r"|^\s*(?:@[\w-]+\s*:?\s*)?i'?m\s+not\s+(?:so\s+|entirely\s+|really\s+|quite\s+)?sure"
     r"(?=\s*(?:[,.!;:]|and\b|about\s+(?:that|this)\b|(?:that'?s|it'?s|this\s+is)\s+(?:the\s+case|right|true)\b))",
     re.I,
 )
 _AGREES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right|correct|confirmed|you'?re\s+right)\b", re.I
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
+    r"(?:looks|seems)\s+(?:like\s+it|so)\b|that'?s\s+(?:right|it|correct))\b", re.I
 )
 # The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
 _ACKNOWLEDGES = re.compile(
