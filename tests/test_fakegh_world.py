@@ -111,6 +111,14 @@ def test_duplicate_evidence_is_phrased_many_ways(world: Corpus) -> None:
     assert any("Fixes #{issue number}" in b for b in bodies)
 
 
+def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
+    shapes = Counter()
+    for repo in world.repos.values():
+        assert repo.truth_evidence.keys() == repo.truth_duplicates.keys()
+        shapes.update(repo.truth_evidence.values())
+    assert set(shapes) == {"marked", "phrase", "ui", "label", "retarget", "hedged", "in_body"}
+
+
 def test_labels_state_reasons_and_events_agree(world: Corpus) -> None:
     labels = Counter(lab["name"] for r in world.repos.values() for i in r.issues for lab in i["labels"])
     assert any("uplicate" in name for name in labels)

@@ -23,6 +23,8 @@ class RepoData:
     `event_canonical` maps the node_id of every (un)marked_as_duplicate timeline event to the
     canonical GraphQL names for that event (REST timeline events do not name it); an event whose
     canonical was deleted has no entry, and GraphQL answers `canonical: null` for it.
+    `truth_evidence` says how each generated duplicate was closed ("marked", "phrase", "ui",
+    "label", "retarget", "hedged", "in_body"; see world.EVIDENCE), for per-phenomenon recall.
     `truth_duplicates` is the generator's ground truth (what the issue really duplicates),
     which may differ from the evidence (a duplicate only said in a comment, a retargeting...).
     """
@@ -39,6 +41,7 @@ class RepoData:
     renamed_from: list[str] = field(default_factory=list)
     truth_duplicates: dict[int, tuple[str, int]] = field(default_factory=dict)
     event_canonical: dict[str, tuple[str, int]] = field(default_factory=dict)
+    truth_evidence: dict[int, str] = field(default_factory=dict)  # duplicate -> evidence shape
     created_at: str = "2015-01-01T00:00:00Z"
     version: int = 0  # bumped by reindex(): the server caches sorted listings per version
 

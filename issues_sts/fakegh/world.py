@@ -101,6 +101,7 @@ def _generate(cfg: WorldConfig) -> Corpus:
         _remove(rng, cfg, builder, repo)
         render_repo(builder.drafts, repo, index, next_comment_id)
         repo.truth_duplicates.update(builder.truth)
+        repo.truth_evidence.update({n: builder.evidence[n] for n in builder.truth})
         corpus.add(repo)
     _forget_dangling_canonicals(corpus)
     return corpus
@@ -128,6 +129,7 @@ class RepoBuilder:
     others: list[RepoBuilder]
     drafts: dict[int, Draft] = field(default_factory=dict)
     truth: dict[int, tuple[str, int]] = field(default_factory=dict)
+    evidence: dict[int, str] = field(default_factory=dict)
     transferred: dict[int, tuple[str, int]] = field(default_factory=dict)
     transferred_in: set[int] = field(default_factory=set)
 
@@ -292,6 +294,7 @@ class RepoBuilder:
         if how == "ui" and t < DUPLICATE_REASON_SINCE:
             how = "marked"  # closing "as duplicate" in the UI only exists since late 2024
         t = EVIDENCE[how][1](self, draft, ref, t, closer)
+        self.evidence[draft.number] = how
         if how == "label" or rng.random() < 0.6:
             draft.labels.append(self.dup_label)
         draft.close(t + 1, closer, _closing_reason(rng, t))
