@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="only the first N items of the archive")
     parser.add_argument("--core-limit", type=int, default=100, help="compressed limit: requests per window")
-    parser.add_argument("--window", type=float, default=10.0, help="compressed window length in seconds")
+    parser.add_argument("--window", type=float, default=20.0, help="compressed window length in seconds")
     parser.add_argument("--naive-seconds", type=float, default=60.0, help="sample length of the naive crawler under the limit")
     args = parser.parse_args(argv)
     if not (ARCHIVE / "main.jsonl.gz").exists():

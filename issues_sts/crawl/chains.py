@@ -98,7 +98,8 @@ class ListChain:
         items: list[dict[str, Any]] = page.data if page.status == 200 and isinstance(page.data, list) else []
         pass_since = cp.since if first else cp.pass_since
         stamps = [str(i["updated_at"]) for i in items if i.get("updated_at")]
-        high = max([*stamps, cp.pass_high or "" if not first else ""]) or None
+        prior = "" if first else (cp.pass_high or "")
+        high = max([*stamps, prior]) or None
         etag = page.etag if first else cp.etag
         nxt = page.next_url if page.status == 200 else None
         if nxt:
