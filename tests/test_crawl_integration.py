@@ -171,3 +171,17 @@ def test_candidates_are_asked_while_the_lists_still_page(tmp_path: Path) -> None
     last_list = max(i for i, p in enumerate(paths) if "/issues/comments" in p or "/issues?" in p)
     assert first_graphql < last_list
     assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_listing_caps_are_passed_by_moving_since_forward(tmp_path: Path) -> None:
+    """Deep pages answer 422 and repo-wide comments stop after a cap: the crawler starts a new
+    `since` pass from the newest item seen instead of asking for page N."""
+    corpus = small_world(seed=13, repos=1, issues=150)
+    with FakeGitHub(corpus, FakeSettings(page_cap=3, comments_cap=35)) as gh:
+        summary = crawl(gh, tmp_path, per_page=10)
+        log = list(gh.log)
+    assert summary.ok
+    assert not any(r.status == 422 for r in log)
+    passes = [r.path for r in log if "since=" in r.path and "&page=" not in r.path]
+    assert len(passes) >= 10, "expected many since passes"
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
