@@ -42,6 +42,7 @@ class Limiter:
         self._buckets: dict[str, BucketState] = {}
         self._in_flight: dict[str, int] = {}
         self._total_in_flight = 0
+        self._waited_until = 0.0
 
     def state(self, bucket: str) -> BucketState:
         with self._lock:
@@ -67,8 +68,13 @@ class Limiter:
             self._wait(bucket, delay)
 
     def _wait(self, bucket: str, delay: float) -> None:
-        self.stats.waits += 1
-        self.stats.waited_seconds += delay
+        with self._lock:
+            # threads waiting for the same window overlap: count wall time spent waiting once
+            now = self.clock()
+            until = now + delay
+            self.stats.waits += 1
+            self.stats.waited_seconds += max(0.0, until - max(now, self._waited_until))
+            self._waited_until = max(self._waited_until, until)
         if self.on_wait is not None:
             self.on_wait(bucket, delay)
         self.sleep(delay)

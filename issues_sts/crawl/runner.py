@@ -185,7 +185,10 @@ class RepoSync:
 
     def _on_page(self, resource: str, items: int, pages_left: int | None) -> None:
         remaining = self.client.limiter.remaining("core")
-        self.reporter.page(resource, items, pages_left, "?" if remaining is None else str(remaining))
+        budget = "?" if remaining is None else str(remaining)
+        if self.cfg.max_requests is not None:  # the user's own budget, when tighter
+            budget += f" (--max-requests: {self.cfg.max_requests - self.client.stats.counted} left)"
+        self.reporter.page(resource, items, pages_left, budget)
 
 
 def run_crawl(
