@@ -47,15 +47,16 @@ class _ScrubFilter(logging.Filter):
         return True
 
 
-def _setup_log(path: Path | None, scrub: Scrubber) -> None:
+def _setup_log(path: Path | None, scrub: Scrubber) -> logging.Handler | None:
     if path is None:
-        return
+        return None
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     handler.addFilter(_ScrubFilter(scrub))
     logger = logging.getLogger("issues_sts")
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
+    return handler
 
 
 def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
@@ -91,8 +92,13 @@ def crawl(
         raise ConfigError(f"--{first['loc'][0]}: {first['msg']}".replace("_", "-")) from None
     if secret is None:
         console.print("[yellow]no token: GitHub allows 60 requests per hour without one[/yellow]")
-    _setup_log(log_file, Scrubber([secret]))
-    summary = run_crawl(cfg, progress=not quiet, console=console)
+    handler = _setup_log(log_file, Scrubber([secret]))
+    try:
+        summary = run_crawl(cfg, progress=not quiet, console=console)
+    finally:
+        if handler is not None:
+            logging.getLogger("issues_sts").removeHandler(handler)
+            handler.close()
     console.print(summary_table(summary))
     failed = [r for r in summary.repos if r.status == "failed"]
     if failed:
