@@ -50,7 +50,8 @@ from issues_sts.links.scoring import (
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede", "subsum", "track")
+_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede", "subsum", "track", "continued", "reopened",
+              "submitted", "rebased", "filed", "created", "is now", "new pr", "new pull")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -105,9 +106,9 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
     if not any(hint in lowered for hint in _CUE_HINTS):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
-    reading = find_claims(cleaned, thread.repo, thread.number)
+    reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
-        raw_claims = len(find_claims(post.body, thread.repo, thread.number).claims)
+        raw_claims = len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
@@ -117,6 +118,9 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         key = _normalise(claim.target, thread, cfg)
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
+            continue
+        if claim.successor and key[0] != thread.repo:
+            counters["dropped:moved_elsewhere"] += 1  # "Refiled as other/tool#4": moved, not duplicated
             continue
         if claim.negated:
             counters["dropped:negated"] += 1

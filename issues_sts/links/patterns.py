@@ -112,9 +112,17 @@ _WORDING = re.compile(
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
     # "Let's continue to track this under #N": the discussion moves to the other issue
-    r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b",
+    r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
+    # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
+    r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
+    r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
+_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)",
+                        re.I)
+# Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a successor)
+_NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?",
+                     re.I)
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
@@ -222,6 +230,7 @@ class Claim:
     earlier_post: bool = False  # the target is the one reference of an earlier comment
     question: bool = False  # the claim is asked, not stated ("Maybe a dup of #4?")
     target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
+    successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
 
 
 @dataclass
@@ -359,12 +368,12 @@ def _about_this(text: str, m: re.Match[str]) -> bool:
 _CUES = ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False), (_SAME, SAME_AS, False))
 
 
-def find_claims(text: str, repo: str, self_number: int) -> Reading:
+def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = False) -> Reading:
     """Every duplicate claim in one cleaned comment (see module docstring)."""
     reading = Reading()
     refs = find_refs(text, repo, bare=True)
     used: set[int] = set()
-    for pattern, cue, strict in _CUES:
+    for pattern, cue, strict in _CUES + (((_NEW_PR, WORDING, False),) if pull_request else ()):
         for m in pattern.finditer(text):
             if m.start() in used or (cue == SAME_AS and not _about_this(text, m)):
                 continue
@@ -392,9 +401,14 @@ def find_claims(text: str, repo: str, self_number: int) -> Reading:
                 continue
             _, e = _sentence_bounds(text, m.start(), end)
             question = "?" in text[end:e + 1] or text[:end].endswith("?")  # a URL swallows its "?"
+            successor = bool(_SUCCESSOR.search(m.group(0)))
+            if successor and len(targets) > 1:
+                reading.skips.extend(["split_into_several"] * len(targets))  # "continued in #4 and #5"
+                continue
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
-                                            question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:]))))
+                                            question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
+                                            successor=successor))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
