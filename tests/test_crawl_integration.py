@@ -185,3 +185,15 @@ def test_listing_caps_are_passed_by_moving_since_forward(tmp_path: Path) -> None
     passes = [r.path for r in log if "since=" in r.path and "&page=" not in r.path]
     assert len(passes) >= 10, "expected many since passes"
     assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
+    """GitHub's GraphQL needs a token: without one the crawl stays on REST (60 per window)."""
+    corpus = small_world(seed=14, repos=1, issues=60)
+    with FakeGitHub(corpus, FakeSettings(unauthenticated_limit=20, reset_seconds=1.0)) as gh:
+        summary = crawl(gh, tmp_path, token=None)
+        endpoints = gh.stats()["by_endpoint"]
+        assert gh.stats()["violations"] == 0
+    assert summary.ok and not summary.graphql_used
+    assert not any("graphql" in e for e in endpoints)
+    assert_store_matches_corpus(tmp_path, corpus, graphql=False)

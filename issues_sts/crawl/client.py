@@ -139,10 +139,10 @@ class GitHubClient:
         body = {"query": query, "variables": variables or {}}
         response, data = self._send("POST", self.graphql_url, "graphql", json_body=body)
         status = response.status_code
-        if status in (404, 403, 410) or (status >= 400 and status != 401):
+        # REST already vouched for the token; a 401 here is GraphQL refusing this client
+        # (anonymous, or a token without GraphQL access): REST timelines still work.
+        if status >= 400:
             raise GraphQLUnavailable(f"/graphql answered {status}")
-        if status == 401:
-            raise self._error(response, data)
         if not isinstance(data, dict):
             raise GraphQLUnavailable("/graphql answered something that is not a GraphQL result")
         return data
@@ -221,7 +221,7 @@ class GitHubClient:
             raise LimitHit(f"{response.status_code} {verdict.value}")
         if verdict is Verdict.TRANSIENT:
             raise TransientError(f"GitHub answered {response.status_code}")
-        if verdict is Verdict.BAD_CREDENTIALS:
+        if verdict is Verdict.BAD_CREDENTIALS and bucket != "graphql":
             raise BadCredentials("the token was rejected (401 Bad credentials)", status=401,
                                  url=self.scrub(str(response.request.url)))
         self.limiter.success(bucket)

@@ -101,7 +101,8 @@ class RepoSync:
         self.store = store
         self.client = client
         self.reporter = reporter
-        self.graphql_ok = cfg.graphql
+        # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
+        self.graphql_ok = cfg.graphql and cfg.token is not None
 
     def run(self, repo: str, summary: RepoSummary) -> None:
         self.store.upsert_repo(repo)
