@@ -106,7 +106,7 @@ def masked_max(values: Tensor, mask: Tensor) -> Tensor:
 
 
 class RanEncoder(Encoder):
-    """A RAN text encoder (`ran-base`: 768 wide, 86M parameters) for AnglE training.
+    """A RAN text encoder (`ran-base`: 768 wide, 83.7M parameters, the paper's ~86M) for AnglE.
 
     Build one from a preset with `RanEncoder.from_preset("ran-base")`, from MLM pretraining
     (`python -m training.pretrain_ran`), or reload a saved directory with `RanEncoder.load`.
