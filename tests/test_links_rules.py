@@ -153,6 +153,17 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
                                                              closed_by="m", closed_minute=60), None),
     ("'continued in #12 and #13' split it", thread(c("m", "This is continued in #12 and #13. Closing.", "CONTRIBUTOR",
                                                      60), closed_by="m", closed_minute=60), None),
+    ("'Probably is the same bug as #12' leaves the subject out", thread(
+        c("m", "Updated version fails with an ICE in trans. Probably is the same bug as #12.", "CONTRIBUTOR", 60),
+        closed_by="m"), 12),
+    ("... 'That message is the same as #12' is about the message", thread(
+        c("m", "That error message is the same as #12.", "CONTRIBUTOR", 60), closed_by="m"), None),
+    ("'Closing in favor of the merged version at #12'", thread(
+        c("m", "Closing in favor of the merged version at #12", "MEMBER", 60), is_pr=True, closed_by="m",
+        closed_minute=60), 12),
+    ("'[Closing](link) in favor of #12'", thread(
+        c("m", "[Closing](https://github.com/acme/widgets/pull/12#issuecomment-140) in favor of #12", "MEMBER", 60),
+        is_pr=True, closed_by="m", closed_minute=60), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

@@ -109,7 +109,8 @@ _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
 _WORDING = re.compile(
     r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
-    r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b[^.\n]{0,30}?\bin\s+favou?r\s+of\b"
+    r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"
+    r"\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
@@ -136,7 +137,7 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
     other main broader canonical umbrella tracking meta larger bigger long standing known open
-    associated rfc new follow-up followup combined updated rebased version"""
+    associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
@@ -357,12 +358,20 @@ def _retract_on_second_thoughts(text: str, reading: Reading) -> None:
         reading.skips.append("retracted_in_same_comment")
 
 
+# "Probably is the same bug as #N": the subject (this issue) left out
+_SUBJECTLESS = re.compile(
+    r"^\s*(?:(?:probably|possibly|likely|maybe|perhaps|also|actually|definitely|really)\s+)*"
+    r"(?:is|looks\s+like|seems\s+(?:to\s+be|like)|might\s+be|could\s+be|must\s+be)\s+(?:just\s+)?(?:the\s+)?$",
+    re.I,
+)
+
+
 def _about_this(text: str, m: re.Match[str]) -> bool:
     """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
     ("Probably the same as #N"), not "That error message is the same as #N"."""
     s, _ = _sentence_bounds(text, m.start(), m.end())
     before = text[s:m.start()]
-    return bool(_SAME_SUBJECT.search(before)) or len(before.split()) <= 2
+    return bool(_SAME_SUBJECT.search(before)) or len(before.split()) <= 2 or bool(_SUBJECTLESS.match(before))
 
 
 _CUES = ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False), (_SAME, SAME_AS, False))
