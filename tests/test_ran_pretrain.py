@@ -161,3 +161,22 @@ def test_segment_stream_reads_a_long_text_whole() -> None:
     assert sorted(len(s) for s in segments) == [10, 16, 16, 16]
     assert all(s[0] == tokenizer.cls_token_id and s[-1] == tokenizer.sep_token_id for s in segments)
     assert sum(len(s) - 2 for s in segments) == 50
+
+
+def test_set_overrides_are_typed_and_apply_to_presets_only(tmp_path: Path) -> None:
+    from training.pretrain_ran import build_model, parse_settings
+
+    overrides = parse_settings(["window_size=32", "dropout=0.0", "token_pooling=mean"])
+    assert overrides == {"window_size": 32, "dropout": 0.0, "token_pooling": "mean"}
+    for bad in (["window=3"], ["window_size=big"], ["window_size"]):
+        with pytest.raises(TrainingError):
+            parse_settings(bad)
+    config = PretrainConfig(data=tmp_path, output=tmp_path, model="ran-tiny", overrides=overrides)
+    assert build_model(config).encoder.config.window_size == 32
+    RanEncoder.from_preset("ran-tiny").save(tmp_path / "saved")
+    with pytest.raises(TrainingError, match="fresh RAN only"):
+        build_model(
+            PretrainConfig(
+                data=tmp_path, output=tmp_path, model=str(tmp_path / "saved"), overrides=overrides
+            )
+        )

@@ -37,6 +37,7 @@ from torch import Tensor, nn
 
 from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
+from training.models.ran_config import RanConfig
 
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
@@ -178,9 +179,15 @@ def learning_rate_factor(step: int, warmup: int, total: int) -> float:
 
 def build_model(config: PretrainConfig) -> RanForMaskedLM:
     torch.manual_seed(config.seed)
-    encoder = build_ran(config.model)
-    if config.overrides:
-        encoder = RanEncoder(encoder.config.with_overrides(**config.overrides), encoder.tokenizer)
+    if Path(config.model).is_dir():
+        if config.overrides:
+            raise TrainingError(
+                "--set changes the shape of a fresh RAN only",
+                hint=f"drop --set, or start from a preset instead of {config.model}",
+            )
+        encoder = build_ran(config.model)
+    else:
+        encoder = RanEncoder.from_preset(config.model, **config.overrides)
     if config.init_embeddings_from is not None:
         copy_word_embeddings(encoder, config.init_embeddings_from)
     encoder.max_seq_length = min(config.max_length, encoder.max_seq_length)
@@ -339,6 +346,24 @@ class _progress:
             self.bar.__exit__(*exc)
 
 
+def parse_settings(settings: list[str]) -> dict[str, Any]:
+    """`["window_size=128", "token_pooling=mean"]` -> typed RanConfig overrides."""
+    fields = RanConfig.__dataclass_fields__
+    overrides: dict[str, Any] = {}
+    for setting in settings:
+        key, _, value = setting.partition("=")
+        if key not in fields or not value:
+            raise TrainingError(
+                f"bad --set {setting!r}", hint=f"use FIELD=VALUE with FIELD one of {sorted(fields)}"
+            )
+        kind = type(getattr(RanConfig(), key))
+        try:
+            overrides[key] = kind(value)
+        except ValueError:
+            raise TrainingError(f"--set {key} expects a {kind.__name__}, got {value!r}") from None
+    return overrides
+
+
 def register(app: Any) -> None:
     """Add `pretrain-ran` to a typer app (`python -m training pretrain-ran`)."""
     app.command("pretrain-ran")(pretrain_command)
@@ -362,6 +387,9 @@ def pretrain_command(
     ),
     seed: int = typer.Option(42, "--seed"),
     device: str = typer.Option("cpu", "--device"),
+    settings: list[str] | None = typer.Option(
+        None, "--set", help="RAN config field of a fresh preset, e.g. --set window_size=128"
+    ),
 ) -> None:
     """MLM-pretrain a RAN on issue texts and save it for AnglE fine-tuning."""
     from issues_sts.cli.common import console
@@ -371,6 +399,7 @@ def pretrain_command(
         max_length=max_length, batch_size=batch_size, steps=steps, learning_rate=learning_rate,
         warmup_steps=warmup_steps, max_texts=max_texts,
         init_embeddings_from=init_embeddings_from, seed=seed, device=device,
+        overrides=parse_settings(settings or []),
     )  # fmt: skip
     result = pretrain(config)
     console.print(
