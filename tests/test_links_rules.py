@@ -212,6 +212,10 @@ def test_second_thoughts_are_counted() -> None:
     ("Fixed, thanks.", "reports_fix", True),
     ("PR #40 fixes this issue.", "reports_fix", True),
     ("They are not exactly the same; the help text differs.", "disagrees", True),
+    ("Sure, it covers the same thing.", "agrees", True),
+    ("Sure thing, I'll try the nightly.", "agrees", False),
+    ("Right now it still crashes.", "agrees", False),
+    ("I think this issue has largely resolved itself.", "reports_fix", True),
 ])
 def test_outcomes(text: str, field: str, value: bool) -> None:
     assert getattr(find_outcome(text), field) is value

@@ -21,6 +21,7 @@ _FIX_REPORT = re.compile(
     # "it fixes my original issue": a change fixed this issue itself
     r"|\bfix(?:es|ed)\s+(?:this|my|the)\s+(?:original\s+|particular\s+)?(?:issue|bug|problem|crash|case)\b"
     r"|\b(?:the|this|a)\s+fix\s+(?:is|was|has)\s+(?:now\s+)?(?:live|landed|merged|deployed)\b"
+    r"|\b(?:resolved|fixed)\s+itself\b"
     # another resolution than a duplicate: "wontfix", "working as intended", "not a bug"
     r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b",
     re.I,
@@ -42,8 +43,9 @@ _DISAGREES = re.compile(
     re.I,
 )
 _AGREES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
-    r"(?:looks|seems)\s+(?:like\s+it|so)\b|that'?s\s+(?:right|it|correct))\b", re.I
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
+    r"(?:looks|seems)\s+(?:like\s+it|so)|that'?s\s+(?:right|it|correct))\b|sure(?=\s*(?:[,.!]|$)))",
+    re.I,
 )
 # The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
 _ACKNOWLEDGES = re.compile(
