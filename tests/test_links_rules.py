@@ -164,6 +164,15 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("'[Closing](link) in favor of #12'", thread(
         c("m", "[Closing](https://github.com/acme/widgets/pull/12#issuecomment-140) in favor of #12", "MEMBER", 60),
         is_pr=True, closed_by="m", closed_minute=60), 12),
+    ("'subsumed by the new tracker, which includes ...: URL'", thread(
+        c("m", "This is subsumed by the new beta stabilization tracker, which includes the last changes: "
+          "https://github.com/acme/widgets/issues/12\n\nClosing!", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
+    ("'Closing in favour of the tracking issue for the feature gate: URL'", thread(
+        c("m", "Closing in favour of the tracking issue for the feature gate: https://github.com/acme/widgets/issues/12.",
+          "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    ("... a colon in the next sentence introduces nothing", thread(
+        c("m", "Closing as a duplicate. Related discussion in the forum thread about macros: #12", "MEMBER", 60),
+        closed_by="m", closed_minute=60), None),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

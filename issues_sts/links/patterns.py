@@ -256,6 +256,13 @@ def _gap_ok(gap: str) -> bool:
     return len(words) <= _MAX_GAP_TOKENS and all(t in _FILLER or t in _GAP_PUNCT for t in tokens)
 
 
+def _introduces(gap: str) -> bool:
+    """ "subsumed by the new tracker, which includes the last changes: #4": a described
+    object, then a colon introducing the reference, all in one sentence."""
+    words = _GAP_TOKEN.findall(gap)
+    return gap.rstrip().endswith(":") and len(words) <= 18 and not _SENTENCE_END.search(gap) and "\n" not in gap
+
+
 def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> list[Ref]:
     """The references a cue ending at `cue_end` points at: the first one after an allowed
     gap, then any that follow it as a list ("#1, #2 and #3")."""
@@ -264,7 +271,7 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> li
         return []
     first = following[0]
     gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
-    if (strict and gap.strip()) or not _gap_ok(gap):
+    if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap)):
         return []
     chosen = [first]
     for ref in following[1:]:
