@@ -37,11 +37,14 @@ def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, 
     """Ground-truth duplicates whose thread names the target somewhere (event or text):
     label-only duplicates have no knowable target and are counted, not linked."""
     comments = store.comments_frame()
+    issues = store.issues_frame()
     events = store.events_frame()
     truth: dict[tuple[str, int], tuple[str, int]] = {}
     for repo, data in corpus.repos.items():  # type: ignore[attr-defined]
         for number, target in data.truth_duplicates.items():
             bodies = comments.filter((pl.col("repo") == repo) & (pl.col("number") == number))["body"].to_list()
+            # the issue body is part of the thread ("I think #12 describes the same problem.")
+            bodies += issues.filter((pl.col("repo") == repo) & (pl.col("number") == number))["body"].fill_null("").to_list()
             has_event = events.filter((pl.col("repo") == repo) & (pl.col("number") == number)).height > 0
             if has_event or any(re.search(rf"\b{target[1]}\b", b) for b in bodies):
                 truth[(repo, number)] = target

@@ -4,10 +4,12 @@
     table = build_links(Store.open("data/store"), LinkConfig())
     table.write("data/dataset")          # links.parquet
 
-Layout: `text` (what to ignore), `patterns` (references and duplicate wording), `scoring`
-(confidence from signals), `extract` (one thread -> links, pure), `resolve` (store facts:
-transfers, pull requests, missing targets), `clusters` (union-find), `stage` (the
-runner), `archive` (the rust issue archive as a store), `evaluate` (precision/recall).
+Layout: `text` (what to ignore), `patterns` (references and duplicate wording), `replies`
+(what a later comment says about earlier claims), `scoring` (confidence from signals),
+`extract` (one thread -> links, pure), `resolve` (store facts: transfers, pull requests,
+missing targets), `renames` (renamed repositories as store facts), `clusters`
+(union-find), `stage` (the runner), `archive` (the rust issue archive as a store),
+`evaluate` (precision/recall on the annotated DEV/TEST halves).
 """
 
 from __future__ import annotations
