@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     except IssuesStsError as exc:
         if debug:
             raise
-        console.print(f"[red]error:[/red] {escape(exc.one_line())}", markup=True, highlight=False)
+        console.print(f"[red]error:[/red] {escape(exc.one_line())}", markup=True, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
