@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from issues_sts.errors import StoreError
@@ -50,3 +51,23 @@ def test_missing_and_corrupt_store(tmp_path: Path) -> None:
     (tmp_path / "bad" / "crawl.sqlite").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreError, match="corrupt"):
         Store.open(tmp_path / "bad")
+
+
+def _event(canonical: int | None, source: str) -> dict:
+    return {"repo": "o/r", "number": 3, "event_key": "MADE_1", "event": "marked_as_duplicate", "actor": "m",
+            "created_at": "2025-01-01T00:00:00Z", "canonical_repo": "o/r" if canonical else None,
+            "canonical_number": canonical, "source": source, "raw": "{}"}
+
+
+def test_events_keep_the_canonical_and_checkpoints_commit_together(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    cps = [Checkpoint("o/r", f"timeline:{n}", since="t", done=True) for n in (3, 4)]
+    store.write_page("o/r", events=[_event(1, "graphql")], checkpoints=cps)
+    store.write_page("o/r", events=[_event(None, "rest")])  # REST knows no canonical: keep GraphQL's
+    row = store.events_frame().row(0, named=True)
+    assert (row["canonical_number"], row["source"]) == (1, "graphql")
+    assert store.checkpoint_watermarks("o/r", "timeline:") == {"timeline:3": "t", "timeline:4": "t"}
+    store.mark_tombstone("o/r", 9, "gone")
+    store.add_redirect("o/r", 7, "x/y", 70)
+    assert store.known_numbers("o/r") == {7, 9}
+    assert store.issues_frame().filter(pl.col("number") == 9)["tombstone"].to_list() == ["gone"]
