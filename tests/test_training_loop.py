@@ -107,6 +107,7 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
         load_pairs(str(tmp_path / "bad"), "train")
 
 
+@pytest.mark.slow  # a fresh interpreter importing torch: tens of seconds on a loaded machine
 def test_cli_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "training", "train", "--data", str(tmp_path / "nothing"), "--output", str(tmp_path / "o")],

@@ -193,12 +193,11 @@ class Trainer:
             progress.batches_done = position + len(group)
             progress.step += 1
             progress.pairs_seen += sum(len(c) for c in group) * self.process.world_size
-            elapsed = time.perf_counter() - started
-            started = time.perf_counter()
-            progress.train_seconds += elapsed
+            progress.train_seconds += time.perf_counter() - started
             rate = progress.pairs_seen / max(progress.train_seconds, 1e-9)
             bar.advance(window[-1]["loss"], rate)
             self._after_step(window, rate)
+            started = time.perf_counter()  # evaluation and checkpoints are not training time
             if progress.step >= min(self.total_steps, stop_at):
                 break
         if progress.batches_done >= len(chunks):
