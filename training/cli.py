@@ -181,7 +181,10 @@ def ablate_command(
 
 
 def _register_optional_commands() -> None:
-    # RAN pretraining registers its own command when its module is present.
+    # RAN pretraining registers its own command when its module is present (once).
+    if _state.get("registered"):
+        return
+    _state["registered"] = True
     if importlib.util.find_spec("training.pretrain_ran") is not None:
         pretrain = importlib.import_module("training.pretrain_ran")
         if hasattr(pretrain, "register"):
