@@ -173,6 +173,23 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("... a colon in the next sentence introduces nothing", thread(
         c("m", "Closing as a duplicate. Related discussion in the forum thread about macros: #12", "MEMBER", 60),
         closed_by="m", closed_minute=60), None),
+    ("'Is 2 a duplicate of #12 or is it a distinct bug?' is an open question", thread(
+        c("u", "Should we file separate tickets? Is 2 here a duplicate of #12 or is it a distinct bug?", "NONE", 60),
+        closed_by="m"), None),
+    ("'Not sure if this is the same as #12 or different'", thread(
+        c("reporter", "Not sure if this is the same as #12 or different", "CONTRIBUTOR", 60), closed_by="m"), None),
+    ("'that error was actually a dupe of #12' is about that error", thread(
+        c("m", "An error posted in the comments is fixed, but that error was actually a dupe of #12 I think.",
+          "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
+    ("'you closed #13 as dupe of #12' is about #13", thread(
+        c("m", "Similar to #12, cc @dev as you've fixed #12 and closed #13 as dupe of #12", "MEMBER", 60),
+        closed_by="bors"), None),
+    ("'closing in favor of that process' names no issue", thread(
+        c("m", "I've tagged #12 for triage, so this should come up now (closing in favor of that process)", "MEMBER",
+          60), closed_by="m", closed_minute=60), None),
+    ("... 'close this in favor of that to reduce conflicts' does", thread(
+        c("m", "I implemented this as well in #12, so I'm going to close this in favor of that to reduce conflicts.",
+          "MEMBER", 60), is_pr=True, closed_by="m", closed_minute=60), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

@@ -166,10 +166,19 @@ _SUBJECT_VERB = re.compile(
     re.I,
 )
 _ANAPHOR = re.compile(
-    r"^\s*(?:of\s+)?(?:that|that\s+one|that\s+(?:issue|bug|ticket)|the\s+(?:other|former|latter|older|original)"
-    r"(?:\s+(?:one|issue|bug|ticket))?)\b(?!\s+(?:is|was|has)\b)",
+    r"^\s*(?:of\s+)?(?:that\s+(?:one|issue|bug|ticket|pr|pull\s+request|rfc|report)\b|that\b"
+    # a bare "that" points back at an issue only when no other noun follows ("in favor of that process")
+    r"(?=\s*(?:[^\w\s]|$)|\s+(?:since|because|as|instead|then|for|and|which|one|though|now|here|to|so|but|too|anyway)\b)"
+    r"|the\s+(?:other|former|latter|older|original)(?:\s+(?:one|issue|bug|ticket))?\b)(?!\s+(?:is|was|has)\b)",
     re.I,
 )
+# "closed #20 as dupe of #17": the reference before the cue is the subject
+_MARKED_AS = re.compile(r"\b(?:closed|closing|close|marked|marking|mark)\s+$", re.I)
+_AS_BEFORE = re.compile(r"^\s*as\s+(?:an?\s+)?(?:\w+\s+)?$", re.I)
+# "Is 2 here a duplicate of #4 or is it a distinct bug?": an open question, not a claim
+_OPEN_ALTERNATIVE = re.compile(
+    r"^[^.!?\n]{0,20}?\bor\s+(?:is\s+(?:it|this)\s+|are\s+they\s+)?(?:an?\s+)?(?:distinct|different|separate|new|"
+    r"unrelated|independent|its\s+own)\b", re.I)
 # "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the canonical
 _PLURAL_ANAPHOR = re.compile(
     r"^\s*(?:of\s+)?(?:those|these|them|both(?:\s+of\s+(?:those|these|them))?)"
@@ -179,7 +188,8 @@ _PLURAL_ANAPHOR = re.compile(
 # "the running-twice part is a dup of #N": the claim is about a part of this issue, not the issue
 _PART_SUBJECT = re.compile(
     r"\b(?:part|half|aspect|portion|piece|bullet|item|point|(?:the\s+)?(?:other|first|second|third|last)\s+"
-    r"(?:bug|issue|problem|one|case|example))(?:\s+(?:on|in|of)\s+(?:this|the)\s+(?:list|issue|report))?\s+"
+    r"(?:bug|issue|problem|one|case|example)|that\s+(?:error|message|crash|warning|panic|bug|issue|test|example|case))"
+    r"(?:\s+(?:on|in|of)\s+(?:this|the)\s+(?:list|issue|report))?\s+"
     r"(?:\([^)]*\)\s*)?(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
     re.I,
 )
@@ -300,6 +310,9 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
     if subject and subject[-1].number != self_number and _SUBJECT_VERB.match(text[subject[-1].end:m.start()]):
         return "other_subject"  # "#A was a duplicate of #B", said in a third thread
+    if (subject and subject[-1].number != self_number and _AS_BEFORE.match(text[subject[-1].end:m.start()])
+            and _MARKED_AS.search(text[s:subject[-1].start])):
+        return "other_subject"  # "you closed #A as dupe of #B"
     if _PART_SUBJECT.search(text[s:m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
     if _OTHER_COPY_BEFORE.search(text[s:m.start()]) and not _OF_AFTER.match(text[m.end():]):
@@ -414,6 +427,9 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             if conditional and negated:
                 # "reopen if you think this is not a duplicate of #N": neither a link nor a retraction
                 reading.skips.extend(["conditional_negation"] * len(targets))
+                continue
+            if _OPEN_ALTERNATIVE.match(text[end:]):
+                reading.skips.extend(["open_question"] * len(targets))
                 continue
             _, e = _sentence_bounds(text, m.start(), end)
             question = "?" in text[end:e + 1] or text[:end].endswith("?")  # a URL swallows its "?"
