@@ -38,6 +38,7 @@ class WorldConfig:
     comments_mean: float = 2.5
     cross_repo_rate: float = 0.05
     hard_negative_rate: float = 0.05
+    quoted_denial_share: float = 0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
     unmarked_rate: float = 0.01
     transfer_rate: float = 0.004
     deleted_rate: float = 0.004
@@ -230,7 +231,7 @@ class RepoBuilder:
         """Mentions of another issue that do NOT make this one a duplicate."""
         ref = D.Ref(self.full_name, other, self.full_name)
         t = self.later(draft.created, 2)
-        if self.rng.random() < 0.2:  # a user's guess, quoted and rejected by a maintainer
+        if self.rng.random() < self.cfg.quoted_denial_share:  # a guess, quoted and denied
             guess = D.render("Duplicate of {short}", ref)
             draft.comment(t, self.rng.choice(self.users), guess)
             draft.comment(self.later(t, 1), self.member(), f"> {guess}\n\n" + D.pick(self.rng, D.DENIAL, ref))
