@@ -85,6 +85,8 @@ def build_command(cfg: BuildConfig) -> str:
              "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.min_confidence)]
     if cfg.tokenizer:
         parts += ["--tokenizer", cfg.tokenizer]
+    for old, new in cfg.repo_aliases:
+        parts += ["--alias", f"{old}={new}"]
     return shlex.join(parts)
 
 
@@ -161,12 +163,14 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
     with _open_store(cfg.store) as store, _progress(progress, started) as step:
+        # Links first: what the link stage holds is freed before the texts are read, so peak
+        # memory is the larger of the two, not their sum.
+        step("extracting duplicate links")
+        table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         step("reading the store")
         # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
         texts, text_counters = issue_texts(store.issues_frame())
         comments = store.comments_frame().select("repo", "number", "body")
-        step("extracting duplicate links")
-        table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step)
     return replace(summary, timings=step.finish())
 
