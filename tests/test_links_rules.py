@@ -190,6 +190,13 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'close this in favor of that to reduce conflicts' does", thread(
         c("m", "I implemented this as well in #12, so I'm going to close this in favor of that to reduce conflicts.",
           "MEMBER", 60), is_pr=True, closed_by="m", closed_minute=60), 12),
+    ("'Should we close some of these duplicates? #12 #13' lists inbound copies", thread(
+        c("u", "This bug has a lot of duplicates. Should we close some of these duplicates? #12 #13", "CONTRIBUTOR", 60),
+        state="open"), None),
+    ("'More duplicates: #12 #13' too", thread(c("reporter", "More duplicates: #12 #13 (I think)", "CONTRIBUTOR", 60),
+                                             closed_by="bors"), None),
+    ("... the verb 'this duplicates #12' is a claim", thread(c("m", "This duplicates #12, closing.", "MEMBER", 60),
+                                                             closed_by="m", closed_minute=60), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

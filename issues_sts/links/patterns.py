@@ -198,6 +198,10 @@ _OTHER_COPY_BEFORE = re.compile(r"\b(?:newer|more\s+recent|later|another|other)\
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
 _INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
+# "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun, those point here
+_INBOUND_NOUN_BEFORE = re.compile(
+    r"\b(?:these|those|its|many|several|some|other|known|more|lots?\s+of|has|have|all)\s+(?:\w+\s+)?$", re.I)
+_PLURAL_NOUN = re.compile(r"(?:duplicates|dupes)$", re.I)
 # "dup of #N, which seems fixed now": the claim itself says the target is fixed
 _TARGET_FIXED = re.compile(r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I)
 _BARE_PREDICATE = re.compile(r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I)
@@ -317,6 +321,9 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
     if _OTHER_COPY_BEFORE.search(text[s:m.start()]) and not _OF_AFTER.match(text[m.end():]):
         return "reverse_wording"
+    if (_PLURAL_NOUN.search(m.group(0)) and _INBOUND_NOUN_BEFORE.search(text[s:m.start()])
+            and not _OF_AFTER.match(text[m.end():])):
+        return "reverse_wording"  # "Should we close some of these duplicates? #5 #7"
     line = text.rfind("\n", 0, m.start()) + 1
     if _INBOUND_LIST.match(text[line:m.end()] + text[m.end():].lstrip(" \t")[:1]):
         return "reverse_wording"  # "Duplicates: #5, #7" lists the issues that duplicate this one
