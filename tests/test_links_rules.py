@@ -197,6 +197,18 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
                                              closed_by="bors"), None),
     ("... the verb 'this duplicates #12' is a claim", thread(c("m", "This duplicates #12, closing.", "MEMBER", 60),
                                                              closed_by="m", closed_minute=60), 12),
+    ("'#13 is effectively a duplicate of #12' is about #13", thread(
+        c("m", "Note that with the new checker, #13 is effectively a duplicate of #12.", "MEMBER", 60),
+        closed_by="m", closed_minute=60), None),
+    ("the reporter's hedged body claim is not confirmed by their closing it much later", thread(
+        c("reporter", "I was using an old syntax; with the new one it works.", "CONTRIBUTOR", 900),
+        body="This may be a dup of #12. Here's a distilled example.", closed_by="reporter", closed_minute=900), None),
+    ("a drive-by body claim, then 'unable to reproduce. closing.'", thread(
+        c("m", "unable to reproduce. closing.", "CONTRIBUTOR", 900), body="Dupe of #12 which just occurred to me.",
+        author="someone", closed_by="m", closed_minute=900), None),
+    ("... the same body claim stands without it", thread(
+        c("m", "Thanks for the report.", "CONTRIBUTOR", 900), body="Dupe of #12 which just occurred to me.",
+        author="someone", closed_by="m", closed_minute=900), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

@@ -162,7 +162,9 @@ _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in\s+case)\b", re.I)
 _REVERSE_AFTER = re.compile(r"^\s*by\b", re.I)
 _SUBJECT_VERB = re.compile(
     r"^\s*(?:(?:is|was|seems|looks|appears|has\s+been|got|being|also|really|probably|likely|"
-    r"actually|just|maybe)\s+)+(?:to\s+be\s+|like\s+)?(?:an?\s+)?\W*$",
+    r"actually|just|maybe|effectively|basically|essentially|now|definitely|clearly|certainly|obviously|surely|"
+    r"indeed|still|then|in\s+fact|most\s+likely|almost\s+certainly|pretty\s+much)\s+)+(?:to\s+be\s+|like\s+)?"
+    r"(?:an?\s+)?\W*$",
     re.I,
 )
 _ANAPHOR = re.compile(

@@ -22,6 +22,7 @@ _FIX_REPORT = re.compile(
     r"|\bfix(?:es|ed)\s+(?:this|my|the)\s+(?:original\s+|particular\s+)?(?:issue|bug|problem|crash|case)\b"
     r"|\b(?:the|this|a)\s+fix\s+(?:is|was|has)\s+(?:now\s+)?(?:live|landed|merged|deployed)\b"
     r"|\b(?:resolved|fixed)\s+itself\b"
+    r"|\b(?:unable\s+to|can'?t|cannot|could\s+not|couldn'?t)\s+reproduce\b"
     # another resolution than a duplicate: "wontfix", "working as intended", "not a bug"
     r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b",
     re.I,
