@@ -209,6 +209,13 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("... the same body claim stands without it", thread(
         c("m", "Thanks for the report.", "CONTRIBUTOR", 900), body="Dupe of #12 which just occurred to me.",
         author="someone", closed_by="m", closed_minute=900), 12),
+    ("'closing this variant, it's a duplicate' after naming #12 in the same comment", thread(
+        c("m", "The most extensive discussion on this is in issue #12 so closing this variant, it's a duplicate.",
+          "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
+    ("a bot's 'upstream changes (presumably #13)' is no earlier reference", thread(
+        c("bors", "The latest upstream changes (presumably #13) made this pull request unmergeable.", "NONE", 50),
+        c("reporter", "Oops, someone got to this in #12 first. We can just close this as a duplicate.", "CONTRIBUTOR", 60),
+        is_pr=True, closed_by="reporter", closed_minute=60), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

@@ -148,7 +148,7 @@ def _after_untargeted(statements: list[Statement], post: Post, index: int, readi
     if affirms and earlier and standing(post, thread, cfg):
         return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st for st in statements]
     if affirms and not earlier and standing(post, thread, cfg):
-        ref = _earlier_reference(thread, index, cfg, first=reading.plural)
+        ref = _earlier_reference(thread, index, cfg, first=reading.plural, before=reading.affirm_at)
         if ref is not None:
             counters["target_from_earlier_comment"] += 1
             claim = Claim(ref, WORDING, False, False, -1, antecedent=True, earlier_post=True)
@@ -227,12 +227,18 @@ def _after_final_close(thread: Thread, post: Post) -> bool:
     return thread.state == "closed" and closed is not None and when is not None and when > closed
 
 
-def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bool = False) -> Ref | None:
-    """The one issue the nearest earlier post (up to three back) names, if it names exactly one;
-    with `first` ("a dupe of those"), the first of the several it names."""
-    for post in reversed(thread.posts[max(0, index - 3):index]):
+def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bool = False,
+                       before: int = 0) -> Ref | None:
+    """The one issue this post (before its cue at `before`) or the nearest earlier one (up to
+    three back) names, if it names exactly one; with `first` ("a dupe of those"), the first of
+    the several it names. Bots' posts ("upstream changes (presumably #N) made this
+    unmergeable") are skipped."""
+    for i in range(index, max(0, index - 3) - 1, -1):
+        post = thread.posts[i]
+        if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
+            continue
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
-                if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
+                if _normalise(r, thread, cfg) != (thread.repo, thread.number) and (i < index or r.end <= before)]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None

@@ -257,6 +257,7 @@ class Reading:
     denies: bool = False  # an untargeted "not a duplicate"
     affirms: bool = False  # an untargeted, unhedged "duplicate" ("closing as dup")
     affirms_hedged: bool = False  # an untargeted hedged one ("This does seem like a duplicate. Closing.")
+    affirm_at: int = -1  # where the first untargeted affirming cue starts (references before it may be its target)
     plural: bool = False  # the untargeted cue points back at several issues ("a dupe of those")
 
 
@@ -370,8 +371,10 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
         reading.denies = True  # "Actually this isn't a dup." retracts earlier claims
     elif not hedged:
         reading.affirms = True  # "Yes, closing as dup." confirms earlier claims
+        reading.affirm_at = m.start() if reading.affirm_at < 0 else reading.affirm_at
     else:
         reading.affirms_hedged = True  # firm enough when its author closes the issue right away
+        reading.affirm_at = m.start() if reading.affirm_at < 0 else reading.affirm_at
     reading.plural = reading.plural or bool(_PLURAL_ANAPHOR.match(text[m.end():]))
 
 
