@@ -216,6 +216,19 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("bors", "The latest upstream changes (presumably #13) made this pull request unmergeable.", "NONE", 50),
         c("reporter", "Oops, someone got to this in #12 first. We can just close this as a duplicate.", "CONTRIBUTOR", 60),
         is_pr=True, closed_by="reporter", closed_minute=60), 12),
+    ("'more places with duplicated functionality in X: #12' is code duplication", thread(
+        c("u", "There seem to be more places with duplicated functionality in the tool: #12", "CONTRIBUTOR", 60),
+        is_pr=True, closed_by="m"), None),
+    ("'I've filed a duplicate #12' names the copy", thread(
+        c("reporter", "Oops, I've filed a duplicate #12, because I forgot about this one.", "CONTRIBUTOR", 60),
+        state="open"), None),
+    ("'comment copied from duplicate #12' names the copy", thread(
+        c("m", "(comment copied from duplicate #12 for posterity)", "MEMBER", 60), state="open"), None),
+    ("'Also fixes dup #12' in a pull request names the copy", thread(
+        c("reporter", "Also fixes dup #12", "CONTRIBUTOR", 60), is_pr=True, closed_by="bors"), None),
+    ("'Closing in favor of collective issue for this problem: URL'", thread(
+        c("m", "Closing in favor of collective issue for this general problem: https://github.com/acme/widgets/issues/12.",
+          "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

@@ -196,7 +196,13 @@ _PART_SUBJECT = re.compile(
     re.I,
 )
 # "there is a more recent duplicate issue #N": #N is another copy, not this issue's canonical
-_OTHER_COPY_BEFORE = re.compile(r"\b(?:newer|more\s+recent|later|another|other)\s+$", re.I)
+_OTHER_COPY_BEFORE = re.compile(
+    r"\b(?:newer|more\s+recent|later|another|other)\s+$"
+    r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"  # "I've filed a duplicate #N"
+    r"|\bfrom\s+(?:the\s+|a\s+)?$"  # "comment copied from duplicate #N"
+    r"|\b(?:fix(?:es|ed)?|clos(?:es|ed|e))\s+(?:the\s+|a\s+)?$",  # "Also fixes dup #N"
+    re.I,
+)
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
 _INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
@@ -273,14 +279,20 @@ def _gap_ok(gap: str) -> bool:
     return len(words) <= _MAX_GAP_TOKENS and all(t in _FILLER or t in _GAP_PUNCT for t in tokens)
 
 
-def _introduces(gap: str) -> bool:
+_BARE_DUP = re.compile(r"dup|dupe|dupes|duplicate|duplicates|duplicated", re.I)
+_DESCRIBED = re.compile(r"^\s*(?:of\s+|by\s+|in\s+)?(?:the|a|an|this|that|our|its|your)\b", re.I)
+
+
+def _introduces(gap: str, cue_text: str) -> bool:
     """ "subsumed by the new tracker, which includes the last changes: #4": a described
     object, then a colon introducing the reference, all in one sentence."""
     words = _GAP_TOKEN.findall(gap)
-    return gap.rstrip().endswith(":") and len(words) <= 18 and not _SENTENCE_END.search(gap) and "\n" not in gap
+    return (gap.rstrip().endswith(":") and len(words) <= 18 and not _SENTENCE_END.search(gap) and "\n" not in gap
+            # after a bare "duplicated" the words may be its noun ("duplicated functionality in X: #4")
+            and (bool(_DESCRIBED.match(gap)) or not _BARE_DUP.fullmatch(cue_text)))
 
 
-def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> list[Ref]:
+def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_text: str = "") -> list[Ref]:
     """The references a cue ending at `cue_end` points at: the first one after an allowed
     gap, then any that follow it as a list ("#1, #2 and #3")."""
     following = [r for r in refs if r.start >= cue_end]
@@ -288,7 +300,7 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool) -> li
         return []
     first = following[0]
     gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
-    if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap)):
+    if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]
     for ref in following[1:]:
@@ -418,7 +430,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
         for m in pattern.finditer(text):
             if m.start() in used or (cue == SAME_AS and not _about_this(text, m)):
                 continue
-            targets = _governed_refs(text, refs, m.end(), strict)
+            targets = _governed_refs(text, refs, m.end(), strict, m.group(0))
             if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
                 continue  # "Duplicate of" then prose: let the wording pass look at it
             used.update(range(m.start(), m.end()))
