@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -75,6 +76,14 @@ def test_links_extract_alias_option(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert _run(["links", "extract", "--store", str(store_dir), "--out", str(out), "--alias", f"oldco/widgets={NEW}"]) == 0
     assert pl.read_parquet(out / "links.parquet").select("target_repo", "usable").rows() == [(NEW, True)]
+    assert json.loads((out / "link_config.json").read_text())["repo_aliases"] == [["oldco/widgets", NEW]]
+
+
+def test_link_config_json_holds_the_stores_renames(store_dir: Path, tmp_path: Path) -> None:
+    with Store.open(store_dir) as st:
+        record_renames(st, (("oldco/widgets", NEW),))
+    assert _run(["links", "extract", "--store", str(store_dir), "--out", str(tmp_path / "o")]) == 0
+    assert json.loads((tmp_path / "o" / "link_config.json").read_text())["repo_aliases"] == [["oldco/widgets", NEW]]
 
 
 def test_build_rejects_a_bad_alias(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import polars as pl
@@ -23,7 +23,7 @@ from issues_sts.links.evaluate import (
     report_lines,
     summary_lines,
 )
-from issues_sts.links.renames import parse_aliases
+from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
 from issues_sts.links.stage import LINKS_FILE
 from issues_sts.store import Store
 
@@ -39,9 +39,11 @@ def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
         raise ConfigError(str(exc)) from None
 
 
-def _run(store_dir: Path, cfg: LinkConfig) -> LinkTable:
+def _run(store_dir: Path, cfg: LinkConfig) -> tuple[LinkTable, LinkConfig]:
+    """The links and the effective config (the store's renames merged in, as the stage used them)."""
     with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
-        return build_links(store, cfg)
+        effective = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))
+        return build_links(store, effective), effective
 
 
 def _summary(table: LinkTable) -> None:
@@ -70,7 +72,7 @@ def extract_cmd(
             load_rust_archive(archive, cache).close()
         store = cache  # the loader records the archive's old repository names as store facts
     cfg = _config(min_confidence, alias)
-    table = _run(store, cfg)
+    table, cfg = _run(store, cfg)
     path = table.write(out_dir)
     table.write_counters(out_dir)
     (out_dir / "link_config.json").write_text(json.dumps(asdict(cfg), indent=2, sort_keys=True) + "\n")
@@ -94,7 +96,7 @@ def show_cmd(
 ) -> None:
     """Show every link of one issue (as duplicate and as canonical) with its evidence."""
     repo, number = _parse_issue(issue)
-    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig()).links
+    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig())[0].links
     key = pl.col("repo").str.to_lowercase() == repo.lower()
     t_key = pl.col("target_repo").str.to_lowercase() == repo.lower()
     rows = frame.filter((key & (pl.col("number") == number)) | (t_key & (pl.col("target_number") == number)))
