@@ -71,3 +71,19 @@ def test_events_keep_the_canonical_and_checkpoints_commit_together(tmp_path: Pat
     store.add_redirect("o/r", 7, "x/y", 70)
     assert store.known_numbers("o/r") == {7, 9}
     assert store.issues_frame().filter(pl.col("number") == 9)["tombstone"].to_list() == ["gone"]
+
+
+def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    store.upsert_repo("o/r", status="ok")
+    store.write_page("o/r", issues=[_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)])
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    db = tmp_path / "crawl.sqlite"
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for offset in range(3 * page, len(data) - page, page):  # wreck every page after the schema
+        data[offset:offset + 64] = b"\xff" * 64
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        Store.open(tmp_path).issues_frame()
