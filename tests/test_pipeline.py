@@ -43,10 +43,9 @@ def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, 
     for repo, data in corpus.repos.items():  # type: ignore[attr-defined]
         for number, target in data.truth_duplicates.items():
             this = (pl.col("repo") == repo) & (pl.col("number") == number)
-            bodies = comments.filter(this)["body"].to_list() + issues.filter(this)["body"].to_list()
             # the issue body is part of the thread ("I think #12 describes the same problem.")
-            bodies += issues.filter((pl.col("repo") == repo) & (pl.col("number") == number))["body"].fill_null("").to_list()
-            has_event = events.filter((pl.col("repo") == repo) & (pl.col("number") == number)).height > 0
+            bodies = comments.filter(this)["body"].to_list() + issues.filter(this)["body"].fill_null("").to_list()
+            has_event = events.filter(this).height > 0
             if has_event or any(re.search(rf"\b{target[1]}\b", b) for b in bodies):
                 truth[(repo, number)] = target
     return truth
