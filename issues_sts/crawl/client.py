@@ -29,6 +29,8 @@ USER_AGENT = "issues-sts-crawler"
 ACCEPT = "application/vnd.github+json"
 
 
+_LIMIT_VERDICTS = (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY_LIMIT)
+
 class BudgetReached(Exception):
     """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
 
@@ -193,7 +195,11 @@ class GitHubClient:
         try:
             self.stats.sent += 1
             response = self.http.request(method, url, headers=headers, json=json_body)
-            content = response.read()
+            data, verdict = self._classify(response, response.read(), bucket)
+            if verdict in _LIMIT_VERDICTS:
+                # Pause the bucket while this request still holds its slot: released first,
+                # another thread could slip a request into the window this answer opened.
+                self.limiter.limit_hit(bucket, verdict, response.headers)
         finally:
             self.limiter.release(bucket, response.headers if response is not None else None)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
@@ -202,10 +208,10 @@ class GitHubClient:
         else:
             self.stats.counted += 1
             self.stats.graphql += bucket == "graphql"
-        return response, self._check(response, content, bucket)
+        return response, self._check(response, data, verdict, bucket)
 
-    def _check(self, response: httpx.Response, content: bytes, bucket: str) -> Any:
-        """Decode the body and turn limit/transient answers into retryable exceptions."""
+    def _classify(self, response: httpx.Response, content: bytes, bucket: str) -> tuple[Any, Verdict]:
+        """Decode the body and decide what the answer means for pacing and retries."""
         try:
             data = json.loads(content) if content.strip() else None
         except ValueError:
@@ -216,8 +222,11 @@ class GitHubClient:
         verdict = pacing.classify(response.status_code, response.headers, str(message))
         if verdict is Verdict.OK and bucket == "graphql" and pacing.graphql_rate_limited(data):
             verdict = Verdict.PRIMARY_LIMIT
-        if verdict in (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY_LIMIT):
-            self.limiter.limit_hit(bucket, verdict, response.headers)
+        return data, verdict
+
+    def _check(self, response: httpx.Response, data: Any, verdict: Verdict, bucket: str) -> Any:
+        """Turn limit/transient answers into retryable exceptions; return the decoded body."""
+        if verdict in _LIMIT_VERDICTS:
             raise LimitHit(f"{response.status_code} {verdict.value}")
         if verdict is Verdict.TRANSIENT:
             raise TransientError(f"GitHub answered {response.status_code}")
