@@ -59,7 +59,7 @@ def test_issue_texts_agrees_with_recipe_and_counts_drops() -> None:
 
 SECRETS = [
     ("github_token", "token ghp_" + "a" * 36),
-    ("github_token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
+    ("github_token", "github_pat" + "_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"),
     ("aws_access_key_id", "key AKIAIOSFODNN7EXAMPLE here"),
     ("aws_secret_access_key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
     ("private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"),
