@@ -113,6 +113,12 @@ def status(
 
     `--json` prints a list of objects with keys repo, issues, pull_requests, comments, events,
     duplicate_candidates, tombstones, status, current_name, last_sync.
+
+    Examples:
+
+        issues-sts status
+
+        issues-sts status --store data/store --json
     """
     with Store.open(store) as db:
         counts = db.repo_counts()

@@ -66,7 +66,14 @@ def extract_cmd(
     cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where --archive's store is cached."),
 ) -> None:
     """Extract duplicate links from a crawl store: writes links.parquet, link_counters.json and
-    link_config.json, then prints the counts by signal and every drop counter."""
+    link_config.json, then prints the counts by signal and every drop counter.
+
+    Examples:
+
+        issues-sts links extract --store data/store --out data/links
+
+        issues-sts links extract --archive ../shared/data/rust-issue-archive --alias mozilla/rust=rust-lang/rust
+    """
     if archive is not None:
         with console.status("loading the rust issue archive..."):
             load_rust_archive(archive, cache).close()
@@ -94,7 +101,14 @@ def show_cmd(
     links_file: Path | None = typer.Option(None, "--links", help="A links.parquet to read instead of the store."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON on stdout."),
 ) -> None:
-    """Show every link of one issue (as duplicate and as canonical) with its evidence."""
+    """Show every link of one issue (as duplicate and as canonical) with its evidence.
+
+    Examples:
+
+        issues-sts links show rust-lang/rust#12345
+
+        issues-sts links show rust-lang/rust#12345 --links data/dataset/links.parquet --json
+    """
     repo, number = _parse_issue(issue)
     frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig())[0].links
     key = pl.col("repo").str.to_lowercase() == repo.lower()
@@ -131,7 +145,14 @@ def evaluate_cmd(
     """Precision and recall of the extractor on the annotated rust threads (ids and numbers only).
 
     The rows sorted by number alternate between a DEV half (error analysis) and a held-out
-    TEST half; every run scores dev, test and all, with and without `ambiguous` rows."""
+    TEST half; every run scores dev, test and all, with and without `ambiguous` rows.
+
+    Examples:
+
+        issues-sts links evaluate
+
+        issues-sts links evaluate --subset test --json
+    """
     if subset not in SUBSETS:
         raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     with console.status("loading the archive and extracting links..."):
