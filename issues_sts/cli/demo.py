@@ -64,8 +64,8 @@ def print_summary(result: DemoResult) -> None:
         console.print(f"test Spearman x100: before {result.before['spearman']:.2f} -> "
                       f"after {result.after['spearman']:.2f} (AnglE fine-tuning)")
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
-    console.print(f"timings: {timings}; total {sum(result.timings.values()):.1f}s")
-    console.print(NEXT_STEPS)
+    console.print(f"timings: {timings}; total {sum(result.timings.values()):.1f}s", soft_wrap=True)
+    console.print(NEXT_STEPS, soft_wrap=True)  # commands must stay copy-pasteable
 
 
 def register(app: typer.Typer) -> None:
