@@ -27,3 +27,25 @@ def rust_archive(shared_dir: Path) -> Path:
     if not (RUST_ARCHIVE / "main.jsonl.gz").exists():
         pytest.skip(f"the rust issue archive is absent ({RUST_ARCHIVE})")
     return RUST_ARCHIVE
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Two torch threads on a shared 2-core machine spin against other jobs (15x slower)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def cli_exit_code(argv: list[str]) -> int:
+    """Run `issues-sts ARGV` in-process and return its exit code."""
+    from issues_sts.cli.app import main
+
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0

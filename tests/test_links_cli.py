@@ -10,18 +10,12 @@ from typing import Any
 import polars as pl
 import pytest
 
-from issues_sts.cli.app import main
 from issues_sts.links.archive import RUST_REPO
 from issues_sts.store import Store
+from tests.conftest import cli_exit_code
 from tests.test_links_stage import comment, issue
 
-
-def _run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_run = cli_exit_code
 
 
 @pytest.fixture()

@@ -8,7 +8,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from issues_sts.cli.app import main
 from issues_sts.dataset.build import default_link_stage
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, build_links
@@ -19,6 +18,7 @@ from issues_sts.links.renames import (
     record_renames,
 )
 from issues_sts.store import Store
+from tests.conftest import cli_exit_code
 from tests.test_links_stage import comment, issue
 
 NEW = "acme/widgets"
@@ -64,12 +64,7 @@ def test_configured_alias_and_build_link_stage(store_dir: Path) -> None:
     assert table.links.select("target_repo", "usable").rows() == [(NEW, True)]
 
 
-def _run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_run = cli_exit_code
 
 
 def test_links_extract_alias_option(store_dir: Path, tmp_path: Path) -> None:

@@ -15,13 +15,7 @@ from training.models.ran_windows import count_windows, from_windows, plan_window
 W, MIN = 16, 4  # ran-tiny's window and minimum tail
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Two torch threads on a shared 2-core machine spin against other jobs (15x slower)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def tiny(**overrides) -> RanEncoder:

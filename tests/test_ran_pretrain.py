@@ -36,13 +36,7 @@ CORPUS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Two torch threads on a shared 2-core machine spin against other jobs (15x slower)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_masking_never_picks_special_tokens_and_gives_every_text_a_target() -> None:
