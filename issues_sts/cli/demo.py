@@ -9,6 +9,7 @@ from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, console
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
+from issues_sts.fakegh.world import PRESETS
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
 project's fake GitHub, crawl it, build the dataset, fine-tune the bundled all-MiniLM-L6-v2
@@ -41,8 +42,8 @@ def demo_command(
     batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
 ) -> None:
-    if world not in ("tiny", "small", "demo", "large"):
-        raise typer.BadParameter("choose tiny, small, demo or large", param_hint="--world")
+    if world not in PRESETS:
+        raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
     cfg = DemoConfig(directory=directory, world=world, seed=seed, train=train,  # type: ignore[arg-type]
                      max_length=max_length, batch_size=batch_size)
     print_summary(run_demo(cfg, console, progress=not quiet))
