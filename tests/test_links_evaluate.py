@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -10,6 +12,7 @@ from issues_sts.links.evaluate import (
     Annotation,
     Results,
     claimed_canonicals,
+    read_annotations,
     score,
     select,
     split_of,
@@ -30,6 +33,23 @@ def test_split_alternates_by_number_whatever_the_file_order() -> None:
     assert len(select(rows, "all")) == 5
     with pytest.raises(ConfigError):
         select(rows, "train")
+
+
+def test_an_explicit_split_column_wins_over_alternation() -> None:
+    rows = [Annotation(R, n, "duplicate", None, "", split) for n, split in ((10, "dev"), (20, "dev"), (30, "test"))]
+    assert split_of(rows) == {(R, 10): "dev", (R, 20): "dev", (R, 30): "test"}
+    assert [a.number for a in select(rows, "test")] == [30]
+
+
+def test_split_column_is_read_and_checked(tmp_path: Path) -> None:
+    head = "repo,number,category,canonical_repo,canonical_number,note,split\n"
+    good = tmp_path / "good.csv"
+    good.write_text(head + f"{R},1,duplicate,{R},5,keyword,test\n{R},2,hard_negative,,,see,dev\n")
+    assert [(a.number, a.split) for a in read_annotations(good)] == [(1, "test"), (2, "dev")]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(head + f"{R},1,duplicate,{R},5,keyword,holdout\n")
+    with pytest.raises(ConfigError, match="split"):
+        read_annotations(bad)
 
 
 def test_ambiguous_rows_can_be_left_out() -> None:

@@ -87,6 +87,11 @@ CLAIM_CASES = [
     ("antecedent: in favor of that", "This is covered by #12, so closing in favor of that.",
      [(12, WORDING, False, False)]),
     ("antecedent: closing as dup", "Subsumed in #12, closing as duplicate.", [(12, WORDING, False, False)]),
+    ("may or may not is a hedge", "So this may or may not be a dup of #12.", [(12, WORDING, False, True)]),
+    ("whether or not is a hedge", "Whether or not a dup of #12, it crashes.", [(12, WORDING, False, True)]),
+    ("not convinced negates", "I'm not convinced this is a dupe of #12.", [(12, WORDING, True, False)]),
+    ("no longer think negates", "I no longer think this is a dup of #12.", [(12, WORDING, True, False)]),
+    ("particularly of", "Closing this as a dupe (particularly of #12).", [(12, WORDING, False, False)]),
     # hard negatives
     ("related to", "Related to #12", []),
     ("see", "See #12 for the design discussion.", []),

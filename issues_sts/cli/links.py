@@ -144,8 +144,9 @@ def evaluate_cmd(
 ) -> None:
     """Precision and recall of the extractor on the annotated rust threads (ids and numbers only).
 
-    The rows sorted by number alternate between a DEV half (error analysis) and a held-out
-    TEST half; every run scores dev, test and all, with and without `ambiguous` rows.
+    The file's `split` column marks DEV rows (error analysis) and held-out TEST rows (without
+    it, rows sorted by number alternate); every run scores dev, test and all, with and
+    without `ambiguous` rows.
 
     Examples:
 

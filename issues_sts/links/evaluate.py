@@ -24,10 +24,13 @@ precision = TP / (TP + FP), recall = TP / (duplicates with a named canonical): t
 "links with an explicit target". Repositories compare case-insensitively, and old names
 (`mozilla/rust`) count as their new home.
 
-Honest development: the rows sorted by number are split alternately into a DEV half
-(1st, 3rd, 5th, ... row) used for error analysis and a held-out TEST half (2nd, 4th, ...)
-that is only ever scored. Every run reports dev, test and all, each with and without the
-rows tagged `ambiguous` (a careful reader could label them the other way).
+Honest development: the `split` column says which rows are DEV (read for error analysis,
+rules may be written from them) and which are TEST (held out: only ever scored). In the
+project's file, round 1 (251 threads) is dev and round 2, annotated later by other readers
+without seeing the extractor, is test. A file without a `split` column is split
+alternately by number (1st, 3rd, ... row dev; 2nd, 4th, ... test). Every run reports dev,
+test and all, each with and without the rows tagged `ambiguous` (a careful reader could
+label them the other way).
 Run: `issues-sts links evaluate [--subset dev|test|all]` or `python -m issues_sts.links.evaluate`.
 """
 
@@ -63,6 +66,7 @@ class Annotation:
     category: str
     canonical: Key | None
     note: str
+    split: str | None = None  # "dev" | "test"; None: alternate by number
 
     @property
     def tags(self) -> frozenset[str]:
@@ -112,18 +116,25 @@ def read_annotations(path: Path) -> list[Annotation]:
                 category = row["category"].strip()
                 if category not in CATEGORIES:
                     raise ValueError(f"category {category!r} is not one of {CATEGORIES}")
+                split = (row.get("split") or "").strip() or None
+                if split is not None and split not in ("dev", "test"):
+                    raise ValueError(f"split {split!r} is not dev or test")
                 number = (row.get("canonical_number") or "").strip()
                 canonical = (_alias(row["canonical_repo"].strip() or row["repo"]), int(number)) if number else None
                 out.append(Annotation(_alias(row["repo"].strip()), int(row["number"]), category, canonical,
-                                      (row.get("note") or "").strip()))
+                                      (row.get("note") or "").strip(), split))
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{path}:{line}: bad annotation row ({exc})",
-                                  hint="columns: repo,number,category,canonical_repo,canonical_number,note") from None
+                                  hint="columns: repo,number,category,canonical_repo,canonical_number,note[,split]"
+                                  ) from None
     return out
 
 
 def split_of(annotations: list[Annotation]) -> dict[Key, str]:
-    """DEV/TEST halves: rows sorted by number (then repo), alternating, the first is dev."""
+    """DEV/TEST: each row's own `split` when every row has one; otherwise rows sorted by
+    number (then repo), alternating, the first is dev."""
+    if annotations and all(a.split is not None for a in annotations):
+        return {(a.repo, a.number): str(a.split) for a in annotations}
     ordered = sorted(annotations, key=lambda a: (a.number, a.repo.lower()))
     return {(a.repo, a.number): ("dev" if i % 2 == 0 else "test") for i, a in enumerate(ordered)}
 

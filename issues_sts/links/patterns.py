@@ -137,7 +137,8 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
     other main broader canonical umbrella tracking meta larger bigger long standing known open
-    associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed"""
+    associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed
+    particularly specifically especially mainly mostly primarily"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
@@ -149,8 +150,10 @@ _HEDGE = re.compile(
     re.I,
 )
 _NEGATION = re.compile(
-    r"(?<!than )\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
-    r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$",
+    # "may or may not be a dup of #N" and "whether or not" hedge; they do not deny
+    r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
+    r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$"
+    r"|\bnot\s+convinced\b[^.!?\n]{0,40}$",
     re.I,
 )
 _TRAILING_NEGATION = re.compile(
@@ -370,6 +373,16 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
     return before[-1] if before else None
 
 
+def _denies_untargeted(text: str, m: re.Match[str]) -> bool:
+    """A negated bare predicate ("it is not a duplicate.") points back at no issue: it is a
+    denial of the thread's claims, whatever reference the sentence before happened to name.
+    ("not a dup of that one" names its antecedent and stays a targeted negation.)"""
+    after = text[m.end():]
+    if _ANAPHOR.match(after) or _PLURAL_ANAPHOR.match(after):
+        return False
+    return _polarity(text, m, m.end())[0]
+
+
 def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
     """A cue with no reference still says something about earlier claims in the thread,
     when it is "a dup" as a noun closing its clause ("closing as dup.", "not a dupe
@@ -436,6 +449,12 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             used.update(range(m.start(), m.end()))
             reason = _classify(text, refs, m, self_number)
             antecedent = _antecedent(text, refs, m, self_number) if not targets and reason is None else None
+            if antecedent is not None and _denies_untargeted(text, m):
+                # "After updating with #4 this still occurs. I no longer think it is a duplicate.":
+                # #4 was not what it duplicated; the sentence takes the thread's claims back
+                reading.skips.append("wording_without_target")
+                _read_untargeted(text, m, reading)
+                continue
             if antecedent is not None:
                 targets = [antecedent]
             elif not targets:

@@ -45,7 +45,10 @@ _DISAGREES = re.compile(
 )
 _AGREES = re.compile(
     r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
-    r"(?:looks|seems)\s+(?:like\s+it|so)|that'?s\s+(?:right|it|correct))\b|sure(?=\s*(?:[,.!]|$)))",
+    r"(?:looks|seems)\s+(?:like\s+it|so)|that'?s\s+(?:right|it|correct))\b|sure(?=\s*(?:[,.!]|$))"
+    # "Probably the same.": a short reply that takes the suggestion up ("same here" is a me-too)
+    r"|(?:(?:probably|likely|definitely|certainly|indeed|yes,?)\s+)?(?:it'?s\s+|that'?s\s+)?(?:the\s+)?same"
+    r"(?:\s+(?:thing|bug|issue|problem|one))?\s*(?:[.!]|$))",
     re.I,
 )
 # The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
