@@ -249,6 +249,17 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("'closing this as a dupe (particularly of #12)'", thread(
         c("m", "There are other proposals: #11 and #12. As such, I'm closing this as a dupe (particularly of #12).",
           "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    # round-2 errors, fixed once round 3 was annotated
+    ("the author's untargeted 'I will close as a duplicate' falls back to the body's '#12'", thread(
+        c("u", "This looks like a spot where fat pointers are compared: https://example.org/commit", "CONTRIBUTOR", 60),
+        c("reporter", "Ah! I hadn't changed that part recently. What makes them fat?", "NONE", 70),
+        c("u", "Trait objects are unsized.", "CONTRIBUTOR", 80),
+        c("reporter", "Thanks for clarifying! I will close as a duplicate.", "NONE", 90),
+        body="It crashes. Looks superficially similar to #12 but I'm not sure.", closed_by="reporter",
+        closed_minute=91), 12),
+    ("... a pull request's body names what it fixes, not what it duplicates", thread(
+        c("m", "Do not remove the whole test.\nEDIT: Ah, I see, its a duplicate.", "MEMBER", 60),
+        body="Currently this ICEs. See #12. Also removes a duplicate test case.", is_pr=True, closed_by="m"), None),
     ("a firm URL claim is not hedged by the next sentence",
      thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
               "idea for a fix.", "NONE", 60), closed_by="bors"), 12),

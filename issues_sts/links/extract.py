@@ -232,9 +232,15 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
     """The one issue this post (before its cue at `before`) or the nearest earlier one (up to
     three back) names, if it names exactly one; with `first` ("a dupe of those"), the first of
     the several it names. Bots' posts ("upstream changes (presumably #N) made this
-    unmergeable") are skipped."""
-    for i in range(index, max(0, index - 3) - 1, -1):
+    unmergeable") are skipped. An issue's body ("looks similar to #N") is the last resort
+    however far back it is; a pull request's body names what the change fixes, not what it
+    duplicates ("See #N. Also removes a duplicate test."), so it never counts."""
+    window = range(index, max(0, index - 3) - 1, -1)
+    fallback = () if thread.is_pull_request or 0 in window else (0,)
+    for i in (*window, *fallback):
         post = thread.posts[i]
+        if i == 0 and thread.is_pull_request:
+            continue
         if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
             continue
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
