@@ -16,6 +16,7 @@ from issues_sts.links.evaluate import (
     score,
     select,
     split_of,
+    wilson,
 )
 from issues_sts.links.stage import LINK_SCHEMA, LinkTable
 
@@ -50,6 +51,17 @@ def test_split_column_is_read_and_checked(tmp_path: Path) -> None:
     bad.write_text(head + f"{R},1,duplicate,{R},5,keyword,holdout\n")
     with pytest.raises(ConfigError, match="split"):
         read_annotations(bad)
+
+
+@pytest.mark.parametrize(("k", "n", "low", "high"), [
+    (85, 85, 0.9568, 1.0),  # all right still leaves a few percent of doubt
+    (90, 93, 0.9093, 0.9890),
+    (0, 0, 0.0, 1.0),  # nothing measured: nothing known
+])
+def test_wilson_interval(k: int, n: int, low: float, high: float) -> None:
+    got = wilson(k, n)
+    assert got == pytest.approx((low, high), abs=5e-4)
+    assert got[0] <= (k / n if n else 0.0) <= got[1]
 
 
 def test_ambiguous_rows_can_be_left_out() -> None:

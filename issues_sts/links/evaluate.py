@@ -37,6 +37,7 @@ Run: `issues-sts links evaluate [--subset dev|test|all]` or `python -m issues_st
 from __future__ import annotations
 
 import csv
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,9 +92,23 @@ class Evaluation:
         positives = tp + len(self.fn)
         precision = tp / (tp + fp) if tp + fp else 1.0
         recall = tp / positives if positives else 1.0
-        return {"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": len(self.fn),
+        p_low, p_high = wilson(tp, tp + fp)
+        r_low, r_high = wilson(tp, positives)
+        return {"precision": precision, "recall": recall, "precision_low": p_low, "precision_high": p_high,
+                "recall_low": r_low, "recall_high": r_high, "tp": tp, "fp": fp, "fn": len(self.fn),
                 "tn": self.tn, "positives": positives, "unknown_target": self.unknown_target,
                 "rows": tp + len(self.fn) + self.tn + len([f for f in self.fp if f[1] is None])}
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion: with a hundred-odd annotated links a
+    point estimate alone overstates what the sample can tell (0/0 -> the whole range)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _alias(repo: str) -> str:
@@ -213,12 +228,15 @@ def evaluate(annotations_path: Path, archive: Path, cache: Path, cfg: LinkConfig
 
 
 def summary_lines(results: Results) -> list[str]:
-    lines = [f"{'subset':<6} {'rows':<22} {'n':>4} {'precision':>9} {'recall':>7}   TP  FP  FN  TN"]
+    lines = [f"{'subset':<6} {'rows':<22} {'n':>4} {'precision':>9} {'recall':>7}   TP  FP  FN  TN"
+             "   precision 95% CI   recall 95% CI"]
     for name, both in results.table().items():
         for which, m in both.items():
             rows = "all rows" if which == "with_ambiguous" else "without ambiguous"
             lines.append(f"{name:<6} {rows:<22} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
-                         f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}")
+                         f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
+                         f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   "
+                         f"[{m['recall_low']:.3f}, {m['recall_high']:.3f}]")
     return lines
 
 
