@@ -50,7 +50,7 @@ from issues_sts.links.scoring import (
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "supercede", "subsum", "track", "continued", "reopened",
+_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "replaced", "supercede", "subsum", "track", "continued", "reopened",
               "submitted", "rebased", "filed", "created", "is now", "new pr", "new pull")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})

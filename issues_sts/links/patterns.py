@@ -112,6 +112,9 @@ _WORDING = re.compile(
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"
     r"\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
+    # "Replaced with #N." closing an old issue for a newer one; only about this issue (a
+    # sentence of its own, or "this was replaced by"), not "X was replaced with Y in #N"
+    r"|(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|by)\b"
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
@@ -138,7 +141,8 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     combination some both either here over pr pull request against more modern newer general generic
     other main broader canonical umbrella tracking meta larger bigger long standing known open
     associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed
-    particularly specifically especially mainly mostly primarily"""
+    particularly specifically especially mainly mostly primarily
+    correct right proper real actual better solution approach proposal"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")

@@ -28,7 +28,7 @@ from issues_sts.store import Store
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
 # Words without which no post of a thread can carry a claim.
-_CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|(?:continue|keep)\s+(?:to\s+)?track"
+_CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|replaced\s+(?:with|by)|(?:continue|keep)\s+(?:to\s+)?track"
               r"|(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
               r"|new\s+(?:pr|pull\s+request)")
 _CUE = re.compile(_CUE_REGEX)
