@@ -41,8 +41,9 @@ def test_whole_archive_links(table: LinkTable) -> None:
 @pytest.mark.skipif(not ANNOTATIONS.exists(), reason="no annotation file in data/annotations")
 def test_annotated_threads_regression_floor(table: LinkTable) -> None:
     """A floor, not the target (0.97/0.95): catches a regression of the extractor. The
-    held-out TEST half gets its own floor so that dev-only gains cannot hide a test loss."""
+    held-out TEST rows get their own floor (on the rows the readers did not mark ambiguous)
+    so that dev-only gains cannot hide a test loss."""
     results = Results(read_annotations(ANNOTATIONS), claimed_canonicals(table))
-    every, test = results.scores("all").metrics(), results.scores("test").metrics()
-    assert every["precision"] >= 0.94 and every["recall"] >= 0.94, every
-    assert test["precision"] >= 0.90 and test["recall"] >= 0.90, test
+    every, test = results.scores("all").metrics(), results.scores("test", ambiguous=False).metrics()
+    assert every["precision"] >= 0.94 and every["recall"] >= 0.93, every
+    assert test["precision"] >= 0.93 and test["recall"] >= 0.93, test

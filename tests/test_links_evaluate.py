@@ -11,6 +11,7 @@ from issues_sts.errors import ConfigError
 from issues_sts.links.evaluate import (
     Annotation,
     Results,
+    agreement,
     claimed_canonicals,
     read_annotations,
     score,
@@ -118,3 +119,25 @@ def test_results_table_has_every_subset() -> None:
     assert set(table) == {"dev", "test", "all"}
     assert table["all"]["with_ambiguous"]["fp"] == 1 and table["all"]["without_ambiguous"]["fp"] == 0
     assert table["dev"]["with_ambiguous"]["tp"] == 1 and table["dev"]["with_ambiguous"]["fn"] == 1
+
+
+def test_agreement_counts_calls_links_and_kappa() -> None:
+    first = [ann(1, target=5), ann(2, "hard_negative"), ann(3, target=7), ann(4, "hard_negative")]
+    second = [ann(1, target=5), ann(2, "hard_negative"), ann(3, target=8), ann(4, target=9), ann(99, target=1)]
+    got = agreement(first, second)
+    assert (got.threads, got.category, got.link) == (4, 3, 2)  # #99 was read once only
+    # observed 3/4; by chance (2*3 + 2*1)/16 = 0.5 -> kappa 0.5
+    assert got.kappa == pytest.approx(0.5)
+    assert (got.second_vs_first["tp"], got.second_vs_first["fp"], got.second_vs_first["fn"]) == (1, 2, 1)
+
+
+SECOND_READING = Path("data/annotations/rust_duplicates_second_reading.csv")
+
+
+@pytest.mark.skipif(not SECOND_READING.exists(), reason="no second reading in data/annotations")
+def test_the_two_readings_of_the_project_annotations_agree() -> None:
+    """A data check: 160 threads of rounds 2-3 were read again by other readers; if the
+    readers disagreed often, no extractor score against either would mean much."""
+    got = agreement(read_annotations(Path("data/annotations/rust_duplicates.csv")), read_annotations(SECOND_READING))
+    assert got.threads == 160
+    assert got.link / got.threads >= 0.95 and got.kappa >= 0.9, got

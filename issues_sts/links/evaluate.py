@@ -26,8 +26,8 @@ precision = TP / (TP + FP), recall = TP / (duplicates with a named canonical): t
 
 Honest development: the `split` column says which rows are DEV (read for error analysis,
 rules may be written from them) and which are TEST (held out: only ever scored). In the
-project's file, round 1 (251 threads) is dev and round 2, annotated later by other readers
-without seeing the extractor, is test. A file without a `split` column is split
+project's file every annotation round was test when it arrived and became dev only after
+it had been scored once (the `round` column and data/annotations/README.md keep the story). A file without a `split` column is split
 alternately by number (1st, 3rd, ... row dev; 2nd, 4th, ... test). Every run reports dev,
 test and all, each with and without the rows tagged `ambiguous` (a careful reader could
 label them the other way).
@@ -217,6 +217,38 @@ class Results:
         """metrics[subset]["with_ambiguous" | "without_ambiguous"] for dev, test and all."""
         return {name: {"with_ambiguous": self.scores(name).metrics(),
                        "without_ambiguous": self.scores(name, ambiguous=False).metrics()} for name in SUBSETS}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Two readers of the same threads: how often they agree, and each scored against the
+    other as if it were the extractor (the ceiling an extractor can be measured against)."""
+
+    threads: int
+    category: int  # same duplicate/hard_negative call
+    link: int  # same call and, for duplicates, the same canonical
+    kappa: float  # Cohen's kappa of the category call
+    second_vs_first: dict[str, float]  # metrics of reader 2 scored against reader 1
+
+
+def _link_of(a: Annotation) -> Key | None:
+    return _fold(a.canonical) if a.category == "duplicate" and a.canonical is not None else None
+
+
+def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
+    """Compare two readings over the threads both read."""
+    one = {(a.repo.lower(), a.number): a for a in first}
+    pairs = [(one[(b.repo.lower(), b.number)], b) for b in second if (b.repo.lower(), b.number) in one]
+    if not pairs:
+        raise ConfigError("the two annotation files share no thread", hint="compare readings of the same threads")
+    n = len(pairs)
+    same = sum(a.category == b.category for a, b in pairs)
+    linked = sum(a.category == b.category and _link_of(a) == _link_of(b) for a, b in pairs)
+    expected = sum(sum(a.category == c for a, _ in pairs) * sum(b.category == c for _, b in pairs)
+                   for c in CATEGORIES) / (n * n)
+    kappa = (same / n - expected) / (1 - expected) if expected < 1 else 1.0
+    claims = {(b.repo, b.number): b.canonical for _, b in pairs if b.category == "duplicate" and b.canonical}
+    return Agreement(n, same, linked, kappa, score([a for a, _ in pairs], claims).metrics())
 
 
 def evaluate(annotations_path: Path, archive: Path, cache: Path, cfg: LinkConfig | None = None) -> Results:
