@@ -9,9 +9,8 @@ import pytest
 
 from issues_sts.links import extract_thread, extract_thread_links
 from issues_sts.links.model import Signal, Thread
-from issues_sts.links.patterns import find_claims
+from issues_sts.links.patterns import CUE_REGEX, find_claims
 from issues_sts.links.replies import find_outcome
-from issues_sts.links.stage import _CUE_REGEX
 from tests.links_helpers import REPO, c, canonical, thread
 
 # (rule, thread, expected canonical target or None)
@@ -334,4 +333,4 @@ def test_outcomes(text: str, field: str, value: bool) -> None:
 def test_the_stage_prefilter_lets_every_linking_case_through(case: str, th: Thread, expected: int) -> None:
     """The stage reads only threads whose posts hold a cue word (a cheap regex over the whole
     store); a cue the extractor knows but the prefilter lacks would never be read."""
-    assert any(re.search(_CUE_REGEX, post.body) for post in th.posts), case
+    assert any(re.search(CUE_REGEX, post.body) for post in th.posts), case

@@ -30,6 +30,7 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
+    CUE,
     WORDING,
     Claim,
     Reading,
@@ -50,8 +51,6 @@ from issues_sts.links.scoring import (
     thread_says_duplicate,
 )
 
-_CUE_HINTS = ("dup", "favo", "same", "reported", "supersed", "replaced", "supercede", "subsum", "track", "continued", "reopened",
-              "submitted", "rebased", "filed", "created", "is now", "new pr", "new pull")
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -102,8 +101,7 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
 
 def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
                rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
-    lowered = post.body.lower()
-    if not any(hint in lowered for hint in _CUE_HINTS):
+    if not CUE.search(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
@@ -235,12 +233,10 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
     unmergeable") are skipped. An issue's body ("looks similar to #N") is the last resort
     however far back it is; a pull request's body names what the change fixes, not what it
     duplicates ("See #N. Also removes a duplicate test."), so it never counts."""
-    window = range(index, max(0, index - 3) - 1, -1)
-    fallback = () if thread.is_pull_request or 0 in window else (0,)
-    for i in (*window, *fallback):
-        post = thread.posts[i]
+    for i in dict.fromkeys((*range(index, max(0, index - 3) - 1, -1), 0)):  # the body last, once
         if i == 0 and thread.is_pull_request:
             continue
+        post = thread.posts[i]
         if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
             continue
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)

@@ -100,6 +100,15 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
 
 
 # -- cues ------------------------------------------------------------------------------
+# Words without which no text can carry a claim: the stage screens the whole store with it
+# (as a polars regex) and the extractor screens each post, so both read the same threads.
+# Every cue below must contain one of them (tests/test_links_rules.py checks the rule cases).
+CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|replaced\s+(?:with|by)"
+             r"|(?:continue|keep)\s+(?:to\s+)?track"
+             r"|(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+             r"|new\s+(?:pr|pull\s+request)")
+CUE = re.compile(CUE_REGEX)
+
 KEYWORD = "duplicate_keyword"
 SLASH = "slash_command"
 WORDING = "wording"

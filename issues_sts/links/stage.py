@@ -9,7 +9,6 @@ the store are excluded (kept and counted), and usable links are grouped into clu
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
@@ -20,6 +19,7 @@ import polars as pl
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
+from issues_sts.links.patterns import CUE, CUE_REGEX
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
@@ -27,11 +27,6 @@ from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
-# Words without which no post of a thread can carry a claim.
-_CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|replaced\s+(?:with|by)|(?:continue|keep)\s+(?:to\s+)?track"
-              r"|(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-              r"|new\s+(?:pr|pull\s+request)")
-_CUE = re.compile(_CUE_REGEX)
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
@@ -78,8 +73,8 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame) -> dict[tuple[str, int],
     replies without one ("No, different bug.", "Yes.") still decide what the cue meant."""
     comments = store.comments_frame()
     cued = pl.concat([
-        comments.filter(pl.col("body").str.contains(_CUE_REGEX)).select("repo", "number"),
-        issues.filter(pl.col("body").str.contains(_CUE_REGEX)).select("repo", "number"),
+        comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+        issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
     ]).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
@@ -117,7 +112,7 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterato
         flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
-        if not (thread_posts or _CUE.search(body) or key in events or flagged):
+        if not (thread_posts or CUE.search(body) or key in events or flagged):
             continue
         html = row["html_url"] or ""
         yield Thread(
