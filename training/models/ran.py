@@ -26,8 +26,8 @@ from issues_sts.errors import TrainingError
 from training.models.base import Encoder
 from training.models.ran_config import RanConfig, preset, read_config
 from training.models.ran_layers import GatedLinearUnit, RanLayer
-from training.models.st_format import write_sentence_transformers_files
 from training.models.ran_windows import WindowLayout, from_windows, plan_windows, to_windows
+from training.models.st_format import write_sentence_transformers_files
 
 ENCODER_TYPE = "ran"
 CONFIG_FILE = "config.json"
