@@ -30,7 +30,6 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
-    CUE,
     WORDING,
     Claim,
     Reading,
@@ -39,6 +38,7 @@ from issues_sts.links.patterns import (
     find_refs,
 )
 from issues_sts.links.replies import Outcome, find_outcome
+from issues_sts.links.vocabulary import CUE, rule_of
 from issues_sts.links.scoring import (
     Scored,
     closed_soon_after,
@@ -104,6 +104,13 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
     if not CUE.search(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
+    if post.kind == "body":
+        form = text_mod.strip_form_fields(cleaned)
+        if form != cleaned:  # "### Possible duplicates\n#12" filled in an issue form is not a claim
+            before = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
+            after = find_claims(form, thread.repo, thread.number, pull_request=thread.is_pull_request)
+            counters["dropped:issue_form_field"] += max(0, len(before.claims) - len(after.claims))
+            cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
         raw_claims = len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
@@ -112,6 +119,10 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
     confirmed = _confirmed(post, rest_marks)
+    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by:
+        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion
+        counters["dropped:bot_suggestion"] += len(reading.claims)
+        return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):
         key = _normalise(claim.target, thread, cfg)
         if key == (thread.repo, thread.number):
@@ -122,6 +133,8 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
             continue
         if claim.negated:
             counters["dropped:negated"] += 1
+        else:
+            counters[rule_of(claim.cue_text, claim.cue).counter] += 1
         scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
         out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
                              post.author or "", post.url, post.author_association, claim.hedged, scored,
@@ -245,6 +258,42 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
+
+
+def is_bot(login: str | None, cfg: LinkConfig) -> bool:
+    return bool(login) and (str(login).endswith("[bot]") or str(login) in cfg.bot_accounts)
+
+
+def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
+    claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
+    a look at this - #N", a bare link) *is* the target. The last such comment before the
+    close decides; with several references in it, the first named. A fix report ("fixed by
+    #N") is not a pointer, and neither is a bot's comment unless the bot closed the issue."""
+    closed = parse_time(thread.closed_at) if thread.state == "closed" else None
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        when = parse_time(post.created_at)
+        if closed is not None and when is not None and (when - closed).total_seconds() > _CONFIRM_SECONDS:
+            continue  # said after the close: not what the close was about
+        who = standing(post, thread, cfg)
+        maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
+        if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
+            continue
+        text = text_mod.clean(post.body)
+        refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
+        if not refs:
+            continue
+        said = find_outcome(text)
+        if said.reports_fix or said.disagrees or said.reopens:
+            return []
+        counters["evidence:label_pointer"] += 1
+        claim = Claim(refs[0], WORDING, False, False, -1)
+        scored = score_claim(claim, post, thread, cfg)
+        scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
+        return [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
+                          post.author or "", post.url, post.author_association, False, scored, standing=True)]
+    return []
 
 
 def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -372,9 +421,11 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             statements = _after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
     statements += _event_statements(thread, cfg, reading.counters)
+    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    if says_duplicate and not any(st.positive for st in statements):
+        statements += _label_pointer(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
     reading.links = _links(thread, statements, cfg)
-    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):
         reading.counters["duplicate_unknown_target"] += 1
     return reading

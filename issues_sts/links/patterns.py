@@ -100,14 +100,10 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
 
 
 # -- cues ------------------------------------------------------------------------------
-# Words without which no text can carry a claim: the stage screens the whole store with it
-# (as a polars regex) and the extractor screens each post, so both read the same threads.
-# Every cue below must contain one of them (tests/test_links_rules.py checks the rule cases).
-CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|replaced\s+(?:with|by)"
-             r"|(?:continue|keep)\s+(?:to\s+)?track"
-             r"|(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-             r"|new\s+(?:pr|pull\s+request)")
-CUE = re.compile(CUE_REGEX)
+# Words without which no text can carry a claim come from the one vocabulary
+# (`vocabulary.RULES`): the crawler, the store and the stage screen with it, and every cue
+# below must contain one of them (tests/test_links_vocabulary.py feeds every rule's examples
+# to all of them).
 
 KEYWORD = "duplicate_keyword"
 SLASH = "slash_command"
@@ -117,7 +113,7 @@ SAME_AS = "same_as"
 _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
 _WORDING = re.compile(
-    r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
+    r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b"
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"
     r"\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
@@ -126,6 +122,10 @@ _WORDING = re.compile(
     r"|(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|by)\b"
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
+    # "Already reported in #N": the report that came first
+    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|tracked|opened)\s+(?:in|at|as|by|here|over\s+(?:in|at))\b"
+    # "Consolidating to tracking issue #N": this issue is folded into another
+    r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
     r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
@@ -139,7 +139,7 @@ _NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
-    r"failure|one|ticket|report|request|regression|segfault)\s+)?as\b",
+    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with)\b",
     re.I,
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
@@ -270,6 +270,7 @@ class Claim:
     question: bool = False  # the claim is asked, not stated ("Maybe a dup of #4?")
     target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
     successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
+    cue_text: str = ""  # the words the cue matched (which vocabulary rule it is)
 
 
 @dataclass
@@ -361,10 +362,15 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
     return None
 
 
+_RHETORICAL = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b", re.I)
+
+
 def _polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
     """(negated, conditional, hedged) of the cue `m` whose governed text ends at `end`."""
     s, e = _sentence_bounds(text, m.start(), m.end())
     negated = bool(_NEGATION.search(text[max(s, m.start() - 60):m.start()]))
+    if negated and _RHETORICAL.match(text[s:m.start()]) and "?" in text[end:e + 1]:
+        negated = False  # "Isn't this a duplicate of #N? If not, please re-open": a question that asserts
     negated = negated or bool(_TRAILING_NEGATION.match(text[end:e]))
     conditional = bool(_CONDITIONAL.search(text[s:m.start()]))
     return negated, conditional, conditional or _is_hedged(text, m.start(), end)
@@ -496,7 +502,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
                                             question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
-                                            successor=successor))
+                                            successor=successor, cue_text=m.group(0)))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
