@@ -14,7 +14,14 @@ from issues_sts.crawl.feed import strong_evidence
 from issues_sts.links import extract_thread, extract_thread_links
 from issues_sts.links.model import Signal, Thread
 from issues_sts.links.text import strip_form_fields
-from issues_sts.links.vocabulary import COUNTERS, CUE_REGEX, RULES, is_duplicate_label, rule_of, screens
+from issues_sts.links.vocabulary import (
+    COUNTERS,
+    CUE_REGEX,
+    RULES,
+    is_duplicate_label,
+    rule_of,
+    screens,
+)
 from issues_sts.store import Store
 from tests.links_helpers import c, canonical, thread
 

@@ -38,7 +38,6 @@ from issues_sts.links.patterns import (
     find_refs,
 )
 from issues_sts.links.replies import Outcome, find_outcome
-from issues_sts.links.vocabulary import CUE, rule_of
 from issues_sts.links.scoring import (
     Scored,
     closed_soon_after,
@@ -50,6 +49,7 @@ from issues_sts.links.scoring import (
     standing,
     thread_says_duplicate,
 )
+from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})

@@ -123,7 +123,7 @@ _WORDING = re.compile(
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
     # "Already reported in #N": the report that came first
-    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|tracked|opened)\s+(?:in|at|as|by|here|over\s+(?:in|at))\b"
+    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\s+(?:in|at|as|by|here|over\s+(?:in|at))\b"
     # "Consolidating to tracking issue #N": this issue is folded into another
     r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"

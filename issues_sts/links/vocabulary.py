@@ -89,10 +89,11 @@ RULES: tuple[Rule, ...] = (
     Rule("same_as", Reason.SAME_AS, r"same", r"same",
          ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
          ("That error message is the same as in #12 but the cause differs.",)),
-    Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|tracked|opened)",
-         r"reported|filed|tracked|opened",
+    Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|opened)",
+         r"reported|filed|opened",
          ("Already reported in #12.", "This was already filed as #12, closing."),
-         ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.")),
+         ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.",
+          "No need for a nomination beyond what is already tracked in #12.")),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
