@@ -117,10 +117,18 @@ def default_onnx_archive_path() -> Path:
     return default_archive_path().parent / "onnxruntime-issue-archive"
 
 
+def _event_row(thread: dict[str, Any], key: str, name: str, actor: str | None, item: dict[str, Any],
+               raw: dict[str, Any]) -> dict[str, Any]:
+    return {"repo": ONNX_REPO, "number": int(thread["number"]), "event_key": key, "event": name, "actor": actor,
+            "created_at": item.get("created_at"), "canonical_repo": None, "canonical_number": None,
+            "source": "rest", "raw": json.dumps(raw, sort_keys=True)}
+
+
 def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[str], list[dict[str, Any]]]:
     """From one thread's timeline and events: who closed it last, the duplicate labels it
     carried at the end (the repository relabelled in 2022, so older `duplicate` labels survive
-    only as `labeled`/`unlabeled` events) and its (un)marked_as_duplicate events as store rows."""
+    only as `labeled`/`unlabeled` events) and, as store rows, its (un)marked_as_duplicate
+    events and the (un)labeled events of duplicate labels (when a label came matters)."""
     items = sorted((thread.get("timeline") or []) + (thread.get("events") or []),
                    key=lambda e: str(e.get("created_at") or ""))
     closed_by: str | None = None
@@ -135,11 +143,11 @@ def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[str], l
             label = str((item.get("label") or {}).get("name") or "")
             if is_duplicate_label(label):
                 labels[label] = name == "labeled"
+                key = str(item.get("node_id") or item.get("id"))
+                events[key] = _event_row(thread, key, str(name), actor, item, {"label": label})
         elif name in ("marked_as_duplicate", "unmarked_as_duplicate"):
             key = str(item.get("node_id") or item.get("id"))
-            events[key] = {"repo": ONNX_REPO, "number": int(thread["number"]), "event_key": key, "event": name,
-                           "actor": actor, "created_at": item.get("created_at"), "canonical_repo": None,
-                           "canonical_number": None, "source": "rest", "raw": "{}"}
+            events[key] = _event_row(thread, key, str(name), actor, item, {})
     return closed_by, [name for name, on in labels.items() if on], list(events.values())
 
 
@@ -152,7 +160,7 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
         if not (archive / name).is_file():
             raise StoreError(f"{archive} is not the onnxruntime issue archive ({name} missing)",
                              hint="pass --archive ../shared/data/onnxruntime-issue-archive")
-    fingerprint = "|".join(f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES)
+    fingerprint = "v2|" + "|".join(f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES)  # v2: label events
     store = Store.open(store_dir, create=True)
     mark = store.conn.execute("SELECT value FROM meta WHERE key='onnx_archive'").fetchone()
     if mark is not None and mark[0] == fingerprint:

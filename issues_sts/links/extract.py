@@ -36,6 +36,8 @@ from issues_sts.links.patterns import (
     Ref,
     find_claims,
     find_refs,
+    is_hedged_reply,
+    tracked_elsewhere,
 )
 from issues_sts.links.replies import Outcome, find_outcome
 from issues_sts.links.scoring import (
@@ -208,7 +210,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
         who = said.reopens or bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
                                        post.url, post.author_association, standing=who) for key in earlier]
-    answered = set() if said.disagrees else _answered_claims(post, thread, earlier, cfg)
+    # a hedged reply ("Could be due to the same cause.") takes nothing up
+    answered = set() if said.disagrees or is_hedged_reply(text) else _answered_claims(post, thread, earlier, cfg)
     if answered:  # a reply quoting the claim, neither reopening nor disagreeing: it takes it up
         counters["confirmed_by_quoting_reply"] += 1
         return _confirm(statements, lambda st: st.key in answered, cfg)
@@ -267,32 +270,51 @@ def is_bot(login: str | None, cfg: LinkConfig) -> bool:
 def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
     claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
-    a look at this - #N", a bare link) *is* the target. The last such comment before the
-    close decides; with several references in it, the first named. A fix report ("fixed by
-    #N") is not a pointer, and neither is a bot's comment unless the bot closed the issue."""
-    closed = parse_time(thread.closed_at) if thread.state == "closed" else None
+    a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
+    up to the duplicate label (when its `labeled` event is stored), else up to the close;
+    with several references in it, the first named. Fix reports ("resolved in #N"),
+    disagreements and bots that did not close the issue point at nothing."""
+    labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
+    until = labelled[0] if labelled and labelled[0] is not None else (
+        parse_time(thread.closed_at) if thread.state == "closed" else None)
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
         when = parse_time(post.created_at)
-        if closed is not None and when is not None and (when - closed).total_seconds() > _CONFIRM_SECONDS:
-            continue  # said after the close: not what the close was about
+        if until is not None and when is not None and (when - until).total_seconds() > _CONFIRM_SECONDS:
+            continue  # said after the label or the close: not what they were about
         who = standing(post, thread, cfg)
         maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
         if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
             continue
         text = text_mod.clean(post.body)
         refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
-        if not refs:
-            continue
         said = find_outcome(text)
-        if said.reports_fix or said.disagrees or said.reopens:
-            return []
+        if not refs or said.reports_fix or said.disagrees or said.reopens:
+            continue
         counters["evidence:label_pointer"] += 1
         claim = Claim(refs[0], WORDING, False, False, -1)
         scored = score_claim(claim, post, thread, cfg)
         scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
         return [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
                           post.author or "", post.url, post.author_association, False, scored, standing=True)]
+    return []
+
+
+def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """ "#N is tracking this, please follow that" by the person who then closes the issue
+    (within the close window): consolidated into #N. Nobody else's comment counts, and the
+    comment must name exactly one issue."""
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        if not post.author or post.author != thread.closed_by or not closed_soon_after(thread, post.created_at, cfg):
+            continue
+        ref = tracked_elsewhere(text_mod.clean(post.body), thread.repo, thread.number)
+        if ref is None:
+            continue
+        counters["evidence:tracked_elsewhere"] += 1
+        scored = score_claim(Claim(ref, WORDING, False, False, -1), post, thread, cfg)
+        return [Statement(_normalise(ref, thread, cfg), ref.kind, True, post.created_at, (index, -1),
+                          post.author, post.url, post.author_association, False, scored, standing=True)]
     return []
 
 
@@ -424,6 +446,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):
         statements += _label_pointer(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements):
+        statements += _tracked_elsewhere(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
     reading.links = _links(thread, statements, cfg)
     if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):

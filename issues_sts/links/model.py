@@ -156,6 +156,9 @@ class LinkConfig:
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
     w_still_open: float = -1.0
+    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
+    w_open_drive_by: float = -1.5
+    w_open_question: float = -1.0
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
     # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the

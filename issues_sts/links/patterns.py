@@ -76,6 +76,9 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
     taken: list[tuple[int, int]] = []
     for m in _MD_LINK.finditer(text):
         ref = _url_ref(m.group(2), repo, m.start(), m.end())
+        if ref is None and not _GH_ISSUE_URL.match(m.group(2)):
+            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is the text
+            ref = _url_ref(m.group(1).strip(), repo, m.start(), m.end())
         if ref is not None:
             refs.append(ref)
         taken.append(m.span())
@@ -123,7 +126,7 @@ _WORDING = re.compile(
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
     # "Already reported in #N": the report that came first
-    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\s+(?:in|at|as|by|here|over\s+(?:in|at))\b"
+    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?"
     # "Consolidating to tracking issue #N": this issue is folded into another
     r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
@@ -139,7 +142,7 @@ _NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
-    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with)\b",
+    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with|to)\b",
     re.I,
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
@@ -247,6 +250,9 @@ _REPORTED_BEFORE = re.compile(
 _UNTARGETED_AFTER = re.compile(
     r"^\s*(?:here|then|now|again|too|instead|after\s+all|at\s+all|though|either|for\s+now|really)?\s*"
     r"(?:[.,;:!)?]|$|\n)|^\s*of\s+(?:that|it|those|these|them|both)\b"
+    # "duplicate to another issue (linked). Close this one.": the target is the link posted before
+    r"|^\s*(?:of|to|with)\s+(?:another|an\s+(?:earlier|existing|older)|the\s+(?:linked|above|previous|mentioned))"
+    r"\s+(?:issue|one|bug|report)\b(?:\s*\((?:linked|above)\))?\s*(?:[.,;:!]|$)"
     # "not a dup exactly, but made obsolete by": a qualified denial
     r"|^\s*(?:exactly|per\s+se|as\s+such|strictly(?:\s+speaking)?|quite)\b",
     re.I,
@@ -325,6 +331,11 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_t
             break
         chosen.append(ref)
     return chosen
+
+
+def is_hedged_reply(text: str) -> bool:
+    """A reply that hedges ("Could be due to the same underlying cause.")."""
+    return bool(_HEDGE.search(text))
 
 
 def _is_hedged(text: str, cue_start: int, end: int) -> bool:
@@ -512,3 +523,28 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
         negated, conditional, _ = _polarity(text, reported, reported.end())
         reading.affirms = reading.affirms or not (negated or conditional)
     return reading
+
+
+# "#N is tracking full support for this. Please follow that.", "We have opened an item for this:
+# <url>. Please stay tuned to that thread.": the issue is closed to be followed elsewhere. Only a
+# claim when the comment names exactly one issue and its author closes the issue (the extractor
+# checks the close).
+_TRACKED_ELSEWHERE = re.compile(
+    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue, not "the design"
+    r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
+    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+)*"
+    r"tracked\s+(?:in|by|at|under|over\s+(?:in|at)|there)\b"
+    r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
+    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b",
+    re.I,
+)
+
+
+def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
+    """The one issue a comment says this one is followed in ("tracked in #N"), if it names one."""
+    if not _TRACKED_ELSEWHERE.search(text) or _NEGATION.search(text[:_TRACKED_ELSEWHERE.search(text).start()][-60:]):
+        return None
+    refs = [r for r in find_refs(text, repo) if not (r.repo.lower() == repo.lower() and r.number == self_number)]
+    if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":
+        return None
+    return refs[0]

@@ -88,7 +88,8 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame) -
 
 
 def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
-    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate"))
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
         key = str(row["event_key"])

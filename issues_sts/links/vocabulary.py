@@ -79,6 +79,12 @@ RULES: tuple[Rule, ...] = (
          ("Consolidating to tracking issue #12.", "Consolidating into #12, closing.",
           "Let's continue to track this in #12."),
          ("We should consolidate the docs; see #12.",)),
+    Rule("tracked_elsewhere", Reason.CONSOLIDATED,
+         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there)|track(?:ing)?\s+(?:it|this|the)|please\s+follow"
+         r"|stay\s+tuned", r"track|follow|tuned",
+         ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please follow that one.",
+          "This is tracked in #12, closing."),
+         ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
          r"|new\s+(?:pr|pull\s+request)",
@@ -96,9 +102,7 @@ RULES: tuple[Rule, ...] = (
           "No need for a nomination beyond what is already tracked in #12.")),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
-COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
-    "evidence:label_pointer", "evidence:marked_as_duplicate",
-)
+COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
 
 # Words without which no text can carry a claim: the union of every rule's screen.
 CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
@@ -140,10 +144,13 @@ def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull
     this, so every comment the stage can link from is a candidate (tests check it per rule)."""
     if not screens(text):
         return False
-    from issues_sts.links.patterns import find_claims  # the reader builds on this module's table
+    from issues_sts.links.patterns import find_claims, tracked_elsewhere  # the reader builds on this table
     from issues_sts.links.text import clean
 
-    reading = find_claims(clean(text or ""), repo, number, pull_request=pull_request)
+    cleaned = clean(text or "")
+    if tracked_elsewhere(cleaned, repo, number) is not None:
+        return True  # a link when its author closes the issue, which only the store knows
+    reading = find_claims(cleaned, repo, number, pull_request=pull_request)
     if any(not c.negated for c in reading.claims) or reading.affirms or reading.affirms_hedged:
         return True
     # "Duplicate." with no number: only the timeline (a GraphQL event) can name the target
