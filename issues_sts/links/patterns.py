@@ -542,7 +542,8 @@ _TRACKED_ELSEWHERE = re.compile(
 
 def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
     """The one issue a comment says this one is followed in ("tracked in #N"), if it names one."""
-    if not _TRACKED_ELSEWHERE.search(text) or _NEGATION.search(text[:_TRACKED_ELSEWHERE.search(text).start()][-60:]):
+    cue = _TRACKED_ELSEWHERE.search(text)
+    if cue is None or _NEGATION.search(text[:cue.start()][-60:]):
         return None
     refs = [r for r in find_refs(text, repo) if not (r.repo.lower() == repo.lower() and r.number == self_number)]
     if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":

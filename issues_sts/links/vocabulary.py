@@ -144,7 +144,10 @@ def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull
     this, so every comment the stage can link from is a candidate (tests check it per rule)."""
     if not screens(text):
         return False
-    from issues_sts.links.patterns import find_claims, tracked_elsewhere  # the reader builds on this table
+    from issues_sts.links.patterns import (  # the reader builds on this table
+        find_claims,
+        tracked_elsewhere,
+    )
     from issues_sts.links.text import clean
 
     cleaned = clean(text or "")
