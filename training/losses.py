@@ -50,6 +50,18 @@ class LossConfig(BaseModel):
     gather_across_processes: bool = False
 
 
+#: named objective settings. `paper`: the paper's Table 2 setting (and angle-emb 0.1.x).
+#: `angle-emb-0.6.1`: that release's `AngleLoss()` defaults (cosine_w 0, ibn_w 1,
+#: angle_w 0.02, every tau 20, i.e. temperature 1/20) for its pair format 'A'; it drops
+#: duplicate texts from batches rather than detecting them, hence no identical detection.
+#: `tests/test_losses_angle_emb.py` checks both against `angle_emb` itself.
+LOSS_PRESETS: dict[str, LossConfig] = {
+    "paper": LossConfig(),
+    "angle-emb-0.6.1": LossConfig(w_cos=0.0, w_ibn=1.0, w_angle=0.02, cos_tau=0.05, ibn_tau=0.05,
+                                  angle_tau=0.05, identical_detection=False),
+}
+
+
 def full_precision(tensor: torch.Tensor) -> torch.Tensor:
     """Half-precision embeddings (bf16 autocast) are scored in float32; float64 stays."""
     return tensor.float() if tensor.dtype in (torch.float16, torch.bfloat16) else tensor
