@@ -47,7 +47,8 @@ class LossConfig(BaseModel):
     #: (the reference truncates labels to int and keeps label 1)
     positive_threshold: float = 1.0
     #: under DDP, rank in-batch negatives against every process's rows, not only local ones
-    gather_across_processes: bool = False
+    #: (what one process with the whole batch would compute; off only to save communication)
+    gather_across_processes: bool = True
 
 
 #: named objective settings. `paper`: the paper's Table 2 setting (and angle-emb 0.1.x).
@@ -237,7 +238,10 @@ class AnglELoss(nn.Module):
             # here; scaling by the world size makes the update that of the global loss.
             scale = float(world_size())
         loss = in_batch_negative_objective(embeddings, labels, cfg.ibn_tau, ids, cfg.positive_threshold)
-        return loss * scale
+        if scale == 1.0:
+            return loss
+        # The gradient is scaled, the value is not: logs and the total show the real loss.
+        return loss * scale - loss.detach() * (scale - 1.0)
 
     def get_config_dict(self) -> dict[str, Any]:
         return self.config.model_dump()

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, fake, links, push
+from issues_sts.cli import build, crawl, demo, fake, links, push, train
 from issues_sts.cli.common import console
 from issues_sts.errors import IssuesStsError
 
@@ -41,7 +41,7 @@ def _root(
     """Global options."""
 
 
-for module in (crawl, links, build, push, fake, demo):
+for module in (crawl, links, build, push, fake, demo, train):
     module.register(app)
 
 EXIT_CODES = """Exit codes: 0 ok, 1 error, 2 bad configuration or usage, 3 crawl store problem,
