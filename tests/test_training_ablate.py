@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from issues_sts.cli.app import main
+from issues_sts.cli.app import app, run
 from issues_sts.errors import TrainingError
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.ablate import AblationConfig, expand_variants, run_ablation
@@ -48,23 +48,22 @@ def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path
 def test_cli_train_then_evaluate_a_run_folder(setup: tuple[Path, Path], tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     data, model = setup
-    main(["train", "--dataset", str(data), "--model", str(model), "--out", str(tmp_path / "run"),
-          "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--quiet"])
+    assert run(app, ["train", "--dataset", str(data), "--model", str(model), "--out", str(tmp_path / "run"),
+                     "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--quiet"], "issues-sts") == 0
     assert "trained 2 steps" in capsys.readouterr().out
     # the run folder itself stands for its best checkpoint
-    main(["evaluate", "--model", str(tmp_path / "run"), "--dataset", str(data), "--split", "test",
-          "--plot", str(tmp_path / "t.png"), "--out", str(tmp_path / "t.json")])
+    assert run(app, ["evaluate", "--model", str(tmp_path / "run"), "--dataset", str(data), "--split", "test",
+                     "--plot", str(tmp_path / "t.png"), "--out", str(tmp_path / "t.json")], "issues-sts") == 0
     saved = json.loads((tmp_path / "t.json").read_text())
     assert (tmp_path / "t.png").is_file()
-    main(["evaluate", "--model", str(tmp_path / "run" / "best"), "--dataset", str(data), "--json"])
+    assert run(app, ["evaluate", "--model", str(tmp_path / "run" / "best"), "--dataset", str(data), "--json"],
+               "issues-sts") == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["spearman"] == pytest.approx(saved["spearman"])
 
 
 def test_training_options_follow_the_issues_sts_conventions() -> None:
     import click
     import typer.main
-
-    from issues_sts.cli.app import app
 
     group = typer.main.get_command(app)
     for name in ("train", "evaluate", "ablate", "pretrain-ran"):

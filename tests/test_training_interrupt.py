@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-from issues_sts.cli.app import main
+from issues_sts.cli.app import app, run
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.checkpoint import read_progress
 from training.models import load_encoder
@@ -29,10 +28,9 @@ def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path: Path, monkeyp
                 "--max-length", "16", "--batch-size", "4", "--max-steps", "5", "--warmup-steps", "1",
                 "--lr", "1e-3", "--valid-split", "", "--quiet"]
 
-    main(command(tmp_path / "straight"))
+    assert run(app, command(tmp_path / "straight"), "issues-sts") == 0
 
     interrupted = command(tmp_path / "run")
-    monkeypatch.setattr(sys, "argv", ["issues-sts", *interrupted])
     real_step = Trainer._optimizer_step
 
     def step_then_ctrl_c(self: Trainer, group):  # the user presses Ctrl-C during step 2
@@ -42,17 +40,15 @@ def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path: Path, monkeyp
         return result
 
     monkeypatch.setattr(Trainer, "_optimizer_step", step_then_ctrl_c)
-    with pytest.raises(SystemExit) as stopped:
-        main(interrupted)
-    assert stopped.value.code == 130
+    assert run(app, interrupted, "issues-sts") == 130
     err = capsys.readouterr().err
-    assert "interrupted after step 2 of 5" in err
-    assert f"resume with: issues-sts train --dataset {data}" in err
+    assert "a checkpoint after step 2 of 5" in err
+    assert f"to resume: issues-sts train --dataset {data}" in err
     assert read_progress(tmp_path / "run" / "last").step == 2  # the step in flight was finished, not lost
     assert signal.getsignal(signal.SIGINT) is not None  # our handler is gone again
     monkeypatch.setattr(Trainer, "_optimizer_step", real_step)
 
-    main(interrupted)  # the printed command, run again
+    assert run(app, interrupted, "issues-sts") == 0  # the printed command, run again
     assert read_progress(tmp_path / "run" / "last").step == 5
     a, b = (load_encoder(tmp_path / name / "last").state_dict() for name in ("straight", "run"))
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

@@ -111,31 +111,38 @@ def check_resume_compatible(saved: dict[str, Any], config: TrainConfig) -> None:
 
 
 class InterruptGuard:
-    """Ctrl-C during training: the first one lets the current step finish, then the run
-    checkpoints and stops (so no step is lost and none is half-applied); a second one stops
-    at once. Only the main thread can own signal handlers; elsewhere this does nothing."""
+    """Ctrl-C (or SIGTERM) during training: the first one lets the current step finish, then
+    the run checkpoints and stops, so no step is lost and none is half-applied; a second one
+    stops at once. Only the main thread can own signal handlers; elsewhere this does nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, announce: bool = True) -> None:
-        self.requested = False
+        #: the signal that asked to stop (0: none)
+        self.signum = 0
         self.announce = announce
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum != 0
 
     def __enter__(self) -> InterruptGuard:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
         return self
 
-    def _handle(self, _signum: int, _frame: Any) -> None:
+    def _handle(self, signum: int, _frame: Any) -> None:
         if self.requested:
             raise KeyboardInterrupt
-        self.requested = True
+        self.signum = signum
         if self.announce:
             print("\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop at once)",
                   file=sys.stderr, flush=True)
 
     def __exit__(self, *_: Any) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
 
     def should_stop(self, device: torch.device) -> bool:
         """Every process stops at the same step under DDP (one interrupted rank stops all)."""
@@ -335,7 +342,7 @@ class Trainer:
         progress = self.progress
         return TrainResult(
             output=self.out, model_dir=model_dir, steps=progress.step, total_steps=self.total_steps,
-            interrupted=self.interrupted, best_metric=progress.best_metric,
+            interrupted=self.interrupted, stop_signal=self.guard.signum, best_metric=progress.best_metric,
             valid=progress.extra.get("last_eval", {}), train_seconds=progress.train_seconds,
             pairs_per_second=progress.pairs_seen / max(progress.train_seconds, 1e-9))
 

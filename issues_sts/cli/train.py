@@ -10,8 +10,7 @@ Torch loads only when a command runs, so `issues-sts --help` stays fast.
 from __future__ import annotations
 
 import json
-import shlex
-import sys
+import signal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,9 +18,9 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, console
+from issues_sts.cli.common import DEFAULT_OUT, config_error, console
 from issues_sts.cli.common import out as stdout
-from issues_sts.errors import ConfigError
+from issues_sts.errors import ConfigError, Interrupted, Terminated
 
 #: where runs go unless --out says otherwise
 RUNS = Path("runs")
@@ -49,18 +48,12 @@ ValidSplit = Annotated[str | None, typer.Option("--valid-split", help="Split tha
 Precision = Annotated[str, typer.Option("--precision", help="auto (bf16 on capable GPUs), fp32 or bf16.")]
 
 
-def _config(build: Any) -> Any:
+def _config(build: Any, command: str) -> Any:
     """Run a config constructor, turning validation errors into one-line ConfigErrors."""
     try:
         return build()
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "--" + "-".join(str(p) for p in first["loc"]).replace("_", "-")
-        raise ConfigError(f"{where}: {first['msg']}", hint="see `issues-sts train --help`") from None
-
-
-def _resume_command() -> str:
-    return "issues-sts " + " ".join(shlex.quote(word) for word in sys.argv[1:])
+        raise config_error(exc, command) from None
 
 
 TRAIN_HELP = """Fine-tune an encoder with the AnglE objective (the paper's setting by default).
@@ -70,8 +63,8 @@ metrics.json/.csv and train_config.json. Every checkpoint is also a sentence-tra
 model: `SentenceTransformer("RUN/best")` gives the same embeddings (RAN, cls-avg and
 first-last-avg need `trust_remote_code=True`).
 
-Ctrl-C finishes the current step, saves a checkpoint and prints the command that resumes;
-running the same command again continues where it stopped.
+Ctrl-C (or SIGTERM) finishes the current step, saves a checkpoint and prints the command
+that resumes (exit 130; 143 for SIGTERM); that command continues where it stopped.
 
 Examples:
 
@@ -132,7 +125,7 @@ def train_command(
     changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     changes["gather_across_processes"] = gather_negatives
     objective = _config(lambda: type(LOSS_PRESETS[loss]).model_validate(
-        {**LOSS_PRESETS[loss].model_dump(), **changes}))
+        {**LOSS_PRESETS[loss].model_dump(), **changes}), "train")
     config = _config(lambda: TrainConfig(
         data=dataset, output=out, model=model, pooling=pooling, max_length=max_length, batch_size=batch_size,
         epochs=epochs, max_steps=max_steps, stop_after_steps=stop_after_steps, learning_rate=lr,
@@ -141,17 +134,17 @@ def train_command(
         gradient_checkpointing=gradient_checkpointing, attention_dropout=attention_dropout,
         seed=seed, valid_split=valid_split or None, eval_steps=eval_steps, save_steps=save_steps,
         max_train_pairs=max_train_pairs, max_eval_pairs=max_pairs, resume=resume, device=device,
-        progress=not quiet, loss=objective))
+        progress=not quiet, loss=objective), "train")
     result = train(config)
     best = f", best {config.valid_split} Spearman {result.best_metric:.2f}" if result.best_metric is not None else ""
     if result.interrupted:
-        console.print(f"interrupted after step {result.steps} of {result.total_steps}: checkpoint saved in "
-                      f"{result.output / 'last'}{best}", soft_wrap=True)
-        console.print(f"resume with: {_resume_command()}", soft_wrap=True)
-        raise SystemExit(130)  # the documented exit code of an interrupted command
+        kind = Terminated if result.stop_signal == signal.SIGTERM else Interrupted
+        raise kind(kept=f"a checkpoint after step {result.steps} of {result.total_steps} in "
+                        f"{result.output / 'last'}{best}",
+                   hint="the same command continues from that checkpoint")
     if result.steps < result.total_steps:
-        console.print(f"stopped after step {result.steps} of {result.total_steps}; resume with: {_resume_command()}",
-                      soft_wrap=True)
+        console.print(f"stopped after step {result.steps} of {result.total_steps} (--stop-after-steps); "
+                      "run the same command again to continue", soft_wrap=True)
     stdout.print(f"trained {result.steps} steps ({result.pairs_per_second:.1f} pairs/s){best}; model: {result.model_dir}")
 
 
@@ -238,7 +231,7 @@ def ablate_command(
         epochs=epochs, max_steps=max_steps, learning_rate=lr, warmup_steps=warmup_steps, seed=seed,
         precision=precision,  # type: ignore[arg-type]  # pydantic checks it
         max_train_pairs=max_train_pairs, max_eval_pairs=max_pairs,
-        valid_split=valid_split or None, progress=not quiet))
+        valid_split=valid_split or None, progress=not quiet), "ablate")
     names = [v.strip() for v in variants.split(",") if v.strip()]
     result = ablate(AblationConfig(base=base, variants=names, split=split))
     stdout.print(result.table_path.read_text())
@@ -284,7 +277,7 @@ def pretrain_ran_command(
         data=source, output=out, model=model, splits=tuple(splits.split(",")), max_length=max_length,
         batch_size=batch_size, steps=steps, learning_rate=lr, warmup_steps=warmup_steps, max_texts=max_texts,
         init_embeddings_from=init_embeddings_from, seed=seed, device=device,
-        overrides=parse_settings(settings or [])))
+        overrides=parse_settings(settings or [])), "pretrain-ran")
     result = pretrain(config)
     console.print(f"pretrained {config.model} on {result.texts} texts: {len(result.losses)} steps, "
                   f"{result.tokens} tokens in {result.seconds:.0f}s; MLM loss {result.first_loss:.3f} "

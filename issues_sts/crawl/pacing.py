@@ -37,6 +37,9 @@ class PacingConfig:
     max_attempts: tries of one request (transient faults and limit hits together).
     max_total_wait: cap on the summed backoff of one request before giving up.
     max_pause: longest bucket pause we accept before raising RateLimited instead.
+    unreached_attempts: tries of a request while the server has never answered at all (a
+        wrong --api-url, a closed port, DNS failure): fail within seconds, not minutes.
+    announce_after: retry waits at least this long are announced to the user.
     """
 
     reset_margin: float = 1.0
@@ -48,6 +51,8 @@ class PacingConfig:
     max_attempts: int = 10
     max_total_wait: float = 300.0
     max_pause: float = 3900.0
+    unreached_attempts: int = 3
+    announce_after: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -230,9 +235,21 @@ class LimitHit(Exception):
     """A rate-limit answer; the bucket is already paused, so the retry waits at the gate."""
 
 
+# Transport errors that no retry can cure: the URL or the request itself is wrong.
+_PERMANENT = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """Transport faults, timeouts, 5xx, truncated bodies and rate-limit answers are retried."""
+    """Transport faults, timeouts, 5xx, truncated bodies and rate-limit answers are retried;
+    a malformed URL or request is not."""
+    if isinstance(exc, _PERMANENT):
+        return False
     return isinstance(exc, (TransientError, LimitHit, httpx.TransportError))
+
+
+def unreachable(exc: BaseException | None) -> bool:
+    """The server could not be reached at all (refused, unresolvable, no answer, not HTTP)."""
+    return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError))
 
 
 def retry_wait(exc: BaseException | None, attempt: int, cfg: PacingConfig) -> float:
@@ -243,8 +260,11 @@ def retry_wait(exc: BaseException | None, attempt: int, cfg: PacingConfig) -> fl
     return backoff_seconds(attempt, cfg)
 
 
-def should_stop(attempt: int, waited: float, next_wait: float, cfg: PacingConfig) -> bool:
-    """Give up when the attempts or the summed backoff would pass their caps."""
+def should_stop(attempt: int, waited: float, next_wait: float, cfg: PacingConfig, *, reached: bool = True) -> bool:
+    """Give up when the attempts or the summed backoff would pass their caps. Until the
+    server has answered once (`reached`), a few quick attempts decide."""
+    if not reached and attempt >= cfg.unreached_attempts:
+        return True
     return attempt >= cfg.max_attempts or waited + next_wait > cfg.max_total_wait
 
 

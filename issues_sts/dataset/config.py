@@ -23,7 +23,7 @@ class BuildConfig(BaseModel):
 
     store: Path = Path("data/store")
     out: Path = Path("data/dataset")
-    seed: int = 42
+    seed: Annotated[int, Field(ge=0, lt=2**32)] = 42  # numpy seeds are unsigned 32-bit
     negatives: Literal["random", "hard"] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
     negative_ratio: Annotated[float, Field(gt=0.0, le=10.0)] = 1.0
@@ -38,6 +38,14 @@ class BuildConfig(BaseModel):
     long_threshold: Annotated[int, Field(gt=0)] = 512
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
     hard_query_terms: Annotated[int, Field(gt=0)] = 24
+    # How clusters go to splits (splits.py): a seeded hash of each cluster's identity, or by date.
+    split_by: Literal["random", "time"] = "random"
+    # Issue text recipe (texts.py): "readers" drops HTML comments; "raw" keeps bodies as stored.
+    text_recipe: Literal["readers", "raw"] = "readers"
+    # An earlier build (folder, or Hub id[@revision]) whose splits this one keeps exactly.
+    previous: str | None = None
+    # This build's version name (card, Hub tag); None = "v1", or the previous build's plus one.
+    version: str | None = None
 
     @field_validator("split_sizes")
     @classmethod
