@@ -212,7 +212,7 @@ def test_gathered_in_batch_loss_logs_its_value_and_scales_only_its_gradient(monk
     labels = torch.tensor([1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], dtype=torch.float64)
     gathered = AnglELoss(config=LossConfig(w_cos=0.0, w_angle=0.0)).components(rows, labels)["ibn"]
     plain = losses.in_batch_negative_objective(rows, labels, 0.05)
-    assert float(gathered) == pytest.approx(float(plain), rel=1e-12)
+    assert gathered.item() == pytest.approx(plain.item(), rel=1e-12)
     (grad_gathered,) = torch.autograd.grad(gathered, rows)
     (grad_plain,) = torch.autograd.grad(plain, rows)
     torch.testing.assert_close(grad_gathered, 4 * grad_plain)
