@@ -197,3 +197,21 @@ def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
     assert summary.ok and not summary.graphql_used
     assert not any("graphql" in e for e in endpoints)
     assert_store_matches_corpus(tmp_path, corpus, graphql=False)
+
+
+def test_sparse_numbering_costs_a_handful_of_requests_every_time(tmp_path: Path) -> None:
+    """~97 live issues numbered up to ~2,000 (deleted spam, transfers): unnamed gaps are never
+    probed, on the first crawl or any re-crawl."""
+    from issues_sts.fakegh.world import WorldConfig, generate_world
+
+    cfg = WorldConfig(seed=21, repos=1, issues_per_repo=2000, deleted_rate=0.95, duplicate_rate=0.0,
+                      hard_negative_rate=0.0, unmarked_rate=0.0, renamed_repos=0)
+    corpus = generate_world(cfg)
+    repo = next(iter(corpus.repos.values()))
+    assert 80 <= len(repo.issues) <= 120 and max(i["number"] for i in repo.issues) > 1500
+    with FakeGitHub(corpus) as gh:
+        first = crawl(gh, tmp_path)
+        assert first.ok and first.requests <= 8, gh.stats()["by_endpoint"]
+        for _ in range(2):
+            again = crawl(gh, tmp_path)
+            assert again.ok and again.requests == 0

@@ -28,7 +28,8 @@ class CrawlConfig(BaseModel):
     max_in_flight: requests in flight at once. GitHub's best practices ask for serial requests
         (concurrency trips secondary limits); with 2, a request already on its way when a
         secondary limit fires can land inside that window, which the client cannot know.
-    max_gap_checks: numbers missing from the lists (transferred, deleted) asked per repository.
+    max_gap_checks: numbers the duplicate evidence names but the lists did not return
+        (transferred, deleted) asked per repository; unnamed gaps are never asked.
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True, extra="forbid")
