@@ -13,11 +13,14 @@
     │   ├── LeakageError           an issue would cross splits
     │   └── OutputDirError         --out holds something that is not ours
     ├── TokenizerError             an unknown or unloadable tokenizer
-    ├── HubError                   the Hub refused a push
-    └── TrainingError              bad training data, model or checkpoint
+    ├── HubError                   the Hub refused a push, or could not be reached
+    ├── TrainingError              bad training data, model or checkpoint
+    └── Interrupted                Ctrl-C (130) or SIGTERM (143); says what was kept
 
-The CLI turns each into one line: ``error: <message> (<hint>)`` and a non-zero exit;
-tracebacks only with ``--debug``.
+The CLI turns each into one line: ``error: <message> (<hint>)`` and the exit status of
+`EXIT_CODES`; tracebacks only with ``--debug``. `SignalInterrupt` is not an error a user
+causes: it is how a SIGTERM reaches the code that knows what to keep, the way Ctrl-C's
+KeyboardInterrupt does.
 """
 
 from __future__ import annotations
@@ -106,8 +109,62 @@ class TokenizerError(IssuesStsError):
 
 class HubError(IssuesStsError):
     exit_code = 7
-    default_hint = "check --repo-id and that HF_TOKEN has write access"
+    default_hint = "check --repo-id and that your token has write access"
+
+
+class HubUnreachable(HubError):
+    default_hint = "check the network connection and HF_ENDPOINT, then run the same command again"
 
 
 class TrainingError(IssuesStsError):
     exit_code = 8
+
+
+class Interrupted(IssuesStsError):
+    """The user stopped the run (Ctrl-C). `kept` says what was saved, `hint` how to resume."""
+
+    exit_code = 130
+
+    def __init__(self, message: str = "interrupted", *, kept: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.kept = kept
+
+
+class Terminated(Interrupted):
+    """The process was asked to stop (SIGTERM), e.g. by a scheduler."""
+
+    exit_code = 143
+
+
+class SignalInterrupt(KeyboardInterrupt):
+    """Raised in the main thread by the SIGTERM handler; Ctrl-C raises a plain KeyboardInterrupt.
+
+    A KeyboardInterrupt subclass so that every place that already saves its work on Ctrl-C
+    (crawl pages, training checkpoints) does the same on SIGTERM.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interruption(exc: BaseException) -> type[Interrupted]:
+    """Which Interrupted a KeyboardInterrupt stands for: SIGTERM's or Ctrl-C's."""
+    return Terminated if isinstance(exc, SignalInterrupt) else Interrupted
+
+
+# The one table of process exit statuses: the CLI exits with these, `--help` and the README
+# print them, and a test runs every one through the installed console script.
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "success"),
+    (1, "an unexpected error (a bug, or an operating-system failure): rerun with --debug and report it"),
+    (ConfigError.exit_code, "bad configuration or usage (options, repos.yaml, tokenizer)"),
+    (StoreError.exit_code, "crawl store missing, empty, damaged or not writable"),
+    (GitHubError.exit_code, "GitHub error: unreachable, a repository that does not exist, retries exhausted"),
+    (BadCredentials.exit_code, "the GitHub token was rejected"),
+    (DatasetError.exit_code, "dataset problem: no usable duplicates, bad or unwritable output folder"),
+    (HubError.exit_code, "Hugging Face Hub problem: unreachable, refused, no token"),
+    (TrainingError.exit_code, "training problem: data, model or checkpoint"),
+    (Interrupted.exit_code, "interrupted by Ctrl-C (what was kept and how to resume is printed)"),
+    (Terminated.exit_code, "terminated by SIGTERM (as for Ctrl-C)"),
+)

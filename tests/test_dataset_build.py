@@ -8,12 +8,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from issues_sts.cli.app import main
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.export import read_manifest, sha256
 from issues_sts.errors import NoDuplicates, OutputDirError, StoreError
 from issues_sts.store import Store
+from tests.conftest import cli_exit_code
 from tests.dataset_store import AWS_KEY, GADGETS, GITHUB_TOKEN, WIDGETS, make_store
 
 
@@ -185,15 +185,13 @@ def test_cli_errors_are_one_line(args: list[str], code: int, needle: str, store_
     Store.open(tmp_path / "empty", create=True).close()
     make_store(tmp_path / "nodups", with_duplicates=False)
     argv = ["build", "--quiet", "--out", str(tmp_path / "out")] + [a.format(tmp=tmp_path, store=store_dir) for a in args]
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    assert exc.value.code == code
+    assert cli_exit_code(argv) == code
     err = " ".join(capsys.readouterr().err.split())
     assert err.startswith("error:") and needle in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
 
 
 def test_cli_build_prints_the_summary(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    main(["build", "--quiet", "--store", str(store_dir), "--out", str(tmp_path / "ds")])  # no SystemExit: success
+    assert cli_exit_code(["build", "--quiet", "--store", str(store_dir), "--out", str(tmp_path / "ds")]) == 0
     err = capsys.readouterr().err
     assert "dataset written to" in err and "18,565" in err and "redacted" in err

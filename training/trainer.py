@@ -124,6 +124,9 @@ class Trainer:
             self.progress = read_progress(self.out / "last")
         else:
             self.encoder = encoder or build_encoder(config.model, config.pooling, config.max_length)
+        # The saved model (and sentence-transformers loading it) reads texts at the length it
+        # was trained at, not at the backbone's larger limit.
+        self.encoder.max_seq_length = min(config.max_length, self.encoder.max_seq_length)
         self.encoder.to(self.process.device)
         if config.gradient_checkpointing:
             self.encoder.gradient_checkpointing_enable()

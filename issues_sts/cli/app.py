@@ -1,16 +1,31 @@
-"""Entry point of `issues-sts`: wires the command modules and maps errors to one line."""
+"""Entry point of `issues-sts`: wires the command modules and maps every outcome to the
+documented exit status (`issues_sts.errors.EXIT_CODES`) with one line."""
 
 from __future__ import annotations
 
+import functools
+import signal
+import sqlite3
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import typer
 from rich.markup import escape
 
 from issues_sts import __version__
 from issues_sts.cli import build, crawl, demo, fake, links, push
-from issues_sts.cli.common import console
-from issues_sts.errors import IssuesStsError
+from issues_sts.cli.common import console, resume_command
+from issues_sts.errors import (
+    EXIT_CODES,
+    Interrupted,
+    IssuesStsError,
+    SignalInterrupt,
+    StoreError,
+    interruption,
+)
+
+EXIT_CODES_HELP = "Exit codes: " + "; ".join(f"{code} {text.split(':')[0]}" for code, text in EXIT_CODES) + "."
 
 app = typer.Typer(
     name="issues-sts",
@@ -20,6 +35,7 @@ app = typer.Typer(
         "Start with `issues-sts demo` (offline, no token), then "
         "`issues-sts crawl --token ...` against the real GitHub."
     ),
+    epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -41,39 +57,109 @@ def _root(
     """Global options."""
 
 
+def _interruptible(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Ctrl-C / SIGTERM inside a command become `Interrupted` / `Terminated`, which carry the
+    exit status; typer would turn a bare KeyboardInterrupt into a silent 130."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise interruption(exc)() from None
+
+    return wrapper
+
+
+def _wrap_commands(typer_app: typer.Typer) -> None:
+    for info in typer_app.registered_commands:
+        if info.callback is not None:
+            info.callback = _interruptible(info.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _wrap_commands(group.typer_instance)
+
+
 for module in (crawl, links, build, push, fake, demo):
     module.register(app)
-
-EXIT_CODES = """Exit codes: 0 ok, 1 error, 2 bad configuration or usage, 3 crawl store problem,
-4 GitHub error, 5 token rejected, 6 dataset problem, 7 Hub problem, 8 training problem,
-130 interrupted (run the same command again: crawls resume)."""
+_wrap_commands(app)
 
 
 # typer vendors click; its usage errors share one base class, found without importing internals.
 _CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise SignalInterrupt(signum)
+
+
+def _error_line(text: str) -> None:
+    console.print(f"[red]error:[/red] {escape(text)}", markup=True, highlight=False, soft_wrap=True)
+
+
+def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
+    """One 'interrupted' line, what was kept, and the exact command that resumes."""
+    what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"
+    kept = f": {exc.kept}" if exc.kept else ""
+    console.print(f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True)
+    hint = exc.hint or "run the same command again"
+    console.print(f"to resume: {escape(resume_command(prog, args))}  ({escape(hint)})", highlight=False, soft_wrap=True)
+    return exc.exit_code
+
+
+def _store_failure(exc: sqlite3.Error) -> StoreError:
+    if "full" in str(exc).lower():
+        return StoreError(f"the crawl store could not be written: the disk is full ({exc})",
+                          hint="free some space and run the same command again: every committed page is kept")
+    return StoreError(f"the crawl store could not be read or written ({exc})",
+                      hint="if it is damaged, move it away and crawl again; a crawl resumes from what is intact")
+
+
+def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
+    """Run `app_` on `args` and return the process exit status; never raises but with --debug."""
     debug = "--debug" in args
     try:
-        app(args=args, prog_name="issues-sts", standalone_mode=False)
+        result = app_(args=list(args), prog_name=prog, standalone_mode=False)
     except IssuesStsError as exc:
+        if isinstance(exc, Interrupted):
+            return _interrupted(exc, args, prog)
         if debug:
             raise
-        console.print(f"[red]error:[/red] {escape(exc.one_line())}", markup=True, highlight=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
+        _error_line(exc.one_line())
+        return exc.exit_code
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        console.print("interrupted")
-        sys.exit(130)
+        return int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt) as exc:
+        cause = exc.__cause__ if isinstance(exc, typer.Abort) else exc
+        return _interrupted(interruption(cause or exc)(), args, prog)
     except _CLICK_EXCEPTION as exc:  # usage errors: click prints them with the usage line
         exc.show()  # type: ignore[attr-defined]
-        sys.exit(2)
-    except KeyboardInterrupt:
-        console.print("interrupted: run the same command again to resume")
-        sys.exit(130)
+        return 2
+    except sqlite3.Error as exc:  # the store's database failed where no stage expected it
+        if debug:
+            raise
+        _error_line(_store_failure(exc).one_line())
+        return StoreError.exit_code
+    except OSError as exc:  # the operating system refused something no check foresaw
+        if debug:
+            raise
+        _error_line(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''} "
+                    "(fix the cause, or rerun with --debug for the traceback)")
+        return 1
+    # standalone_mode=False hands back what the command returned; an Exit caught inside
+    # click comes back as its code. Anything that is not an int is success.
+    return result if isinstance(result, int) else 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: the process exits with the documented status, always."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        code = run(app, args, "issues-sts")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

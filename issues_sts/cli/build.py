@@ -8,10 +8,9 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console
+from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, config_error, console
 from issues_sts.dataset.build import BuildSummary, run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
-from issues_sts.errors import ConfigError
 from issues_sts.links.renames import parse_aliases
 
 HELP = """Build the dataset from a crawl store: positive pairs from duplicate links, seeded
@@ -49,9 +48,7 @@ def build_command(
                           negative_ratio=negative_ratio, same_repo_share=same_repo_share,
                           tokenizer=tokenizer, min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(f"--{'-'.join(str(p) for p in first['loc']).replace('_', '-')}: {first['msg']}",
-                          hint="see `issues-sts build --help`") from None
+        raise config_error(exc, "build") from None
     print_summary(run_build(cfg, progress=not quiet))
 
 

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
+
+from issues_sts.errors import ConfigError
 
 DATA_DIR = Path("data")
 DEFAULT_STORE = DATA_DIR / "store"
@@ -24,3 +29,33 @@ def env_token(*names: str) -> str | None:
         if value:
             return value
     return None
+
+
+_SECRET_OPTIONS = ("--token",)
+
+
+def resume_command(prog: str, args: Sequence[str]) -> str:
+    """The command line that repeats this run, without any secret: a `--token` given on the
+    command line is left out (export GITHUB_TOKEN / HF_TOKEN instead)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg in _SECRET_OPTIONS:
+            skip = True
+            continue
+        if any(arg.startswith(f"{name}=") for name in _SECRET_OPTIONS):
+            continue
+        kept.append(arg)
+    return shlex.join([prog, *kept])
+
+
+def config_error(exc: ValidationError, command: str) -> ConfigError:
+    """The one place a config model's validation error becomes a one-line ConfigError that
+    names the option as the user typed it (`--min-confidence`, not `min_confidence`)."""
+    first = exc.errors()[0]
+    option = "--" + "-".join(str(part) for part in first["loc"]).replace("_", "-")
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")

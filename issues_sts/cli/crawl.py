@@ -10,12 +10,19 @@ import typer
 from pydantic import SecretStr, ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_REPOS, DEFAULT_STORE, console, env_token, out
+from issues_sts.cli.common import (
+    DEFAULT_REPOS,
+    DEFAULT_STORE,
+    config_error,
+    console,
+    env_token,
+    out,
+)
 from issues_sts.crawl.client import Scrubber
-from issues_sts.crawl.config import GITHUB_API, CrawlConfig
+from issues_sts.crawl.config import GITHUB_API, CrawlConfig, CrawlSummary
 from issues_sts.crawl.progress import summary_table
 from issues_sts.crawl.runner import run_crawl
-from issues_sts.errors import ConfigError
+from issues_sts.errors import GitHubError, Interrupted, Terminated
 from issues_sts.repos import load_repos, parse_repo_name
 from issues_sts.store import Store
 
@@ -76,6 +83,7 @@ def crawl(
     max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
     in_flight: int = typer.Option(4, "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
     per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
+    timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
 ) -> None:
@@ -85,11 +93,10 @@ def crawl(
         cfg = CrawlConfig(
             repos=_repo_list(repos, repo), token=SecretStr(secret) if secret else None, api_url=api_url, store=store,
             graphql=not no_graphql, max_requests=max_requests, max_candidates=max_candidates,
-            max_in_flight=in_flight, per_page=per_page,
+            max_in_flight=in_flight, per_page=per_page, timeout=timeout,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(f"--{first['loc'][0]}: {first['msg']}".replace("_", "-")) from None
+        raise config_error(exc, "crawl") from None
     if secret is None:
         console.print("[yellow]no token: GitHub allows 60 requests per hour without one[/yellow]")
     handler = _setup_log(log_file, Scrubber([secret]))
@@ -100,9 +107,23 @@ def crawl(
             logging.getLogger("issues_sts").removeHandler(handler)
             handler.close()
     console.print(summary_table(summary))
-    failed = [r for r in summary.repos if r.status == "failed"]
-    if failed:
-        raise typer.Exit(4)
+    _verdict(summary, cfg.store)
+
+
+def _verdict(summary: CrawlSummary, store: Path) -> None:
+    """Raise what the exit status must say: interrupted, or repositories that failed."""
+    if summary.interrupted:
+        kind = Terminated if summary.stopped == "terminated" else Interrupted
+        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} requests)",
+                   hint="the crawl continues after the last committed page")
+    bad = [r for r in summary.repos if r.status in ("failed", "missing")]
+    for r in bad[1:]:  # the first one's reason is in the error line
+        console.print(f"{r.repo}: {r.status}: {r.message}", markup=False, highlight=False, soft_wrap=True)
+    if bad:
+        names = ", ".join(f"{r.repo} ({r.status})" for r in bad)
+        first = bad[0].message
+        raise GitHubError(f"{len(bad)} of {len(summary.repos)} repositories not crawled: {names}; first reason: {first}",
+                          hint="fix the cause, then run the same command again: finished repositories cost only free 304s")
 
 
 def status(

@@ -24,12 +24,15 @@ Examples:
 
     issues-sts fake-github --world small --seed 3 --port 8765
 
+    issues-sts fake-github --world paper --scale 0.05    # the paper's 55 repositories at 5 % of their size
+
     issues-sts fake-github --rust-archive ../shared/data/rust-issue-archive --rate-limit 500 --reset-seconds 10
 """
 
 
 def fake_github_command(
-    world: str = typer.Option("demo", "--world", help="Generated world: tiny, small, demo or large."),
+    world: str = typer.Option("demo", "--world", help="Generated world: tiny, small, demo, large or paper."),
+    scale: float = typer.Option(0.01, "--scale", help="With --world paper: share of the 55 repositories' real sizes (0.001..1)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
     repos: int | None = typer.Option(None, "--repos", help="Override the world's number of repositories."),
     issues: int | None = typer.Option(None, "--issues-per-repo", help="Override the world's issues per repository."),
@@ -51,12 +54,12 @@ def fake_github_command(
         )
     except ValueError as exc:
         raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
-    corpus = load_corpus(world, seed, rust_archive, rust_limit, repos=repos, issues=issues)
+    corpus = load_corpus(world, seed, rust_archive, rust_limit, repos=repos, issues=issues, scale=scale)
     serve(corpus, settings, port)
 
 
 def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: int | None,
-                *, repos: int | None = None, issues: int | None = None) -> Corpus:
+                *, repos: int | None = None, issues: int | None = None, scale: float = 0.01) -> Corpus:
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
@@ -64,11 +67,13 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
 
         with console.status(f"loading {rust_archive}"):
             corpus = load_rust_archive(rust_archive, limit=rust_limit)
+    elif world == "paper":
+        corpus = _paper_corpus(seed, scale)
     else:
         from issues_sts.fakegh.world import PRESETS, WorldConfig, generate_world, preset
 
         if world not in PRESETS:
-            raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}")
+            raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}, paper")
         base = preset(world, seed)
         overrides = {k: v for k, v in (("repos", repos), ("issues_per_repo", issues)) if v is not None}
         try:
@@ -82,6 +87,17 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
         f"{corpus.total_comments():,} comments ({time.monotonic() - started:.1f} s)"
     )
     return corpus
+
+
+def _paper_corpus(seed: int, scale: float) -> Corpus:
+    from issues_sts.fakegh.world_paper import PaperConfig, generate_paper_world
+
+    try:
+        cfg = PaperConfig(seed=seed, scale=scale)
+    except ValueError as exc:
+        raise ConfigError(str(exc), hint="pass --scale between 0.001 and 1") from None
+    with console.status(f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed {seed})"):
+        return generate_paper_world(cfg)
 
 
 def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:

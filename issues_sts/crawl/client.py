@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -34,6 +35,10 @@ _LIMIT_VERDICTS = (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY
 
 class BudgetReached(Exception):
     """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
+
+
+class CrawlCancelled(Exception):
+    """The crawl is stopping (Ctrl-C / SIGTERM): a worker's wait or retry ends here."""
 
 
 class GraphQLUnavailable(Exception):
@@ -101,9 +106,10 @@ class GitHubClient:
         api_url: str,
         limiter: Limiter,
         cfg: PacingConfig,
-        sleep: Callable[[float], None],
+        sleep: Callable[[float], None] | None,
         scrub: Scrubber,
         max_requests: int | None = None,
+        on_retry: Callable[[str], None] | None = None,
     ) -> None:
         self.http = http
         self.api_url = api_url.rstrip("/")
@@ -113,7 +119,27 @@ class GitHubClient:
         self.sleep = sleep
         self.scrub = scrub
         self.max_requests = max_requests
+        self.on_retry = on_retry
         self.stats = ClientStats()
+        self.reached = False  # has the server answered anything yet?
+        self._stats_lock = threading.Lock()  # workers update the counts concurrently
+        self.cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop: waits and retries under way end with CrawlCancelled."""
+        self.cancelled.set()
+
+    def pause(self, seconds: float) -> None:
+        """Sleep (the injected sleep, or a wait that `cancel` ends at once)."""
+        if self.sleep is None:
+            stopped = self.cancelled.wait(seconds)
+        else:
+            stopped = self.cancelled.is_set()
+            if not stopped:
+                self.sleep(seconds)
+                stopped = self.cancelled.is_set()
+        if stopped:
+            raise CrawlCancelled("the crawl is stopping")
 
     def url(self, path: str) -> str:
         return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
@@ -159,7 +185,7 @@ class GitHubClient:
             retry=tenacity.retry_if_exception(pacing.is_retryable),
             wait=self._wait,
             stop=self._stop,
-            sleep=self.sleep,
+            sleep=self.pause,
             before_sleep=self._before_sleep,
             reraise=True,
         )
@@ -168,23 +194,36 @@ class GitHubClient:
                 with attempt:
                     return self._send_once(method, url, bucket, headers or {}, json_body)
         except (TransientError, LimitHit, httpx.TransportError) as exc:
-            raise RetriesExhausted(
-                f"{method} {self.scrub(url)} kept failing: {self.scrub(str(exc)) or type(exc).__name__}",
-                url=self.scrub(url),
-            ) from None
+            raise self._gave_up(method, url, exc) from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _gave_up(self, method: str, url: str, exc: Exception) -> GitHubError:
+        reason = self.scrub(str(exc)) or type(exc).__name__
+        if not pacing.is_retryable(exc):
+            return GitHubError(f"{method} {self.scrub(url)} cannot be sent: {reason}", url=self.scrub(url),
+                               hint="check --api-url (e.g. https://api.github.com)")
+        if not self.reached and pacing.unreachable(exc):
+            return GitHubError(f"cannot reach {self.scrub(self.api_url)}: {reason}", url=self.scrub(url),
+                               hint="check --api-url and the network connection, then run the same command again")
+        return RetriesExhausted(f"{method} {self.scrub(url)} kept failing: {reason}", url=self.scrub(url))
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         return pacing.retry_wait(exc, state.attempt_number, self.cfg)
 
     def _stop(self, state: tenacity.RetryCallState) -> bool:
-        return pacing.should_stop(state.attempt_number, state.idle_for, self._wait(state), self.cfg)
+        return pacing.should_stop(state.attempt_number, state.idle_for, self._wait(state), self.cfg,
+                                  reached=self.reached)
 
     def _before_sleep(self, state: tenacity.RetryCallState) -> None:
-        self.stats.retries += 1
+        with self._stats_lock:
+            self.stats.retries += 1
         exc = state.outcome.exception() if state.outcome else None
-        log.info("retrying after %s", self.scrub(f"{type(exc).__name__}: {exc}"))
+        wait = state.next_action.sleep if state.next_action else 0.0
+        what = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))
+        log.info("retrying after %s", what)
+        if self.on_retry is not None and wait >= self.cfg.announce_after:
+            self.on_retry(f"{what}; attempt {state.attempt_number + 1} of {self.cfg.max_attempts} in {wait:.0f} s")
 
     def _send_once(
         self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any
@@ -195,8 +234,10 @@ class GitHubClient:
         response: httpx.Response | None = None
         started = time.monotonic()
         try:
-            self.stats.sent += 1
+            with self._stats_lock:
+                self.stats.sent += 1
             response = self.http.request(method, url, headers=headers, json=json_body)
+            self.reached = True
             data, verdict = self._classify(response, response.read(), bucket)
             if verdict in _LIMIT_VERDICTS:
                 # Pause the bucket while this request still holds its slot: released first,
@@ -207,11 +248,12 @@ class GitHubClient:
             self.limiter.release(bucket, response.headers if response is not None else None, ticket,
                                  time.monotonic() - started)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
-        if response.status_code == 304:
-            self.stats.not_modified += 1
-        else:
-            self.stats.counted += 1
-            self.stats.graphql += bucket == "graphql"
+        with self._stats_lock:
+            if response.status_code == 304:
+                self.stats.not_modified += 1
+            else:
+                self.stats.counted += 1
+                self.stats.graphql += bucket == "graphql"
         return response, self._check(response, data, verdict, bucket)
 
     def _classify(self, response: httpx.Response, content: bytes, bucket: str) -> tuple[Any, Verdict]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -59,8 +60,9 @@ class CrawlConfig(BaseModel):
     @field_validator("api_url")
     @classmethod
     def _valid_api_url(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError(f"{value!r} is not an http(s) URL")
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http(s) URL with a host, e.g. https://api.github.com")
         return value.rstrip("/")
 
     def token_value(self) -> str | None:
@@ -106,7 +108,12 @@ class CrawlSummary:
     waited_seconds: float = 0.0
     seconds: float = 0.0
     stopped: str | None = None  # why the run ended early (budget), None when complete
+    interrupted: bool = False  # Ctrl-C / SIGTERM: pages committed so far are kept
     graphql_used: bool = False
+
+    @property
+    def pages(self) -> int:
+        return sum(r.pages for r in self.repos)
 
     @property
     def ok(self) -> bool:

@@ -44,6 +44,9 @@ class PacingConfig:
         minute, which it estimates from response time: we sum our own response times.
     secondary_margin: the share of each secondary limit we allow ourselves (answers of requests
         still in flight are only estimated).
+    unreached_attempts: tries of a request while the server has never answered at all (a
+        wrong --api-url, a closed port, DNS failure): fail within seconds, not minutes.
+    announce_after: retry waits at least this long are announced to the user.
     """
 
     reset_margin: float = 1.0
@@ -61,6 +64,8 @@ class PacingConfig:
     cpu_per_minute: float = 90.0
     graphql_cpu_per_minute: float = 60.0
     secondary_margin: float = 0.9
+    unreached_attempts: int = 3
+    announce_after: float = 2.0
 
     def scaled(self, scale: float) -> PacingConfig:
         """The same policy on a clock `scale` times faster (benchmarks against a compressed
@@ -70,7 +75,7 @@ class PacingConfig:
                        secondary_base=self.secondary_base / scale, secondary_cap=self.secondary_cap / scale,
                        backoff_base=self.backoff_base / scale, backoff_cap=self.backoff_cap / scale,
                        max_total_wait=self.max_total_wait / scale, max_pause=self.max_pause / scale,
-                       reset_margin=self.reset_margin / scale)
+                       reset_margin=self.reset_margin / scale, announce_after=self.announce_after / scale)
 
 
 @dataclass(frozen=True)
@@ -287,9 +292,21 @@ class LimitHit(Exception):
     """A rate-limit answer; the bucket is already paused, so the retry waits at the gate."""
 
 
+# Transport errors that no retry can cure: the URL or the request itself is wrong.
+_PERMANENT = (httpx.UnsupportedProtocol, httpx.LocalProtocolError, httpx.ProxyError)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """Transport faults, timeouts, 5xx, truncated bodies and rate-limit answers are retried."""
+    """Transport faults, timeouts, 5xx, truncated bodies and rate-limit answers are retried;
+    a malformed URL or request is not."""
+    if isinstance(exc, _PERMANENT):
+        return False
     return isinstance(exc, (TransientError, LimitHit, httpx.TransportError))
+
+
+def unreachable(exc: BaseException | None) -> bool:
+    """The server could not be reached at all (refused, unresolvable, no answer, not HTTP)."""
+    return isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError))
 
 
 def retry_wait(exc: BaseException | None, attempt: int, cfg: PacingConfig) -> float:
@@ -300,8 +317,11 @@ def retry_wait(exc: BaseException | None, attempt: int, cfg: PacingConfig) -> fl
     return backoff_seconds(attempt, cfg)
 
 
-def should_stop(attempt: int, waited: float, next_wait: float, cfg: PacingConfig) -> bool:
-    """Give up when the attempts or the summed backoff would pass their caps."""
+def should_stop(attempt: int, waited: float, next_wait: float, cfg: PacingConfig, *, reached: bool = True) -> bool:
+    """Give up when the attempts or the summed backoff would pass their caps. Until the
+    server has answered once (`reached`), a few quick attempts decide."""
+    if not reached and attempt >= cfg.unreached_attempts:
+        return True
     return attempt >= cfg.max_attempts or waited + next_wait > cfg.max_total_wait
 
 

@@ -65,6 +65,10 @@ class Reporter:
         total = done + sum(known) if len(known) == len(self._left) else None
         self.progress.update(self._task, advance=1, total=total, items=self._items, budget=budget, note="")
 
+    def notice(self, text: str) -> None:
+        """A line that must be seen even without a terminal or with --quiet: waits and retries."""
+        self.progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
     def note(self, text: str) -> None:
         if self._task is not None:
             self.progress.update(self._task, note=text)
@@ -82,9 +86,8 @@ def summary_table(summary: CrawlSummary) -> Table:
     for column in ("repository", "status", "pages", "issues+PRs", "comments", "events",
                    "candidates", "304s", "redirects", "tombstones", "seconds"):
         table.add_column(column, justify="left" if column in ("repository", "status") else "right")
-    for r in summary.repos:
-        status = r.status if not r.message else f"{r.status}: {r.message}"
-        table.add_row(r.repo, status, str(r.pages), str(r.issues), str(r.comments), str(r.events),
+    for r in summary.repos:  # messages are printed below the table, where they do not wrap
+        table.add_row(r.repo, r.status, str(r.pages), str(r.issues), str(r.comments), str(r.events),
                       str(r.candidates), str(r.not_modified), str(r.redirects), str(r.tombstones),
                       f"{r.seconds:.1f}")
     table.caption = (
@@ -92,5 +95,6 @@ def summary_table(summary: CrawlSummary) -> Table:
         f"{summary.not_modified} free 304s, {summary.retries} retries, "
         f"{summary.waited_seconds:.1f} s waiting for rate limits, {summary.seconds:.1f} s in all"
         + (f"; stopped: {summary.stopped}" if summary.stopped else "")
+        + (f"; {summary.pages} pages committed" if summary.interrupted else "")
     )
     return table

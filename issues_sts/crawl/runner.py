@@ -49,7 +49,13 @@ from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.progress import Reporter
-from issues_sts.errors import BadCredentials, GitHubError, RateLimited, RepoNotFound
+from issues_sts.errors import (
+    BadCredentials,
+    GitHubError,
+    RateLimited,
+    RepoNotFound,
+    SignalInterrupt,
+)
 from issues_sts.store import Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
@@ -74,40 +80,48 @@ def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
     A chain whose page just landed goes first again, so each resource advances steadily;
     an IDLE chain is asked again after the next commit.
     """
-    source: Iterator[Chain] = iter(chains)
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl")
+    try:
+        _pump(iter(chains), client, width, pool)
+    except BaseException:
+        # Ctrl-C, SIGTERM or an error: end the workers' waits at once instead of joining a
+        # thread that sleeps through a rate-limit window.
+        if client is not None:
+            client.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _pump(source: Iterator[Chain], client: GitHubClient, width: int, pool: ThreadPoolExecutor) -> None:
     ready: deque[Chain] = deque()
     parked: list[Chain] = []
     running: dict[Future[Any], Chain] = {}
-    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl") as pool:
-        try:
-            while True:
-                while len(running) < width:
-                    chain = ready.popleft() if ready else next(source, None)
-                    if chain is None:
-                        break
-                    step = chain.next_step()
-                    if step is IDLE:
-                        parked.append(chain)
-                    elif step is not None:
-                        running[pool.submit(step, client)] = chain  # type: ignore[arg-type]
-                if not running:
-                    if not parked:
-                        return
-                    if all(chain.next_step() is IDLE for chain in parked):
-                        raise RuntimeError("crawl chains wait on each other")  # a bug, never data
-                    ready.extend(parked)
-                    parked.clear()
-                    continue
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    chain = running.pop(future)
-                    chain.commit(future.result())
-                    ready.appendleft(chain)
-                ready.extend(parked)
-                parked.clear()
-        finally:
-            for future in running:
-                future.cancel()
+    while True:
+        while len(running) < width:
+            chain = ready.popleft() if ready else next(source, None)
+            if chain is None:
+                break
+            step = chain.next_step()
+            if step is IDLE:
+                parked.append(chain)
+            elif step is not None:
+                running[pool.submit(step, client)] = chain  # type: ignore[arg-type]
+        if not running:
+            if not parked:
+                return
+            if all(chain.next_step() is IDLE for chain in parked):
+                raise RuntimeError("crawl chains wait on each other")  # a bug, never data
+            ready.extend(parked)
+            parked.clear()
+            continue
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            chain = running.pop(future)
+            chain.commit(future.result())
+            ready.appendleft(chain)
+        ready.extend(parked)
+        parked.clear()
 
 
 class RepoSync:
@@ -230,7 +244,7 @@ def run_crawl(
     progress: bool = True,
     http: httpx.Client | None = None,
     clock: Callable[[], float] = time.time,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     console: Console | None = None,
 ) -> CrawlSummary:
     """Crawl `cfg.repos` into `cfg.store` and return what was done.
@@ -246,19 +260,27 @@ def run_crawl(
     (cfg.store / CONFIG_FILE).write_text(json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8")
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
-    limiter = Limiter(cfg.pacing, clock, sleep, max_in_flight=cfg.max_in_flight)
+    limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
+    reporter = Reporter(console or Console(stderr=True), enabled=progress)
     client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=sleep,
-                          scrub=scrub, max_requests=cfg.max_requests)
+                          scrub=scrub, max_requests=cfg.max_requests,
+                          on_retry=lambda text: reporter.notice(f"retrying: {text}"))
+    limiter.sleep = client.pause  # waits at the bucket gate end too when the crawl stops
     summary = CrawlSummary()
     started = clock()
-    reporter = Reporter(console or Console(stderr=True), enabled=progress)
-    limiter.on_wait = lambda bucket, s: reporter.note(f"waiting {s:.1f} s ({bucket} limit)")
+    limiter.on_wait = WaitAnnouncer(reporter, clock, cfg.pacing.announce_after, anonymous=token is None)
     sync = RepoSync(cfg, store, client, reporter)
     try:
         with reporter:
             for repo in cfg.repos:
                 if not _sync_one(sync, repo, summary, clock):
                     break
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every committed page is kept
+        summary.interrupted = True
+        summary.stopped = "interrupted" if not isinstance(exc, SignalInterrupt) else "terminated"
+        for result in summary.repos:
+            if result.status == "pending":
+                result.status = "interrupted"
     finally:
         summary.graphql_used = cfg.graphql and sync.graphql_ok
         _account(summary, client, limiter, clock() - started)
@@ -266,6 +288,27 @@ def run_crawl(
         if own_http:
             http.close()
     return summary
+
+
+class WaitAnnouncer:
+    """Says once, as a line, when a rate-limit wait starts and when it will end, with the cure
+    when there is one (no token: 60 requests an hour)."""
+
+    def __init__(self, reporter: Reporter, clock: Callable[[], float], at_least: float, *, anonymous: bool) -> None:
+        self.reporter = reporter
+        self.clock = clock
+        self.at_least = at_least
+        self.anonymous = anonymous
+        self._announced: dict[str, float] = {}
+
+    def __call__(self, bucket: str, seconds: float) -> None:
+        until = self.clock() + seconds
+        if seconds < self.at_least or abs(self._announced.get(bucket, 0.0) - until) < 5:
+            return
+        self._announced[bucket] = until
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(until))
+        cure = "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN" if self.anonymous else ""
+        self.reporter.notice(f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}")
 
 
 def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[[], float]) -> bool:

@@ -23,7 +23,7 @@ class BuildConfig(BaseModel):
 
     store: Path = Path("data/store")
     out: Path = Path("data/dataset")
-    seed: int = 42
+    seed: Annotated[int, Field(ge=0, lt=2**32)] = 42  # numpy seeds are unsigned 32-bit
     negatives: Literal["random", "hard"] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
     negative_ratio: Annotated[float, Field(gt=0.0, le=10.0)] = 1.0

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -120,11 +121,33 @@ def is_ours(root: Path) -> bool:
 
 
 def check_out_dir(out: Path) -> None:
-    """Refuse an --out that is a file or a folder holding anything but an earlier build."""
+    """Refuse an --out that is a file, a folder holding anything but an earlier build, or a
+    place we cannot write: checked before any long work, not after it."""
     if out.exists() and not out.is_dir():
         raise OutputDirError(f"--out {out} is a file, not a folder")
     if out.is_dir() and any(out.iterdir()) and not is_ours(out):
         raise OutputDirError(f"--out {out} holds files that an issues-sts build did not write")
+    _check_writable(out)
+
+
+def _check_writable(out: Path) -> None:
+    # The build replaces `out` by renaming a sibling folder into place, so what must be
+    # writable is the parent. Mode bits are honoured even for root, who could write anyway:
+    # a folder someone made read-only is not ours to replace.
+    if out.is_dir() and not out.stat().st_mode & 0o222:
+        raise OutputDirError(f"--out {out} is read-only", hint="choose another --out, or make it writable")
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    reason = None if parent.stat().st_mode & 0o222 else "read-only"
+    if reason is None:
+        try:
+            os.rmdir(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.probe-"))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+    if reason is not None:
+        raise OutputDirError(f"--out {out}: cannot write in {parent} ({reason})",
+                             hint="choose an --out in a writable folder")
 
 
 @contextmanager

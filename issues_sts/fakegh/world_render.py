@@ -96,16 +96,21 @@ class Draft:
         return max(times)
 
 
-def render_repo(drafts: dict[int, Draft], repo: RepoData, repo_index: int, next_comment_id: list[int]) -> None:
-    """Fill `repo` with REST objects; comment ids follow creation time across the repository."""
+def render_repo(drafts: dict[int, Draft], repo: RepoData, repo_index: int, next_comment_id: list[int],
+                next_event: list[int] | None = None) -> None:
+    """Fill `repo` with REST objects; comment ids follow creation time across the repository.
+    `next_event` carries the event counter across calls that render one repository in parts
+    (without it, the historical numbering: each draft's events start `repo_index * 1_000_000`
+    after the previous draft's)."""
     pending: list[tuple[float, int, Person, str]] = []
-    event_seq = 0
+    counter = next_event if next_event is not None else [0]
+    step = 0 if next_event is not None else repo_index * 1_000_000
     for number in sorted(drafts):
         draft = drafts[number]
         issue_id = 1_500_000_000 + repo_index * 10_000_000 + number * 17
         repo.issues.append(_issue(draft, repo.full_name, issue_id))
         pending.extend((t, number, who, body) for t, who, body in draft.comments)
-        events, event_seq = _events(draft, repo, event_seq + repo_index * 1_000_000)
+        events, counter[0] = _events(draft, repo, counter[0] + step)
         if events:
             repo.timeline[number] = events
     pending.sort(key=lambda c: (c[0], c[1]))

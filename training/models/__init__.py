@@ -15,6 +15,7 @@ from pathlib import Path
 
 from training.models.base import Encoder
 from training.models.bert import ENCODER_FILE, PAPER_BACKBONE, BertEncoder, offline_backbone
+from training.models.st_format import declared_pooling
 
 __all__ = [
     "PAPER_BACKBONE",
@@ -47,7 +48,9 @@ def build_encoder(
     """Build or load an encoder; `None` means the offline all-MiniLM-L6-v2 backbone.
 
     `pooling` and `max_length` override what a saved folder recorded; for RAN, `pooling`
-    must be None (RAN pools its own window cells).
+    must be None (RAN pools its own window cells). With `pooling` None, a backbone folder
+    that declares a sentence-transformers pooling is used that way (MiniLM: mean +
+    normalize, 256 tokens); one that declares none gets the paper's `cls`.
     """
     target = str(name_or_path) if name_or_path else offline_backbone()
     if encoder_type(target) == "ran":
@@ -62,6 +65,12 @@ def build_encoder(
         if max_length is not None:
             encoder.max_seq_length = min(max_length, encoder.max_seq_length)
         return encoder
+    declared = declared_pooling(path) if path.is_dir() and pooling is None else None
+    if declared is not None:
+        # the backbone's own recipe (all-MiniLM-L6-v2: mean + normalize, 256 tokens), as
+        # its authors meant it to be used; an explicit pooling or length still wins
+        return BertEncoder.from_pretrained(target, pooling=declared.pooling, normalize=declared.normalize,
+                                           max_seq_length=max_length or declared.max_seq_length or 512)
     return BertEncoder.from_pretrained(target, pooling=pooling or "cls", max_seq_length=max_length or 512)
 
 

@@ -18,6 +18,7 @@ from transformers.utils import logging as hf_logging
 from issues_sts.errors import TrainingError
 from training.models.base import Encoder
 from training.models.pooling import NEEDS_HIDDEN_STATES, POOLINGS, pool
+from training.models.st_format import write_sentence_transformers_files
 
 PAPER_BACKBONE = "bert-base-uncased"
 ENCODER_FILE = "encoder.json"
@@ -39,6 +40,7 @@ class BertEncoder(Encoder):
         tokenizer: Any,
         pooling: str = "cls",
         max_seq_length: int = 512,
+        normalize: bool = False,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -48,12 +50,14 @@ class BertEncoder(Encoder):
         self.backbone = backbone
         self.tokenizer = tokenizer
         self.pooling = pooling
+        #: unit-length output, as sentence-transformers' Normalize (cosines are unchanged)
+        self.normalize = normalize
         positions = getattr(backbone.config, "max_position_embeddings", max_seq_length)
         self.max_seq_length = min(max_seq_length, positions)
 
     @classmethod
     def from_pretrained(
-        cls, name_or_path: str, pooling: str = "cls", max_seq_length: int = 512
+        cls, name_or_path: str, pooling: str = "cls", max_seq_length: int = 512, normalize: bool = False
     ) -> BertEncoder:
         """Load weights and tokenizer from a Hub id (network) or a local folder."""
         hf_logging.disable_progress_bar()  # our own progress bars tell the story
@@ -66,7 +70,7 @@ class BertEncoder(Encoder):
                 hint="pass a local model folder or a Hub id (needs network); "
                 "offline, omit --model to use the bundled all-MiniLM-L6-v2",
             ) from exc
-        return cls(backbone, tokenizer, pooling=pooling, max_seq_length=max_seq_length)
+        return cls(backbone, tokenizer, pooling=pooling, max_seq_length=max_seq_length, normalize=normalize)
 
     def forward(self, features: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         inputs = {k: v for k, v in features.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
@@ -75,6 +79,8 @@ class BertEncoder(Encoder):
         tokens = out.last_hidden_state
         hidden = out.hidden_states if needs_layers else None
         embedding = pool(self.pooling, tokens, features["attention_mask"], hidden)
+        if self.normalize:
+            embedding = torch.nn.functional.normalize(embedding, p=2, dim=1)
         return {"sentence_embedding": embedding, "token_embeddings": tokens}
 
     @property
@@ -101,15 +107,18 @@ class BertEncoder(Encoder):
         hf_logging.disable_progress_bar()
         self.backbone.save_pretrained(directory, safe_serialization=True)
         self.tokenizer.save_pretrained(directory)
-        meta = {"encoder_type": "bert", "pooling": self.pooling, "max_seq_length": self.max_seq_length}
+        meta = {"encoder_type": "bert", "pooling": self.pooling, "max_seq_length": self.max_seq_length,
+                "normalize": self.normalize}
         (directory / ENCODER_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+        write_sentence_transformers_files(directory, self, pooling=self.pooling, normalize=self.normalize)
 
     @classmethod
     def load(cls, directory: Path) -> BertEncoder:
         directory = Path(directory)
         meta = json.loads((directory / ENCODER_FILE).read_text())
         return cls.from_pretrained(
-            str(directory), pooling=meta["pooling"], max_seq_length=int(meta["max_seq_length"])
+            str(directory), pooling=meta["pooling"], max_seq_length=int(meta["max_seq_length"]),
+            normalize=bool(meta.get("normalize", False)),
         )
 
 

@@ -27,6 +27,7 @@ from training.models.base import Encoder
 from training.models.ran_config import RanConfig, preset, read_config
 from training.models.ran_layers import GatedLinearUnit, RanLayer
 from training.models.ran_windows import WindowLayout, from_windows, plan_windows, to_windows
+from training.models.st_format import write_sentence_transformers_files
 
 ENCODER_TYPE = "ran"
 CONFIG_FILE = "config.json"
@@ -171,6 +172,7 @@ class RanEncoder(Encoder):
         save_file(state, str(directory / WEIGHTS_FILE))
         if self.tokenizer is not None:
             self.tokenizer.save_pretrained(str(directory))
+        write_sentence_transformers_files(directory, self, pooling=None)
 
     @classmethod
     def load(cls, directory: Path) -> RanEncoder:

@@ -1,0 +1,434 @@
+"""The paper-scale world: the AnglE paper's 55 repositories at (a `scale` of) their real sizes.
+
+    corpus = generate_paper_world(PaperConfig(seed=0, scale=0.05))      # served by the fake GitHub
+    write_paper_store(Path("data/paper"), PaperConfig(scale=1.0))        # straight into a crawl store
+
+Each repository of `repos.yaml` gets about `scale x` its estimated number of issues and pull
+requests (`PAPER_REPOS`), its own share of pull requests, heavy-tailed comment threads (about
+five comments per item on average, bots writing most of the comments on pull requests) and
+modern long texts: issue forms, fenced logs, tracebacks, environment dumps
+(`world_paper_text`). Duplicates are re-reports of a recent issue closed with the same
+evidence shapes as the small worlds (`world.EVIDENCE`, `world_dupes`), so new duplicate
+conventions added there appear here too.
+
+A repository is generated in chunks of numbers and each chunk is rendered and handed out
+before the next one is drafted, so memory stays bounded at any scale: what is kept across
+chunks is a window of recent issues that later reports may duplicate. Everything is drawn
+from one `random.Random` per repository seeded by (seed, repository): the same config gives
+the same world, repository by repository.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from issues_sts.fakegh import world_dupes as D
+from issues_sts.fakegh import world_paper_text as PT
+from issues_sts.fakegh import world_text as T
+from issues_sts.fakegh.corpus import Corpus, RepoData
+from issues_sts.fakegh.world import RepoBuilder, WorldConfig
+from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo
+
+
+@dataclass(frozen=True)
+class PaperRepo:
+    """One repository of `repos.yaml` with its estimated size."""
+
+    name: str  # owner/name as in repos.yaml (what a user asks the crawler for)
+    items: int  # estimated issues + pull requests
+    pr_share: float  # estimated share of pull requests among them
+    lang: str  # which flavour of the generator's vocabulary (python, js, rust, go) its texts use
+    current: str | None = None  # where it lives now, when it moved (GitHub redirects the old name)
+
+    @property
+    def served_name(self) -> str:
+        return self.current or self.name
+
+
+# ESTIMATES, not counts. `items` is roughly the highest issue/PR number each repository had
+# reached around the paper's crawl (2023), rounded, as remembered from the repositories' GitHub
+# pages: issues and PRs share one number sequence, so it approximates issues + PRs (deleted
+# and transferred numbers included). `pr_share` is a rough guess from each project's habits
+# (golang/go reviews on Gerrit, DefinitelyTyped is almost all PRs, vscode almost all issues).
+# The total is about 2.3 million; the issue this preset answers speaks of "roughly 2.5 million".
+# The vocabulary has four language flavours; projects in other languages use the nearest one.
+PAPER_REPOS: tuple[PaperRepo, ...] = (
+    PaperRepo("tensorflow/tensorflow", 61_000, 0.35, "python"),
+    PaperRepo("pytorch/pytorch", 108_000, 0.65, "python"),
+    PaperRepo("huggingface/transformers", 25_500, 0.55, "python"),
+    PaperRepo("keras-team/keras", 18_500, 0.35, "python"),
+    PaperRepo("freeCodeCamp/freeCodeCamp", 51_500, 0.6, "js"),
+    PaperRepo("vuejs/vue", 12_900, 0.25, "js"),
+    PaperRepo("facebook/react", 27_200, 0.5, "js"),
+    PaperRepo("angular/angular", 51_000, 0.45, "js"),
+    PaperRepo("elastic/elasticsearch", 99_000, 0.75, "go"),
+    PaperRepo("numpy/numpy", 24_500, 0.55, "python"),
+    PaperRepo("scikit-learn/scikit-learn", 27_000, 0.55, "python"),
+    PaperRepo("pandas-dev/pandas", 54_500, 0.5, "python"),
+    PaperRepo("psf/requests", 6_500, 0.4, "python"),
+    PaperRepo("scipy/scipy", 19_000, 0.55, "python"),
+    PaperRepo("matplotlib/matplotlib", 26_500, 0.6, "python"),
+    PaperRepo("scrapy/scrapy", 6_000, 0.5, "python"),
+    PaperRepo("opencv/opencv", 24_000, 0.55, "rust"),
+    PaperRepo("bumptech/glide", 5_300, 0.15, "go"),
+    PaperRepo("spring-projects/spring-framework", 31_000, 0.2, "go"),
+    PaperRepo("apache/dubbo", 12_800, 0.5, "go"),
+    PaperRepo("apache/superset", 25_000, 0.7, "python"),
+    PaperRepo("apache/airflow", 33_000, 0.75, "python"),
+    PaperRepo("apache/druid", 14_800, 0.75, "go"),
+    PaperRepo("apache/shardingsphere", 27_500, 0.65, "go"),
+    PaperRepo("kubernetes/kubernetes", 120_000, 0.6, "go"),
+    PaperRepo("flutter/flutter", 131_000, 0.3, "js"),
+    PaperRepo("google/jax", 17_000, 0.6, "python", current="jax-ml/jax"),
+    PaperRepo("twbs/bootstrap", 39_000, 0.45, "js"),
+    PaperRepo("axios/axios", 5_900, 0.35, "js"),
+    PaperRepo("microsoft/vscode", 190_000, 0.08, "js"),
+    PaperRepo("sqlalchemy/sqlalchemy", 10_200, 0.2, "python"),
+    PaperRepo("mwaskom/seaborn", 3_450, 0.45, "python"),
+    PaperRepo("microsoft/TypeScript", 55_500, 0.3, "js"),
+    PaperRepo("microsoft/PowerToys", 28_000, 0.2, "go"),
+    PaperRepo("microsoft/terminal", 15_900, 0.3, "rust"),
+    PaperRepo("microsoft/playwright", 24_500, 0.5, "js"),
+    PaperRepo("symfony/symfony", 51_000, 0.7, "js"),
+    PaperRepo("babel/babel", 15_900, 0.5, "js"),
+    PaperRepo("electron/electron", 39_500, 0.55, "js"),
+    PaperRepo("denoland/deno", 20_200, 0.55, "rust"),
+    PaperRepo("mrdoob/three.js", 26_500, 0.6, "js"),
+    PaperRepo("mui/material-ui", 38_000, 0.5, "js"),
+    PaperRepo("webpack/webpack", 17_500, 0.4, "js"),
+    PaperRepo("atom/atom", 25_700, 0.15, "js"),
+    PaperRepo("vercel/next.js", 53_000, 0.4, "js"),
+    PaperRepo("ansible/ansible", 81_500, 0.5, "python"),
+    PaperRepo("npm/cli", 6_700, 0.45, "js"),
+    PaperRepo("pallets/flask", 5_250, 0.4, "python"),
+    PaperRepo("tiangolo/fastapi", 10_000, 0.4, "python", current="fastapi/fastapi"),
+    PaperRepo("DefinitelyTyped/DefinitelyTyped", 66_000, 0.9, "js"),
+    PaperRepo("celery/celery", 8_400, 0.4, "python"),
+    PaperRepo("neo4j/neo4j", 13_300, 0.7, "go"),
+    PaperRepo("rust-lang/rust", 115_000, 0.55, "rust"),
+    PaperRepo("JuliaLang/julia", 51_000, 0.55, "python"),
+    PaperRepo("golang/go", 62_000, 0.04, "go"),
+)
+
+
+@dataclass(frozen=True)
+class PaperConfig:
+    """The paper world at `scale` (0.001 to 1.0) of its estimated sizes."""
+
+    seed: int = 0
+    scale: float = 1.0
+    duplicate_rate: float = 0.015  # share of issues (not PRs) that re-report a recent issue
+    comments_mean: float = 5.0
+    bot_share: float = 0.7  # of the comments on a pull request
+    window: int = 5_000  # recent issues a new report may duplicate (bounds memory)
+    chunk: int = 2_000  # numbers drafted, rendered and handed out at a time
+    repos: tuple[str, ...] = ()  # a subset (names as in repos.yaml); empty: all 55
+    start: str = "2015-01-01T00:00:00Z"
+    end: str = "2026-06-01T00:00:00Z"
+
+    def __post_init__(self) -> None:
+        if not 0.001 <= self.scale <= 1.0:
+            raise ValueError("scale must be within 0.001..1.0")
+        unknown = set(self.repos) - {r.name for r in PAPER_REPOS}
+        if unknown:
+            raise ValueError(f"not a repository of the paper: {', '.join(sorted(unknown))}")
+
+    def selected(self) -> list[tuple[int, PaperRepo, int]]:
+        """(index in the table, repository, items at this scale) of the repositories generated."""
+        wanted = set(self.repos)
+        return [(k, r, max(5, round(r.items * self.scale))) for k, r in enumerate(PAPER_REPOS)
+                if not wanted or r.name in wanted]
+
+    def expected_items(self) -> int:
+        return sum(n for _, _, n in self.selected())
+
+
+@dataclass
+class _Recent:
+    """What later chunks may need of an original issue once its draft is gone."""
+
+    topic: T.Topic
+    title: str
+    created: float
+
+
+@dataclass
+class PaperRepoBuilder(RepoBuilder):
+    """A `RepoBuilder` that drafts in chunks and keeps only a window of recent originals."""
+
+    paper: PaperConfig = field(default_factory=PaperConfig)
+    earlier: list[PaperRepoBuilder] = field(default_factory=list)  # repositories generated before
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.recent: dict[int, _Recent] = {}
+        self.pool: list[int] = []  # keys of `recent`, for O(1) random choice
+        self.slot = 0
+        self.popular: dict[int, None] = {}  # canonicals that already attracted a duplicate (ordered)
+        self.referenced: set[int] = set()  # numbers named as a canonical (never deleted)
+        self.bots = [Person(name, 49_699_333 + k, "NONE", kind="Bot")
+                     for k, name in enumerate(self.rng.sample(PT.BOT_NAMES, 3))]
+
+    # -- texts ---------------------------------------------------------------------------------
+    def new_draft(self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False) -> Draft:
+        author = self.reporter()
+        body = "" if is_pr else PT.issue_body(self.rng, topic, self.style)
+        draft = Draft(number, topic, T.title(self.rng, topic), body, author, created, is_pr=is_pr)
+        self.drafts[number] = draft
+        self.chat(draft, PT.comment_count(self.rng, self.paper.comments_mean))
+        return draft
+
+    def chat(self, draft: Draft, count: int) -> None:
+        rng, t = self.rng, draft.created
+        for _ in range(count):
+            t = self.later(t, 4)
+            if draft.is_pr and rng.random() < self.paper.bot_share:
+                bot = rng.choice(self.bots)
+                draft.comment(t, bot, PT.bot_comment(rng, bot.login, draft.topic, draft.number))
+            else:
+                who = self.commenter()
+                draft.comment(t, who, PT.user_comment(rng, draft.topic, who.association))
+        if rng.random() < 0.04:
+            draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
+
+    # -- the window of recent originals --------------------------------------------------------
+    def bug_pool(self) -> list[int]:
+        return self.pool
+
+    def remember(self, number: int) -> None:
+        draft = self.drafts[number]
+        if len(self.pool) < self.paper.window:
+            self.pool.append(number)
+        else:
+            old = self.pool[self.slot]
+            if old not in self.popular:
+                self.recent.pop(old, None)
+            self.pool[self.slot] = number
+            self.slot = (self.slot + 1) % self.paper.window
+        self.recent[number] = _Recent(draft.topic, draft.title, draft.created)
+
+    def forget(self, number: int) -> None:
+        """A deleted issue is no longer a canonical for later reports."""
+        if number in self.recent:
+            self.recent.pop(number)
+            if number in self.pool:
+                self.pool.remove(number)  # rare (deletions): O(window) is fine
+            self.popular.pop(number, None)
+
+    def original(self, number: int, created: float) -> None:
+        super().original(number, created)
+        self.originals.clear()  # the window replaces the base class's unbounded list
+        self.remember(number)
+
+    def pull_request(self, number: int, created: float) -> None:
+        ref = self.rng.choice(self.pool) if self.pool and self.rng.random() < 0.7 else None
+        topic = self.recent[ref].topic if ref else T.new_topic(self.rng, self.lang, "bug")
+        draft = self.new_draft(number, created, topic, is_pr=True)
+        draft.title = T.pull_request_text(self.rng, topic, ref)[0]
+        draft.body = PT.pull_request_body(self.rng, topic, ref)
+        if self.rng.random() < 0.85:
+            draft.close(self.later(created, 6), self.member(), None, merged=self.rng.random() < 0.8)
+
+    # -- duplicates ------------------------------------------------------------------------------
+    def pick_canonical(self, before: float) -> tuple[PaperRepoBuilder, int]:
+        rng = self.rng
+        if self.earlier and rng.random() < self.cfg.cross_repo_rate:
+            other = rng.choice(self.earlier)
+            pool = [k for k in other.pool if other.recent[k].created < before]
+            if pool:
+                return other, rng.choice(pool)
+        if self.popular and rng.random() < 0.35:
+            return self, rng.choice(list(self.popular))
+        return self, rng.choice(self.pool)
+
+    def duplicate(self, number: int, created: float) -> None:
+        owner, target = self.pick_canonical(created)
+        original = owner.recent[target]
+        topic = T.reword(self.rng, original.topic)
+        draft = self.new_draft(number, created, topic)
+        for _ in range(4):  # another reporter rarely picks the very same title
+            if draft.title != original.title:
+                break
+            draft.title = T.title(self.rng, topic)
+        draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
+        self.truth[number] = (owner.full_name, target)
+        owner.referenced.add(target)
+        if owner is self and target not in self.popular:
+            self.popular[target] = None
+            if len(self.popular) > 500:  # the oldest popular one may now be forgotten
+                oldest = next(iter(self.popular))
+                del self.popular[oldest]
+                if oldest not in self.pool:
+                    self.recent.pop(oldest, None)
+        self.close_as_duplicate(draft, D.Ref(owner.full_name, target, self.full_name))
+
+    # -- drafting in chunks ---------------------------------------------------------------------
+    def chunks(self) -> Iterator[dict[int, Draft]]:
+        """Draft numbers 1..n; every `chunk` numbers, hand out the drafts and forget them."""
+        n = self.cfg.issues_per_repo
+        span = (self.t1 - self.t0) / n
+        pr_cut = self.cfg.pull_request_rate
+        dup_cut = pr_cut + self.cfg.duplicate_rate
+        for number in range(1, n + 1):
+            created = self.t0 + (number - 1) * span + self.rng.random() * span * 0.9
+            roll = self.rng.random()
+            if roll < pr_cut:
+                self.pull_request(number, created)
+            elif roll < dup_cut and self.pool:
+                self.duplicate(number, created)
+            else:
+                self.original(number, created)
+            if number % self.paper.chunk == 0 or number == n:
+                drafts, self.drafts = self.drafts, {}
+                yield drafts
+
+
+def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig:
+    issues_share = 1 - repo.pr_share
+    return WorldConfig(seed=paper.seed, repos=1, issues_per_repo=items, pull_request_rate=repo.pr_share,
+                       duplicate_rate=paper.duplicate_rate * issues_share, comments_mean=paper.comments_mean,
+                       start=paper.start, end=paper.end, renamed_repos=0)
+
+
+@dataclass
+class PaperChunk:
+    """One rendered chunk of a repository: REST objects plus the truth about them."""
+
+    requested: str  # the name in repos.yaml
+    data: RepoData  # full_name is where the repository lives now
+
+
+def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
+    """Every chunk of every selected repository, in table order; memory stays bounded."""
+    enabled = gc.isenabled()
+    gc.disable()  # many small acyclic objects: the cyclic GC would only slow this down
+    try:
+        earlier: list[PaperRepoBuilder] = []
+        next_comment = [900_000_000]
+        for index, repo, items in cfg.selected():
+            rng = random.Random(f"paper:{cfg.seed}:{repo.name}")
+            builder = PaperRepoBuilder(rng, _repo_config(cfg, repo, items), repo.served_name, repo.lang,
+                                       100_000 + index * 7919, [], paper=cfg, earlier=list(earlier))
+            next_event = [index * 10_000_000]
+            for drafts in builder.chunks():
+                data = RepoData(full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0))
+                if repo.current:
+                    data.renamed_from.append(repo.name)
+                _remove(rng, builder, drafts, data)
+                render_repo(drafts, data, index, next_comment, next_event)
+                for number in drafts:
+                    if number in builder.truth:
+                        data.truth_duplicates[number] = builder.truth[number]
+                        data.truth_evidence[number] = builder.evidence[number]
+                yield PaperChunk(repo.name, data)
+            earlier.append(builder)
+            builder.drafts.clear()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _remove(rng: random.Random, builder: PaperRepoBuilder, drafts: dict[int, Draft], data: RepoData) -> None:
+    """Delete a few issues (404) and make a few gone (410), never one named as a canonical
+    (a later report could not name it either: it leaves the window)."""
+    cfg = builder.cfg
+    movable = sorted(k for k in drafts if k not in builder.referenced)
+    doomed = rng.sample(movable, k=min(len(movable), round(len(drafts) * (cfg.deleted_rate + cfg.gone_rate))))
+    cut = round(len(doomed) * cfg.deleted_rate / (cfg.deleted_rate + cfg.gone_rate))
+    for k, number in enumerate(doomed):
+        drafts.pop(number)
+        (data.deleted if k < cut else data.gone).add(number)
+        builder.truth.pop(number, None)
+        builder.forget(number)
+
+
+def generate_paper_world(cfg: PaperConfig) -> Corpus:
+    """The whole world as a `Corpus` for the fake GitHub (fine up to a scale of about 0.1)."""
+    corpus = Corpus()
+    for chunk in iter_paper_world(cfg):
+        repo = corpus.repos.get(chunk.data.full_name)
+        if repo is None:
+            corpus.add(chunk.data)
+            continue
+        _merge(repo, chunk.data)
+    for repo in corpus.repos.values():
+        repo.comments.sort(key=lambda c: (c["created_at"], c["id"]))
+        repo.reindex()
+    return corpus
+
+
+def _merge(repo: RepoData, part: RepoData) -> None:
+    repo.issues.extend(part.issues)
+    repo.comments.extend(part.comments)
+    repo.timeline.update(part.timeline)
+    repo.duplicate_of.update(part.duplicate_of)
+    repo.event_canonical.update(part.event_canonical)
+    repo.deleted |= part.deleted
+    repo.gone |= part.gone
+    repo.truth_duplicates.update(part.truth_duplicates)
+    repo.truth_evidence.update(part.truth_evidence)
+
+
+# -- straight into a crawl store -------------------------------------------------------------
+@dataclass(frozen=True)
+class PaperStoreSummary:
+    items: int
+    comments: int
+    events: int
+    duplicates: int  # ground truth: generated duplicates still in the store
+
+
+def event_rows(requested: str, data: RepoData) -> list[dict[str, Any]]:
+    """The `events` rows a crawl stores for these issues: (un)marked_as_duplicate events with
+    the canonical GraphQL names (none when the canonical was deleted)."""
+    import json
+
+    rows = []
+    for number, events in data.timeline.items():
+        for event in events:
+            if event["event"] not in ("marked_as_duplicate", "unmarked_as_duplicate"):
+                continue
+            canonical = data.event_canonical.get(event["node_id"])
+            rows.append({
+                "repo": requested, "number": number, "event_key": event["node_id"], "event": event["event"],
+                "actor": event["actor"]["login"], "created_at": event["created_at"],
+                "canonical_repo": canonical[0] if canonical else None,
+                "canonical_number": canonical[1] if canonical else None, "source": "graphql",
+                "raw": json.dumps({"id": event["node_id"], "createdAt": event["created_at"]}, separators=(",", ":")),
+            })
+    return rows
+
+
+def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
+                      progress: Callable[[int], None] | None = None) -> PaperStoreSummary:
+    """Write the world into a crawl store at `root` as a complete crawl would leave it (no HTTP):
+    issues, comments, duplicate events, repositories with their current names."""
+    from issues_sts.store import Store, utcnow
+
+    totals = {"items": 0, "comments": 0, "events": 0, "duplicates": 0}
+    with Store.open(root, create=True) as store:
+        seen: set[str] = set()
+        for chunk in iter_paper_world(cfg):
+            data = chunk.data
+            if chunk.requested not in seen:
+                seen.add(chunk.requested)
+                store.upsert_repo(chunk.requested, repo_id=data.repo_id, current_name=data.full_name)
+            events = event_rows(chunk.requested, data)
+            for start in range(0, max(len(data.issues), len(data.comments)), page):
+                store.write_page(chunk.requested, issues=data.issues[start:start + page],
+                                 comments=data.comments[start:start + page])
+            store.write_page(chunk.requested, events=events)
+            totals["items"] += len(data.issues)
+            totals["comments"] += len(data.comments)
+            totals["events"] += len(events)
+            totals["duplicates"] += len(data.truth_duplicates)
+            if progress is not None:
+                progress(len(data.issues))
+        for name in seen:
+            store.upsert_repo(name, status="ok", last_sync=utcnow())
+    return PaperStoreSummary(**totals)
