@@ -456,14 +456,23 @@ class Store:
           (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
-             AND (i.state_reason='duplicate' OR lower(i.labels) LIKE '%duplicate%'
+             AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
-                             AND lower(c.body) LIKE '%dup%')))
+                             AND duplicate_wording(c.body))))
         FROM repos r ORDER BY r.repo
         """
+        self._duplicate_evidence_functions()
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
         return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+
+    def _duplicate_evidence_functions(self) -> None:
+        """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
+        candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
+        from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
+
+        self.conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
+        self.conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:

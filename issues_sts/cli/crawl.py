@@ -81,7 +81,7 @@ def crawl(
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
     max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
     max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(1, "--in-flight", min=1, max=2, help="Requests in flight at once (GitHub asks for serial requests)."),
+    in_flight: int = typer.Option(4, "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
     per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
     timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),

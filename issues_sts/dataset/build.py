@@ -44,6 +44,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.store import Store
 
 
@@ -205,21 +206,22 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
         step("extracting duplicate links")
         table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         step("reading the store")
+        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
         if cfg.negatives == "hard" or not streamed:
             # BM25 (hard negatives) needs every text at once: the store is read whole.
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
             comments = store.comments_frame(columns=("repo", "number", "body"))
-            summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history)
+            summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
         else:
             scan = scan_store(store, cfg.text_recipe)
-            summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history,
+            summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history, renames,
                              streamed=(store, scan))
     return replace(summary, timings=step.finish())
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
            comments: pl.DataFrame | None, table: LinkTableLike, step: _Steps, history: History | None = None,
-           streamed: tuple[Store, StoreScan] | None = None) -> BuildSummary:
+           renames: tuple[tuple[str, str], ...] = (), streamed: tuple[Store, StoreScan] | None = None) -> BuildSummary:
     """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
     facts the stages need); the texts of the issues in pairs are read back before assembling."""
     history = history or History(cfg.version or next_version(None))
@@ -239,7 +241,8 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     groups, assignment, positives, counters["splits"] = _splits(cfg, texts, positives, table, history)
     step(f"{cfg.negatives} negatives")
     mentions = streamed[1].mentions if streamed is not None else None
-    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, mentions)
+    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, renames,
+                                                  mentions)
     if streamed is not None:
         texts = fill_texts(streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
@@ -254,14 +257,15 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
 
 
 def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame | None, table: LinkTableLike,
-               assignment: pl.DataFrame, positives: pl.DataFrame,
+               assignment: pl.DataFrame, positives: pl.DataFrame, renames: tuple[tuple[str, str], ...] = (),
                mentions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
     """As many negatives per split as `negative_ratio` asks, never between referencing issues
-    (`mentions`: found while scanning the store, instead of in `texts` and `comments`)."""
+    (also when one mentions the other under a repository's old name: `renames`; `mentions`:
+    found while scanning the store, instead of in `texts` and `comments`)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
     index = assignment.select("idx", "repo", "number")
-    refs = (keys_from_mentions(index, mentions, table.links) if mentions is not None
-            else reference_keys(index, texts, comments, table.links))
+    refs = (keys_from_mentions(index, mentions, table.links, renames) if mentions is not None
+            else reference_keys(index, texts, comments, table.links, renames))
     hard = None
     if cfg.negatives == "hard":
         hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)

@@ -19,10 +19,10 @@ import polars as pl
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
-from issues_sts.links.patterns import CUE, CUE_REGEX
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
+from issues_sts.links.vocabulary import CUE, CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
@@ -71,26 +71,31 @@ class LinkTable:
 _POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "created_at", "html_url")
 
 
-def _posts_by_issue(store: Store, issues: pl.DataFrame, repo: str | None = None) -> dict[tuple[str, int], list[Post]]:
-    """Every comment of the threads where a cue word appears (in a comment or the body): the
-    replies without one ("No, different bug.", "Yes.") still decide what the cue meant.
+def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
+                    repo: str | None = None) -> dict[tuple[str, int], list[Post]]:
+    """Every comment of the threads where a cue word appears (in a comment or the body), or
+    that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
+    without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
     With `repo`, only that repository's comments are read."""
     comments = store.comments_frame(repo=repo, columns=_POST_COLUMNS)
     cued = pl.concat([
         comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
         issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+        flagged.select("repo", "number"),
     ]).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
-    for repo, number, login, assoc, body, created, url in frame.select(
+    for repo_, number, login, assoc, body, created, url in frame.select(
         "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
     ).iter_rows():
-        posts.setdefault((repo, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
+        posts.setdefault((repo_, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
     return posts
 
 
 def _events_by_issue(store: Store, repo: str | None = None) -> dict[tuple[str, int], list[Event]]:
-    frame = store.events_frame(repo=repo).filter(pl.col("event").str.to_lowercase().str.contains("duplicate"))
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    frame = store.events_frame(repo=repo).filter(
+        pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
         key = str(row["event_key"])
@@ -106,15 +111,20 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: s
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim.
     With `repo`, `issues` are that repository's and only its comments and events are read."""
-    posts = _posts_by_issue(store, issues, repo)
     events = _events_by_issue(store, repo)
+    said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
+            issues.select("repo", "number", "state_reason", "labels").iter_rows()
+            if (reason or "").lower() == DUPLICATE_STATE_REASON
+            or any(is_duplicate_label(x, cfg) for x in labels or ())]
+    said += [{"repo": repo_, "number": number} for repo_, number in events]
+    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo)
     live = issues.filter(pl.col("tombstone").is_null())
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
-        flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
+        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or any(is_duplicate_label(x, cfg) for x in labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
         if not (thread_posts or CUE.search(body) or key in events or flagged):
