@@ -158,19 +158,26 @@ class GraphQLChain:
     """One batched GraphQL query for many candidates (plus follow-ups for long timelines).
 
     If GraphQL is unavailable (404, refused), the batch falls back to REST timelines, and
-    `on_unavailable` tells the runner to stop asking GraphQL for the rest of the crawl.
+    `on_unavailable` tells the runner to stop asking GraphQL for the rest of the crawl. REST
+    timelines do not name the canonical, so they are asked only for the candidates
+    `rest_worthy` accepts (those whose link a REST event can change).
     """
 
     def __init__(self, ctx: RepoContext, candidates: list[tuple[int, str | None]],
-                 on_unavailable: Callable[[], None], *, rest_only: bool = False) -> None:
+                 on_unavailable: Callable[[], None], *, rest_only: bool = False,
+                 rest_worthy: Callable[[int], bool] = lambda number: True) -> None:
         self.ctx = ctx
         self.updated = dict(candidates)
         self.todo = [n for n, _ in candidates]
         self.after: dict[int, str] = {}
         self.fallback: list[TimelineChain] | None = None
         self.on_unavailable = on_unavailable
+        self.rest_worthy = rest_worthy
         if rest_only:
-            self.fallback = [TimelineChain(ctx, n, u) for n, u in candidates]
+            self.fallback = self._rest(candidates)
+
+    def _rest(self, candidates: list[tuple[int, str | None]]) -> list[TimelineChain]:
+        return [TimelineChain(self.ctx, n, u) for n, u in candidates if self.rest_worthy(n)]
 
     def next_step(self) -> Step | None:
         if self.fallback is not None:
@@ -200,7 +207,7 @@ class GraphQLChain:
         numbers, answer = result
         if isinstance(answer, GraphQLUnavailable) or gql.fatal_errors(answer):
             self.on_unavailable()
-            self.fallback = [TimelineChain(self.ctx, n, self.updated[n]) for n in self.todo]
+            self.fallback = self._rest([(n, self.updated[n]) for n in self.todo])
             return
         batch = gql.parse_batch(self.ctx.repo, numbers, answer)
         rows = [row for n in numbers for row in batch.events.get(n, [])]

@@ -43,6 +43,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.store import Store
 
 
@@ -204,12 +205,14 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
         # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
         texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
         comments = store.comments_frame().select("repo", "number", "body")
-        summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history)
+        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
     return replace(summary, timings=step.finish())
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
-           comments: pl.DataFrame, table: LinkTableLike, step: _Steps, history: History | None = None) -> BuildSummary:
+           comments: pl.DataFrame, table: LinkTableLike, step: _Steps, history: History | None = None,
+           renames: tuple[tuple[str, str], ...] = ()) -> BuildSummary:
     history = history or History(cfg.version or next_version(None))
     counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
     step("redaction")
@@ -223,7 +226,7 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     step("splits")
     groups, assignment, positives, counters["splits"] = _splits(cfg, texts, positives, table, history)
     step(f"{cfg.negatives} negatives")
-    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives)
+    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, renames)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
     step("token lengths")
@@ -236,10 +239,12 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
 
 
 def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame, table: LinkTableLike,
-               assignment: pl.DataFrame, positives: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
-    """As many negatives per split as `negative_ratio` asks, never between referencing issues."""
+               assignment: pl.DataFrame, positives: pl.DataFrame,
+               renames: tuple[tuple[str, str], ...] = ()) -> tuple[pl.DataFrame, dict[str, int]]:
+    """As many negatives per split as `negative_ratio` asks, never between referencing issues
+    (also when one mentions the other under a repository's old name: `renames`)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
-    refs = reference_keys(assignment.select("idx", "repo", "number"), texts, comments, table.links)
+    refs = reference_keys(assignment.select("idx", "repo", "number"), texts, comments, table.links, renames)
     hard = None
     if cfg.negatives == "hard":
         hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)

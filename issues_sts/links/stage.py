@@ -19,10 +19,10 @@ import polars as pl
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
-from issues_sts.links.patterns import CUE, CUE_REGEX
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
+from issues_sts.links.vocabulary import CUE, CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
@@ -68,13 +68,15 @@ class LinkTable:
 
 
 # -- reading the store -------------------------------------------------------------
-def _posts_by_issue(store: Store, issues: pl.DataFrame) -> dict[tuple[str, int], list[Post]]:
-    """Every comment of the threads where a cue word appears (in a comment or the body): the
-    replies without one ("No, different bug.", "Yes.") still decide what the cue meant."""
+def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame) -> dict[tuple[str, int], list[Post]]:
+    """Every comment of the threads where a cue word appears (in a comment or the body), or
+    that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
+    without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant."""
     comments = store.comments_frame()
     cued = pl.concat([
         comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
         issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+        flagged.select("repo", "number"),
     ]).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
@@ -86,7 +88,8 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame) -> dict[tuple[str, int],
 
 
 def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
-    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate"))
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
         key = str(row["event_key"])
@@ -101,15 +104,20 @@ def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
 def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim."""
-    posts = _posts_by_issue(store, issues)
     events = _events_by_issue(store)
+    said = [{"repo": repo, "number": number} for repo, number, reason, labels in
+            issues.select("repo", "number", "state_reason", "labels").iter_rows()
+            if (reason or "").lower() == DUPLICATE_STATE_REASON
+            or any(is_duplicate_label(x, cfg) for x in labels or ())]
+    said += [{"repo": repo, "number": number} for repo, number in events]
+    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}))
     live = issues.filter(pl.col("tombstone").is_null())
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
-        flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
+        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or any(is_duplicate_label(x, cfg) for x in labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
         if not (thread_posts or CUE.search(body) or key in events or flagged):
