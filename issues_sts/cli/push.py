@@ -37,7 +37,8 @@ def push_command(
     tag: str | None = typer.Option(None, "--tag", help="Tag for the pushed revision (default: the build's version; "
                                    "'' for none). An existing tag is refused."),
 ) -> None:
-    from issues_sts.hub.push import build_version, push_dataset
+    from issues_sts.dataset.previous import build_version
+    from issues_sts.hub.push import push_dataset
 
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
