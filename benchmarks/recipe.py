@@ -68,7 +68,7 @@ def main() -> None:
             result, counters = measure(store, tokenizer)
         finally:
             store.close()
-        raw, readers = result["raw"], result["readers"]
+        raw = result["raw"]
         print(f"{name}: {raw['texts']:,} issue texts; {counters['texts_with_html_comments']:,} "
               f"({counters['texts_with_html_comments'] / raw['texts'] * 100:.1f} %) carry HTML comments; "
               f"{counters['html_comment_chars_removed']:,} characters removed "
