@@ -15,7 +15,7 @@ import polars as pl
 _MENTION = r"github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+|[\w.-]+/[\w.-]+#\d+|#\d+"
 
 
-def _mentions(frame: pl.DataFrame, text_column: str) -> pl.DataFrame:
+def mention_edges(frame: pl.DataFrame, text_column: str) -> pl.DataFrame:
     """(repo, number) of the mentioning issue and (to_repo, to_number) it mentions."""
     found = (
         frame.select("repo", "number", pl.col(text_column).str.extract_all(_MENTION).alias("m"))
@@ -41,9 +41,17 @@ def reference_keys(
     each other; `index` maps (repo, number) to idx (0..n-1). A mention under a repository's
     old name (`renames`: old -> new, from `--alias` and the store's recorded renames, e.g.
     `mozilla/rust#5` for rust-lang/rust#5) is a mention of the issue under its new name."""
-    parts = [_mentions(texts, "text")]
+    parts = [mention_edges(texts, "text")]
     if comments is not None and comments.height:
-        parts.append(_mentions(comments.select("repo", "number", "body"), "body"))
+        parts.append(mention_edges(comments.select("repo", "number", "body"), "body"))
+    return keys_from_mentions(index, pl.concat(parts), links, renames)
+
+
+def keys_from_mentions(index: pl.DataFrame, mentions: pl.DataFrame, links: pl.DataFrame,
+                       renames: tuple[tuple[str, str], ...] = ()) -> np.ndarray:
+    """`reference_keys` from mentions found beforehand (`mention_edges`, e.g. one repository
+    at a time), the links and the renames."""
+    parts = [mentions]
     parts.append(links.select(
         "repo", "number",
         pl.col("target_repo").alias("to_repo"), pl.col("target_number").cast(pl.Int64).alias("to_number"),
