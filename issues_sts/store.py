@@ -238,6 +238,17 @@ def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str
     )
 
 
+def _where(repo: str | None, numbers: Iterable[int] | None) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause for one repository (and some of its numbers); '' for the whole table."""
+    if repo is None:
+        return "", ()
+    if numbers is None:
+        return "WHERE repo=?", (repo,)
+    wanted = sorted({int(n) for n in numbers})
+    # numbers are ints we made, so inlining them is safe (and avoids SQLite's variable limit)
+    return f"WHERE repo=? AND number IN ({','.join(map(str, wanted)) or 'NULL'})", (repo,)
+
+
 class Store:
     """A crawl store directory holding `crawl.sqlite`."""
 
@@ -375,8 +386,19 @@ class Store:
     def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
         return pl.DataFrame(self._rows(sql, params), schema=schema, orient="row")
 
-    def issues_frame(self, *, include_raw: bool = False) -> pl.DataFrame:
-        """All issues and PRs (tombstones included, flagged); `labels` is a list of names."""
+    def repo_names(self) -> list[str]:
+        """The repositories that hold issues, in the frames' order (the stages stream by these)."""
+        return [row[0] for row in self._rows("SELECT DISTINCT repo FROM issues ORDER BY repo")]
+
+    def issue_keys_frame(self) -> pl.DataFrame:
+        """repo, number, is_pull_request, tombstone of every row of `issues`: no texts."""
+        schema = {"repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "tombstone": pl.Utf8}
+        return self._frame("SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number", schema)
+
+    def issues_frame(self, *, include_raw: bool = False, repo: str | None = None,
+                     numbers: Iterable[int] | None = None) -> pl.DataFrame:
+        """All issues and PRs (tombstones included, flagged); `labels` is a list of names.
+        `repo` (and `numbers` within it) keep memory to one repository (or a few issues)."""
         schema: dict[str, Any] = {
             "repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "state": pl.Utf8,
             "state_reason": pl.Utf8, "title": pl.Utf8, "body": pl.Utf8, "user_login": pl.Utf8,
@@ -388,29 +410,37 @@ class Store:
         if include_raw:  # the object as GitHub sent it, as sorted compact JSON text
             schema["raw"] = pl.Utf8
             columns.append("raw")
-        sql = f"SELECT {', '.join(columns)} FROM issues ORDER BY repo, number"
+        where, params = _where(repo, numbers)
+        sql = f"SELECT {', '.join(columns)} FROM issues {where} ORDER BY repo, number"
         if include_raw:
             title, body = columns.index("title"), columns.index("body")
             rows = [(*r[:-1], json.dumps(unpack_raw(r[-1], {"title": r[title], "body": r[body]}),
-                                         sort_keys=True, separators=(",", ":"))) for r in self._rows(sql)]
+                                         sort_keys=True, separators=(",", ":"))) for r in self._rows(sql, params)]
             frame = pl.DataFrame(rows, schema=schema, orient="row")
         else:
-            frame = self._frame(sql, schema)
+            frame = self._frame(sql, schema, params)
         return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
 
-    def comments_frame(self) -> pl.DataFrame:
+    def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:
+        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is read."""
         schema = {
             "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
             "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
         }
-        return self._frame(f"SELECT {', '.join(schema)} FROM comments ORDER BY repo, number, created_at, id", schema)
+        if columns is not None:
+            schema = {name: schema[name] for name in columns}
+        where, params = _where(repo, None)
+        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, id",
+                           schema, params)
 
-    def events_frame(self) -> pl.DataFrame:
+    def events_frame(self, *, repo: str | None = None) -> pl.DataFrame:
         schema = {
             "repo": pl.Utf8, "number": pl.Int64, "event_key": pl.Utf8, "event": pl.Utf8, "actor": pl.Utf8,
             "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
         }
-        return self._frame(f"SELECT {', '.join(schema)} FROM events ORDER BY repo, number, created_at, event_key", schema)
+        where, params = _where(repo, None)
+        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, event_key",
+                           schema, params)
 
     def redirects_frame(self) -> pl.DataFrame:
         schema = {"repo": pl.Utf8, "number": pl.Int64, "to_repo": pl.Utf8, "to_number": pl.Int64}
@@ -426,14 +456,23 @@ class Store:
           (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
-             AND (i.state_reason='duplicate' OR lower(i.labels) LIKE '%duplicate%'
+             AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
-                             AND lower(c.body) LIKE '%dup%')))
+                             AND duplicate_wording(c.body))))
         FROM repos r ORDER BY r.repo
         """
+        self._duplicate_evidence_functions()
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
         return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+
+    def _duplicate_evidence_functions(self) -> None:
+        """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
+        candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
+        from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
+
+        self.conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
+        self.conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:

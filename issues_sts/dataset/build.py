@@ -26,7 +26,8 @@ from issues_sts.dataset.negatives import HardMode, sample_negatives
 from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.previous import next_version, read_previous
 from issues_sts.dataset.redact import redact_column
-from issues_sts.dataset.references import reference_keys
+from issues_sts.dataset.references import keys_from_mentions, reference_keys
+from issues_sts.dataset.scan import StoreScan, fill_texts, pair_keys_frame, scan_store
 from issues_sts.dataset.splits import (
     Previous,
     assign_splits,
@@ -43,6 +44,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.store import Store
 
 
@@ -189,8 +191,11 @@ def _open_store(path: Path) -> Store:
     return store
 
 
-def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None) -> BuildSummary:
-    """Build the dataset described by `cfg` into `cfg.out` and return what was built."""
+def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None,
+              streamed: bool = True) -> BuildSummary:
+    """Build the dataset described by `cfg` into `cfg.out` and return what was built.
+    `streamed` (the default) reads the store one repository at a time; False reads it whole
+    (the reference the streamed build is tested against; `--negatives hard` always does)."""
     started = time.perf_counter()
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
@@ -201,19 +206,31 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
         step("extracting duplicate links")
         table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         step("reading the store")
-        # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
-        texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
-        comments = store.comments_frame().select("repo", "number", "body")
-        summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history)
+        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        if cfg.negatives == "hard" or not streamed:
+            # BM25 (hard negatives) needs every text at once: the store is read whole.
+            texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
+            comments = store.comments_frame(columns=("repo", "number", "body"))
+            summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
+        else:
+            scan = scan_store(store, cfg.text_recipe)
+            summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history, renames,
+                             streamed=(store, scan))
     return replace(summary, timings=step.finish())
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
-           comments: pl.DataFrame, table: LinkTableLike, step: _Steps, history: History | None = None) -> BuildSummary:
+           comments: pl.DataFrame | None, table: LinkTableLike, step: _Steps, history: History | None = None,
+           renames: tuple[tuple[str, str], ...] = (), streamed: tuple[Store, StoreScan] | None = None) -> BuildSummary:
+    """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
+    facts the stages need); the texts of the issues in pairs are read back before assembling."""
     history = history or History(cfg.version or next_version(None))
     counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
     step("redaction")
-    texts, counters["redaction"] = redact_column(texts)
+    if streamed is None:
+        texts, counters["redaction"] = redact_column(texts)
+    else:
+        counters["redaction"] = streamed[1].redaction
     step("positive pairs")
     positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)
     if positives.height == 0:
@@ -223,7 +240,11 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     step("splits")
     groups, assignment, positives, counters["splits"] = _splits(cfg, texts, positives, table, history)
     step(f"{cfg.negatives} negatives")
-    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives)
+    mentions = streamed[1].mentions if streamed is not None else None
+    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, renames,
+                                                  mentions)
+    if streamed is not None:
+        texts = fill_texts(streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
     step("token lengths")
@@ -235,11 +256,16 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     return BuildSummary(cfg.out, sizes, stats, counters)
 
 
-def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame, table: LinkTableLike,
-               assignment: pl.DataFrame, positives: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
-    """As many negatives per split as `negative_ratio` asks, never between referencing issues."""
+def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame | None, table: LinkTableLike,
+               assignment: pl.DataFrame, positives: pl.DataFrame, renames: tuple[tuple[str, str], ...] = (),
+               mentions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
+    """As many negatives per split as `negative_ratio` asks, never between referencing issues
+    (also when one mentions the other under a repository's old name: `renames`; `mentions`:
+    found while scanning the store, instead of in `texts` and `comments`)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
-    refs = reference_keys(assignment.select("idx", "repo", "number"), texts, comments, table.links)
+    index = assignment.select("idx", "repo", "number")
+    refs = (keys_from_mentions(index, mentions, table.links, renames) if mentions is not None
+            else reference_keys(index, texts, comments, table.links, renames))
     hard = None
     if cfg.negatives == "hard":
         hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)
