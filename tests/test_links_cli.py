@@ -73,6 +73,14 @@ def _archive(root: Path, items: list[dict[str, Any]], comments: dict[int, list[d
     return root
 
 
+def _evaluate_json(ann: Path, archive: Path, cache: Path,
+                   capsys: pytest.CaptureFixture[str]) -> tuple[list[str], dict[str, Any]]:
+    """`links evaluate ... --json` on one annotation file: its argv (without --json) and metrics."""
+    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(cache)]
+    assert _run([*argv, "--json"]) == 0
+    return argv, json.loads(capsys.readouterr().out)
+
+
 def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     items = [issue(n, repo=RUST_REPO) for n in range(1, 7)]
     comments = {
@@ -89,9 +97,7 @@ def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.Ca
                    "rust-lang/rust,4,hard_negative,,,see\n"
                    "rust-lang/rust,5,hard_negative,,,not-a-dup\n"
                    "rust-lang/rust,6,duplicate,rust-lang/rust,1,missed\n")
-    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(tmp_path / "c")]
-    assert _run([*argv, "--json"]) == 0
-    metrics = json.loads(capsys.readouterr().out)
+    argv, metrics = _evaluate_json(ann, archive, tmp_path / "c", capsys)
     assert (metrics["tp"], metrics["fp"], metrics["fn"], metrics["tn"]) == (1, 2, 2, 1)
     assert metrics["precision"] == pytest.approx(1 / 3) and metrics["recall"] == pytest.approx(1 / 3)
     assert _run(argv) == 0
@@ -177,9 +183,7 @@ def test_evaluate_the_modern_set_from_an_onnxruntime_shaped_archive(tmp_path: Pa
                    "microsoft/onnxruntime,2,duplicate,microsoft/onnxruntime,1,label-pointer,onnx-1,test\n"
                    "microsoft/onnxruntime,3,hard_negative,,,see,onnx-1,dev\n"
                    "microsoft/onnxruntime,4,hard_negative,,,bot-suggestion,onnx-1,test\n")
-    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(tmp_path / "c")]
-    assert _run([*argv, "--json"]) == 0
-    got = json.loads(capsys.readouterr().out)
+    argv, got = _evaluate_json(ann, archive, tmp_path / "c", capsys)
     assert (got["tp"], got["fp"], got["fn"], got["tn"]) == (1, 0, 0, 2)
     assert got["rounds"]["onnx-1"]["tp"] == 1 and "sets" in got
     assert _run(argv) == 0
