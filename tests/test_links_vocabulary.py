@@ -195,3 +195,10 @@ def test_bot_suggestions_are_counted() -> None:
 def test_form_fields_are_stripped_up_to_the_next_heading() -> None:
     body = "### Bug\nx\n### Related issues\n#12\n### Version\n1.0"
     assert "#12" not in strip_form_fields(body) and "1.0" in strip_form_fields(body)
+
+
+@pytest.mark.parametrize("text", [t for _, t in EXAMPLES + NEAR_MISSES])
+def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: str) -> None:
+    import re
+
+    assert screens(text) == bool(re.search(CUE_REGEX, text))
