@@ -27,7 +27,8 @@ Examples:
 def push_command(
     repo_id: str = typer.Option(..., "--repo-id", help="Target dataset repository, user/name."),
     private: bool = typer.Option(False, "--private", help="Create the repository as private."),
-    token: str | None = typer.Option(None, "--token", help="Hugging Face token with write access (default: $HF_TOKEN)."),
+    token: str | None = typer.Option(None, "--token", help="Hugging Face token with write access (default: $HF_TOKEN, "
+                                     "then the token saved by `hf auth login`)."),
     dataset: Path = typer.Option(DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."),
 ) -> None:
     from issues_sts.hub.push import push_dataset
@@ -35,7 +36,7 @@ def push_command(
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
     endpoint = os.environ.get("HF_ENDPOINT") or None
-    result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"),
+    result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
                           private=private, endpoint=endpoint)
     table = Table(title=f"pushed {dataset} to {repo_id}")
     table.add_column("what")
@@ -45,6 +46,13 @@ def push_command(
     console.print(table)
     console.print(f"commit: {result.commit_url}")
     out.print(result.url)
+
+
+def _saved_token() -> str | None:
+    """The token `hf auth login` (or the older `huggingface-cli login`) saved, if any."""
+    from huggingface_hub import get_token
+
+    return get_token()
 
 
 def register(app: typer.Typer) -> None:
