@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet "$(TORCH)"
 	$(BIN)/pip install --quiet -e ".[train,dev]"
+	# angle-emb (the loss oracle) pins an older transformers: its own deps come with [dev]
+	$(BIN)/pip install --quiet --no-deps "angle-emb==0.6.1"
 	touch $(STAMP)
 
 install: $(STAMP)

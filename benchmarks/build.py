@@ -4,6 +4,14 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
     .venv/bin/python -m benchmarks.build                          # 10k, 100k, 1M issues
     .venv/bin/python -m benchmarks.build --sizes 10000,100000     # smaller
     .venv/bin/python -m benchmarks.build --link-stage fixed        # the build stage alone
+    .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0   # the paper's 55 repositories
+
+`--world paper` writes the paper-scale world (`issues_sts.fakegh.world_paper`) straight into
+a store per scale (no HTTP; reused by later runs) and prints, per scale: the store's bytes per
+stored object, one plain pass over all its texts (each read and tested for a cue substring,
+the floor any build has to pay), the build's wall time and its ratio to that pass (target
+<= 8x), the build's peak RSS (target <= 4 GB at scale 1.0) and seconds per stage. The pass
+and the build run in the same child process, one after the other.
 
 Stores are generated (55 repositories, 5 % duplicates closed by a "Duplicate of #k" comment,
 log-normal text lengths) under --work and reused by later runs. Each build runs in a fresh
@@ -43,6 +51,101 @@ def ensure_store(work: Path, n: int, seed: int) -> tuple[Path, float]:
     links.links.write_parquet(root / "planted_links.parquet")
     done.write_text(str(n))
     return root, time.perf_counter() - start
+
+
+def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float]:
+    """The paper world at `scale` written into a store (reused when complete); seconds spent."""
+    import shutil
+
+    from issues_sts.fakegh.world_paper import PaperConfig, write_paper_store
+
+    root = work / f"paper-{scale:g}-seed{seed}"
+    done = root / "GENERATED"
+    if done.exists():
+        return root, 0.0
+    if root.exists():
+        shutil.rmtree(root)
+    cfg = PaperConfig(seed=seed, scale=scale)
+    start = time.perf_counter()
+    expected, written = cfg.expected_items(), [0]
+
+    def tick(n: int) -> None:
+        written[0] += n
+        if written[0] // 50_000 != (written[0] - n) // 50_000:
+            print(f"  generating: {written[0]:,} of ~{expected:,} items ({time.perf_counter() - start:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+    summary = write_paper_store(root, cfg, progress=tick)
+    done.write_text(json.dumps(summary.__dict__))
+    return root, time.perf_counter() - start
+
+
+def plain_pass(store: Path) -> dict[str, float]:
+    """Read every text of the store once (titles, bodies, comments) and test it for a cue
+    substring: the least any build must do. Seconds, texts and bytes read."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{store / 'crawl.sqlite'}?mode=ro", uri=True)
+    start = time.perf_counter()
+    texts = hits = chars = 0
+    for sql in ("SELECT title FROM issues", "SELECT body FROM issues", "SELECT body FROM comments"):
+        for (text,) in conn.execute(sql):
+            if text:
+                texts += 1
+                chars += len(text)
+                hits += "dup" in text
+    conn.close()
+    return {"seconds": time.perf_counter() - start, "texts": texts, "chars": chars, "cue_hits": hits}
+
+
+def store_facts(store: Path) -> dict[str, float]:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{store / 'crawl.sqlite'}?mode=ro", uri=True)
+    counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("issues", "comments", "events")}
+    conn.close()
+    size = (store / "crawl.sqlite").stat().st_size
+    objects = sum(counts.values())
+    return {**counts, "bytes": size, "bytes_per_object": size / max(1, objects)}
+
+
+def paper_child(store: Path, out: Path) -> None:
+    """Plain pass, then the build, in this process; one JSON line of measurements."""
+    from issues_sts.dataset.build import run_build
+    from issues_sts.dataset.config import BuildConfig
+
+    baseline = plain_pass(store)
+    start = time.perf_counter()
+    summary = run_build(BuildConfig(store=store, out=out), progress=sys.stderr.isatty())
+    wall = time.perf_counter() - start
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"wall_s": wall, "plain_s": baseline["seconds"], "plain": baseline, "peak_mib": peak_kib / 1024,
+                      "pairs": sum(summary.sizes["default"].values()), "timings": summary.timings,
+                      "positives": summary.counters["positives"]["positives"]}))
+
+
+def run_paper(args: argparse.Namespace) -> None:
+    for scale in (float(s) for s in args.scale.split(",")):
+        store, gen_s = ensure_paper_store(args.work, scale, args.seed)
+        facts = store_facts(store)
+        out = args.work / f"out-paper-{scale:g}"
+        if out.exists():
+            import shutil
+
+            shutil.rmtree(out)
+        cmd = [sys.executable, "-m", "benchmarks.build", "--paper-child", str(store), "--out", str(out)]
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"build of {store} failed (exit {done.returncode})")
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in r["timings"].items())
+        print(f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} comments, "
+              f"store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} B/object "
+              f"(generated in {gen_s:.0f} s)\n"
+              f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, {r['plain']['chars'] / 1e9:.2f} G chars)"
+              f"  build {r['wall_s']:.1f} s  ratio {r['wall_s'] / r['plain_s']:.1f}x (target <= 8x)"
+              f"  peak RSS {r['peak_mib'] / 1024:.2f} GB (target <= 4 GB)  pairs {r['pairs']:,}\n"
+              f"  seconds per stage: {stages}", flush=True)
 
 
 def child(store: Path, out: Path, link_stage: str) -> None:
@@ -112,13 +215,23 @@ def main() -> None:
     parser.add_argument("--tokenizer-texts", type=int, default=5_000,
                         help="texts of the smallest store for the tokenizer comparison (0: skip)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--world", choices=("synthetic", "paper"), default="synthetic",
+                        help="paper: the paper-scale world (55 repositories) at each --scale")
+    parser.add_argument("--scale", default="0.01,0.1,1.0", help="with --world paper: comma-separated scales")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--paper-child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.out, args.link_stage)
         return
+    if args.paper_child:
+        paper_child(args.paper_child, args.out)
+        return
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.world == "paper":
+        run_paper(args)
+        return
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         store, gen_s = ensure_store(args.work, n, args.seed)

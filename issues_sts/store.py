@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,7 +25,9 @@ import polars as pl
 from issues_sts.errors import StoreError
 
 DB_NAME = "crawl.sqlite"
-SCHEMA_VERSION = 1
+# 2: `raw` columns hold `pack_raw` blobs (compressed, texts kept once in their columns).
+# Version-1 stores hold JSON text there; readers accept both, so they keep working as they are.
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -47,7 +50,7 @@ CREATE TABLE IF NOT EXISTS issues(
     created_at TEXT, updated_at TEXT, closed_at TEXT, closed_by TEXT,
     html_url TEXT,
     tombstone TEXT,                 -- NULL, 'deleted' (404) or 'gone' (410)
-    raw TEXT NOT NULL DEFAULT '{}', -- the REST object as GitHub sent it
+    raw BLOB NOT NULL DEFAULT '{}', -- the REST object as GitHub sent it (pack_raw)
     PRIMARY KEY(repo, number)
 );
 CREATE TABLE IF NOT EXISTS comments(
@@ -55,7 +58,7 @@ CREATE TABLE IF NOT EXISTS comments(
     repo TEXT NOT NULL, number INTEGER NOT NULL,
     user_login TEXT, author_association TEXT, body TEXT,
     created_at TEXT, updated_at TEXT, html_url TEXT,
-    raw TEXT NOT NULL DEFAULT '{}'
+    raw BLOB NOT NULL DEFAULT '{}'    -- pack_raw
 );
 CREATE INDEX IF NOT EXISTS comments_by_issue ON comments(repo, number);
 CREATE TABLE IF NOT EXISTS events(
@@ -65,7 +68,7 @@ CREATE TABLE IF NOT EXISTS events(
     actor TEXT, created_at TEXT,
     canonical_repo TEXT, canonical_number INTEGER,  -- only GraphQL names the canonical
     source TEXT NOT NULL,           -- rest | graphql
-    raw TEXT NOT NULL DEFAULT '{}',
+    raw BLOB NOT NULL DEFAULT '{}',  -- pack_raw (or JSON text)
     PRIMARY KEY(repo, number, event_key)
 );
 CREATE TABLE IF NOT EXISTS redirects(  -- issues GitHub answered with 301 (transferred)
@@ -103,13 +106,73 @@ class Checkpoint:
     done: bool = False
 
 
+# -- raw objects -------------------------------------------------------------------------------
+# A REST object is mostly boilerplate (a dozen URLs per user, reactions, label URLs) around the
+# texts, which the store already keeps in columns. `pack_raw` stores it once, compactly: the
+# text fields that equal their column are left out (put back by `unpack_raw`), the rest is
+# zlib-compressed with a preset dictionary of GitHub's JSON vocabulary, which is what makes
+# one small object compress well. The first byte names the codec; NEVER change _ZDICT_V1
+# (stored blobs need it to decompress): add a new codec byte instead.
+_CODEC_V1 = 1
+_ZDICT_V1 = (
+    b'"user_view_type":"public"}"type":"User","url":"https://api.github.com/users/"site_admin":false,'
+    b'"starred_url":"https://api.github.com/users/{/owner}{/repo}","subscriptions_url":"https://api.github.com/users/'
+    b'/subscriptions","repos_url":"https://api.github.com/users//repos","received_events_url":"https://api.github.com/'
+    b'users//received_events","organizations_url":"https://api.github.com/users//orgs","node_id":"MDQ6VXNlcj",'
+    b'"login":"","id":,"html_url":"https://github.com/","gravatar_id":"","gists_url":"https://api.github.com/users/'
+    b'/gists{/gist_id}","following_url":"https://api.github.com/users//following{/other_user}","followers_url":'
+    b'"https://api.github.com/users//followers","events_url":"https://api.github.com/users//events{/privacy}",'
+    b'"avatar_url":"https://avatars.githubusercontent.com/u/?v=4","user":{"updated_at":"20","url":'
+    b'"https://api.github.com/repos/issues/comments/","reactions":{"+1":0,"-1":0,"confused":0,"eyes":0,"heart":0,'
+    b'"hooray":0,"laugh":0,"rocket":0,"total_count":0,"url":"https://api.github.com/repos//issues//reactions"},'
+    b'"performed_via_github_app":null,"node_id":"MDEyOklzc3VlQ29tbWVudD","issue_url":"https://api.github.com/repos/'
+    b'/issues/","id":,"html_url":"https://github.com//issues/#issuecomment-","created_at":"20","author_association":'
+    b'"CONTRIBUTOR","MEMBER","COLLABORATOR","OWNER","NONE",{"url":"https://api.github.com/repos//issues/",'
+    b'"timeline_url":"https://api.github.com/repos//issues//timeline","sub_issues_summary":{"completed":0,'
+    b'"percent_completed":0,"total":0},"state_reason":null,"completed","not_planned","duplicate","state":"closed",'
+    b'"open","repository_url":"https://api.github.com/repos/","pull_request":{"diff_url":"https://github.com//pull/'
+    b'.diff","html_url":"https://github.com//pull/","merged_at":null,"patch_url":"https://github.com//pull/.patch",'
+    b'"url":"https://api.github.com/repos//pulls/"},"number":,"node_id":"MDU6SXNzdWU","MDExOlB1bGxSZXF1ZXN0",'
+    b'"milestone":null,"locked":false,"labels_url":"https://api.github.com/repos//issues//labels{/name}","labels":'
+    b'[{"color":"","default":false,"description":null,"id":,"name":"","node_id":"MDU6TGFiZWw","url":'
+    b'"https://api.github.com/repos//labels/"}],"events_url":"https://api.github.com/repos//issues//events",'
+    b'"draft":false,"comments_url":"https://api.github.com/repos//issues//comments","comments":,"closed_by":'
+    b'{"closed_at":null,"author_association":"NONE","assignees":[],"assignee":null,"active_lock_reason":null,'
+    b'"issue_dependencies_summary":{"blocked_by":0,"blocking":0,"total_blocked_by":0,"total_blocking":0},'
+    b'"type":"Bot","Organization","rust-lang/rust","kwDO","I_kwDO","PR_kwDO","IC_kwDO","LA_kwDO","U_kwDO"'
+)
+_TEXT_FIELDS = ("body", "title")  # kept in columns; left out of the packed object when equal
+
+
+def pack_raw(obj: dict[str, Any], texts: dict[str, str]) -> bytes:
+    """`obj` compressed, without the string fields whose value is in `texts` (their columns)."""
+    slim = {k: v for k, v in obj.items() if not (k in texts and isinstance(v, str) and v == texts[k])}
+    data = json.dumps(slim, sort_keys=True, separators=(",", ":")).encode()
+    packer = zlib.compressobj(6, zdict=_ZDICT_V1)
+    return bytes([_CODEC_V1]) + packer.compress(data) + packer.flush()
+
+
+def unpack_raw(value: bytes | str, texts: dict[str, str]) -> dict[str, Any]:
+    """The object `pack_raw` stored (or a version-1 store's JSON text), texts put back."""
+    if isinstance(value, str):
+        return dict(json.loads(value))
+    if not value or value[0] != _CODEC_V1:
+        raise StoreError("a stored object has an unknown encoding", hint="this store was written by a newer issues-sts")
+    unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
+    obj = dict(json.loads(unpacker.decompress(value[1:]) + unpacker.flush()))
+    for key in _TEXT_FIELDS:
+        if key in texts and key not in obj:
+            obj[key] = texts[key]
+    return obj
+
+
 def _login(obj: dict[str, Any] | None) -> str | None:
     return obj.get("login") if isinstance(obj, dict) else None
 
 
 def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     """Flatten a REST issue object into the `issues` table's columns."""
-    return {
+    row: dict[str, Any] = {
         "repo": repo,
         "number": raw["number"],
         "id": raw.get("id"),
@@ -128,14 +191,15 @@ def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
         "closed_at": raw.get("closed_at"),
         "closed_by": _login(raw.get("closed_by")),
         "html_url": raw.get("html_url"),
-        "raw": json.dumps(raw, sort_keys=True, separators=(",", ":")),
     }
+    row["raw"] = pack_raw(raw, {"title": row["title"], "body": row["body"]})
+    return row
 
 
 def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     """Flatten a REST issue comment; its issue number comes from `issue_url`."""
     number = int(str(raw["issue_url"]).rstrip("/").rsplit("/", 1)[1])
-    return {
+    row: dict[str, Any] = {
         "id": raw["id"],
         "repo": repo,
         "number": number,
@@ -145,8 +209,9 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
         "created_at": raw.get("created_at"),
         "updated_at": raw.get("updated_at"),
         "html_url": raw.get("html_url"),
-        "raw": json.dumps(raw, sort_keys=True, separators=(",", ":")),
     }
+    row["raw"] = pack_raw(raw, {"body": row["body"]})
+    return row
 
 
 _EVENT_COLUMNS = ("repo", "number", "event_key", "event", "actor", "created_at",
@@ -171,6 +236,17 @@ def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str
         f"INSERT INTO {table}({', '.join(cols)}) VALUES({', '.join('?' * len(cols))}) "
         f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}"
     )
+
+
+def _where(repo: str | None, numbers: Iterable[int] | None) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause for one repository (and some of its numbers); '' for the whole table."""
+    if repo is None:
+        return "", ()
+    if numbers is None:
+        return "WHERE repo=?", (repo,)
+    wanted = sorted({int(n) for n in numbers})
+    # numbers are ints we made, so inlining them is safe (and avoids SQLite's variable limit)
+    return f"WHERE repo=? AND number IN ({','.join(map(str, wanted)) or 'NULL'})", (repo,)
 
 
 class Store:
@@ -300,16 +376,29 @@ class Store:
             )
 
     # -- reading (links, dataset, status) -------------------------------------------
-    def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         try:
-            rows = self.conn.execute(sql, params).fetchall()
+            return self.conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
                              hint="move it away and crawl again") from None
-        return pl.DataFrame(rows, schema=schema, orient="row")
 
-    def issues_frame(self, *, include_raw: bool = False) -> pl.DataFrame:
-        """All issues and PRs (tombstones included, flagged); `labels` is a list of names."""
+    def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
+        return pl.DataFrame(self._rows(sql, params), schema=schema, orient="row")
+
+    def repo_names(self) -> list[str]:
+        """The repositories that hold issues, in the frames' order (the stages stream by these)."""
+        return [row[0] for row in self._rows("SELECT DISTINCT repo FROM issues ORDER BY repo")]
+
+    def issue_keys_frame(self) -> pl.DataFrame:
+        """repo, number, is_pull_request, tombstone of every row of `issues`: no texts."""
+        schema = {"repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "tombstone": pl.Utf8}
+        return self._frame("SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number", schema)
+
+    def issues_frame(self, *, include_raw: bool = False, repo: str | None = None,
+                     numbers: Iterable[int] | None = None) -> pl.DataFrame:
+        """All issues and PRs (tombstones included, flagged); `labels` is a list of names.
+        `repo` (and `numbers` within it) keep memory to one repository (or a few issues)."""
         schema: dict[str, Any] = {
             "repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "state": pl.Utf8,
             "state_reason": pl.Utf8, "title": pl.Utf8, "body": pl.Utf8, "user_login": pl.Utf8,
@@ -317,24 +406,41 @@ class Store:
             "created_at": pl.Utf8, "updated_at": pl.Utf8, "closed_at": pl.Utf8, "closed_by": pl.Utf8,
             "html_url": pl.Utf8, "tombstone": pl.Utf8,
         }
-        if include_raw:
+        columns = list(schema)
+        if include_raw:  # the object as GitHub sent it, as sorted compact JSON text
             schema["raw"] = pl.Utf8
-        frame = self._frame(f"SELECT {', '.join(schema)} FROM issues ORDER BY repo, number", schema)
+            columns.append("raw")
+        where, params = _where(repo, numbers)
+        sql = f"SELECT {', '.join(columns)} FROM issues {where} ORDER BY repo, number"
+        if include_raw:
+            title, body = columns.index("title"), columns.index("body")
+            rows = [(*r[:-1], json.dumps(unpack_raw(r[-1], {"title": r[title], "body": r[body]}),
+                                         sort_keys=True, separators=(",", ":"))) for r in self._rows(sql, params)]
+            frame = pl.DataFrame(rows, schema=schema, orient="row")
+        else:
+            frame = self._frame(sql, schema, params)
         return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
 
-    def comments_frame(self) -> pl.DataFrame:
+    def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:
+        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is read."""
         schema = {
             "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
             "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
         }
-        return self._frame(f"SELECT {', '.join(schema)} FROM comments ORDER BY repo, number, created_at, id", schema)
+        if columns is not None:
+            schema = {name: schema[name] for name in columns}
+        where, params = _where(repo, None)
+        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, id",
+                           schema, params)
 
-    def events_frame(self) -> pl.DataFrame:
+    def events_frame(self, *, repo: str | None = None) -> pl.DataFrame:
         schema = {
             "repo": pl.Utf8, "number": pl.Int64, "event_key": pl.Utf8, "event": pl.Utf8, "actor": pl.Utf8,
             "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
         }
-        return self._frame(f"SELECT {', '.join(schema)} FROM events ORDER BY repo, number, created_at, event_key", schema)
+        where, params = _where(repo, None)
+        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, event_key",
+                           schema, params)
 
     def redirects_frame(self) -> pl.DataFrame:
         schema = {"repo": pl.Utf8, "number": pl.Int64, "to_repo": pl.Utf8, "to_number": pl.Int64}
@@ -350,14 +456,23 @@ class Store:
           (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
-             AND (i.state_reason='duplicate' OR lower(i.labels) LIKE '%duplicate%'
+             AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
-                             AND lower(c.body) LIKE '%dup%')))
+                             AND duplicate_wording(c.body))))
         FROM repos r ORDER BY r.repo
         """
+        self._duplicate_evidence_functions()
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
         return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+
+    def _duplicate_evidence_functions(self) -> None:
+        """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
+        candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
+        from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
+
+        self.conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
+        self.conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
@@ -371,6 +486,13 @@ class Store:
         """(number, state_reason, updated_at, labels JSON) of the live, non-PR issues of `repo`."""
         return self.conn.execute(
             "SELECT number, state_reason, updated_at, labels FROM issues "
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
+        ).fetchall()
+
+    def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
+        """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
+        return self.conn.execute(
+            "SELECT number, updated_at, comments FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
@@ -391,6 +513,28 @@ class Store:
             "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE repo=?", (repo, repo)
         )
         return {r[0] for r in rows}
+
+    def schema_version(self) -> int:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        return int(row[0]) if row else SCHEMA_VERSION
+
+    def compact(self, *, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+        """Rewrite a version-1 store's raw JSON text as `pack_raw` blobs, then VACUUM; returns
+        the file's (bytes before, bytes after). Safe to interrupt: each batch commits whole."""
+        db = self.root / DB_NAME
+        before = db.stat().st_size
+        for table, key, texts in (("issues", "rowid", ("title", "body")), ("comments", "id", ("body",))):
+            select = (f"SELECT {key}, raw, {', '.join(texts)} FROM {table} WHERE typeof(raw)='text' "
+                      f"AND raw != '{{}}' LIMIT 2000")
+            while rows := self._rows(select):
+                packed = [(pack_raw(json.loads(r[1]), dict(zip(texts, r[2:], strict=True))), r[0]) for r in rows]
+                with self.transaction() as conn:
+                    conn.executemany(f"UPDATE {table} SET raw=? WHERE {key}=?", packed)
+                if progress is not None:
+                    progress(len(rows))
+        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self.conn.execute("VACUUM")
+        return before, db.stat().st_size
 
     def is_empty(self) -> bool:
         return self.conn.execute("SELECT COUNT(*) FROM issues").fetchone()[0] == 0

@@ -66,7 +66,7 @@ def test_five_percent_faults_lose_nothing(tmp_path: Path) -> None:
     corpus = small_world(seed=4, repos=2, issues=200)
     settings = FakeSettings(fault_rate=0.05, fault_seed=7, slow_seconds=0.05)
     with FakeGitHub(corpus, settings) as gh:
-        summary = crawl(gh, tmp_path, timeout=2.0, per_page=10)  # small pages: many requests
+        summary = crawl(gh, tmp_path, timeout=2.0, per_page=5)  # small pages: many requests
         faults = gh.stats()["faults"]
         assert summary.ok
         assert sum(n for kind, n in faults.items() if kind != "slow") >= 3, faults
@@ -80,7 +80,9 @@ def test_tiny_rate_limit_sends_nothing_inside_a_closed_window(tmp_path: Path, re
     settings = FakeSettings(rate_limit={"core": 15, "graphql": 3}, reset_seconds=1.0,
                             secondary_limit_every=11, secondary_retry_after=retry_after, secondary_min_wait=0.5)
     with FakeGitHub(corpus, settings) as gh:
-        summary = crawl(gh, tmp_path, per_page=10, graphql_batch=10)
+        # a limit fired at random (undocumented) is avoided only serially: a request already
+        # on its way when the refusal is read lands in the window it opened
+        summary = crawl(gh, tmp_path, per_page=10, graphql_batch=10, max_in_flight=1)
         stats = gh.stats()
         assert summary.ok
         assert stats["violations"] == 0, gh.violations()[:3]
@@ -178,13 +180,13 @@ def test_listing_caps_are_passed_by_moving_since_forward(tmp_path: Path) -> None
     `since` pass from the newest item seen instead of asking for page N."""
     corpus = small_world(seed=13, repos=1, issues=150)
     with FakeGitHub(corpus, FakeSettings(page_cap=3, comments_cap=35)) as gh:
-        summary = crawl(gh, tmp_path, per_page=10)
+        summary = crawl(gh, tmp_path, per_page=10, graphql=False)  # the REST comment listing
         log = list(gh.log)
     assert summary.ok
     assert not any(r.status == 422 for r in log)
     passes = [r.path for r in log if "since=" in r.path and "&page=" not in r.path]
     assert len(passes) >= 10, "expected many since passes"
-    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+    assert_store_matches_corpus(tmp_path, corpus, graphql=False)
 
 
 def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
@@ -197,3 +199,60 @@ def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
     assert summary.ok and not summary.graphql_used
     assert not any("graphql" in e for e in endpoints)
     assert_store_matches_corpus(tmp_path, corpus, graphql=False)
+
+
+def test_sparse_numbering_costs_a_handful_of_requests_every_time(tmp_path: Path) -> None:
+    """~97 live issues numbered up to ~2,000 (deleted spam, transfers): unnamed gaps are never
+    probed, on the first crawl or any re-crawl."""
+    from issues_sts.fakegh.world import WorldConfig, generate_world
+
+    cfg = WorldConfig(seed=21, repos=1, issues_per_repo=2000, deleted_rate=0.95, duplicate_rate=0.0,
+                      hard_negative_rate=0.0, unmarked_rate=0.0, renamed_repos=0)
+    corpus = generate_world(cfg)
+    repo = next(iter(corpus.repos.values()))
+    assert 80 <= len(repo.issues) <= 120 and max(i["number"] for i in repo.issues) > 1500
+    with FakeGitHub(corpus) as gh:
+        first = crawl(gh, tmp_path)
+        assert first.ok and first.requests <= 8, gh.stats()["by_endpoint"]
+        for _ in range(2):
+            again = crawl(gh, tmp_path)
+            assert again.ok and again.requests == 0
+
+
+def test_secondary_limits_are_kept_by_design(tmp_path: Path) -> None:
+    """Per-minute points and CPU time (response time) on a compressed clock: the crawler runs
+    several requests at once yet never trips a secondary limit."""
+    from dataclasses import replace
+
+    corpus = small_world(seed=22, repos=1, issues=150)
+    settings = FakeSettings(latency_base=0.02, latency_per_kb=0.0005, minute_seconds=0.5,
+                            points_per_minute={"core": 8, "graphql": 4}, cpu_seconds_per_minute=0.5,
+                            graphql_cpu_seconds_per_minute=0.35, max_concurrent=100, secondary_retry_after=1)
+    pacing = replace(FAST, minute=0.5, rest_points_per_minute=8, graphql_points_per_minute=4,
+                     cpu_per_minute=0.5, graphql_cpu_per_minute=0.35)
+    with FakeGitHub(corpus, settings) as gh:
+        summary = crawl(gh, tmp_path, per_page=20, pacing=pacing, max_in_flight=4)
+        stats = gh.stats()
+    assert summary.ok
+    assert stats["secondary_trips"] == {} and stats["violations"] == 0, stats
+    assert stats["max_in_flight"] >= 2
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_threads_shrink_on_resource_limits_and_follow_cursors(tmp_path: Path) -> None:
+    """Thread batches too heavy for GitHub (RESOURCE_LIMITS_EXCEEDED) are halved until they
+    pass; a thread longer than one page continues with its cursor. Nothing is lost."""
+    corpus = small_world(seed=23, repos=1, issues=150)
+    repo = next(iter(corpus.repos.values()))
+    issue = next(i for i in repo.issues if "pull_request" not in i and i["comments"] > 0)
+    template = next(c for c in repo.comments if c["issue_url"].endswith(f"/{issue['number']}"))
+    first_id = max(c["id"] for c in repo.comments) + 1
+    repo.comments += [{**template, "id": first_id + k, "node_id": f"IC_long{k}", "body": f"comment {k} of a long thread"}
+                      for k in range(230)]
+    issue["comments"] += 230
+    repo.reindex()
+    with FakeGitHub(corpus, FakeSettings(resource_node_limit=150)) as gh:
+        summary = crawl(gh, tmp_path)
+        assert summary.ok and summary.graphql_shrinks >= 2
+        assert gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues/comments", 0) == 0
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)

@@ -88,7 +88,7 @@ def test_duplicates_are_about_the_same_thing_as_their_canonical(world: Corpus) -
 
 
 def _similarity(a: dict, b: dict) -> float:
-    words_a, words_b = (set(re.findall(r"[a-z_]{4,}", (i["title"] + " " + i["body"]).lower())) for i in (a, b))
+    words_a, words_b = (set(re.findall(r"[a-z_]{4,}", (i["title"] + " " + (i["body"] or "")).lower())) for i in (a, b))
     return len(words_a & words_b) / len(words_a | words_b)
 
 
@@ -116,7 +116,8 @@ def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
     for repo in world.repos.values():
         assert repo.truth_evidence.keys() == repo.truth_duplicates.keys()
         shapes.update(repo.truth_evidence.values())
-    assert set(shapes) == {"marked", "phrase", "ui", "label", "retarget", "hedged", "in_body"}
+    assert set(shapes) == {"marked", "phrase", "ui", "label", "retarget", "hedged", "in_body",
+                           "label_pointer", "modern_phrase", "question_confirmed", "bot_closed"}
 
 
 def test_labels_state_reasons_and_events_agree(world: Corpus) -> None:

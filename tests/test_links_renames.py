@@ -105,3 +105,17 @@ def test_parse_aliases(value: str, ok: bool) -> None:
     else:
         with pytest.raises(ConfigError):
             parse_aliases([value])
+
+
+def test_negative_sampling_reference_check_honours_renames() -> None:
+    """Issues that mention each other under a repository's old name are never a negative pair."""
+    import polars as pl
+
+    from issues_sts.dataset.references import reference_keys
+
+    texts = pl.DataFrame({"repo": ["new/r", "new/r", "new/r"], "number": [1, 2, 3],
+                          "text": ["same crash as old/r#2", "nothing", "see https://github.com/OLD/r/issues/1"]})
+    index = texts.with_row_index("idx").select("idx", "repo", "number")
+    empty = pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64})
+    assert reference_keys(index, texts, None, empty).tolist() == []
+    assert reference_keys(index, texts, None, empty, (("old/r", "new/r"),)).tolist() == [0 * 3 + 1, 0 * 3 + 2]

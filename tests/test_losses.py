@@ -199,3 +199,20 @@ def test_paper_defaults() -> None:
     assert (config.w_cos, config.w_ibn, config.w_angle) == (1.0, 1.0, 1.0)
     assert (config.cos_tau, config.ibn_tau, config.angle_tau) == (0.05, 0.05, 1.0)
     assert config.identical_detection
+
+
+def test_gathered_in_batch_loss_logs_its_value_and_scales_only_its_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under DDP with gathering, each rank's gradient must be world-size times the local one
+    # (DDP averages), but the logged loss must stay the loss of the whole batch.
+    from training import losses
+
+    monkeypatch.setattr(losses, "world_size", lambda: 4)
+    monkeypatch.setattr(losses, "gather_rows", lambda tensor: tensor)
+    rows = torch.randn(8, 6, dtype=torch.float64, requires_grad=True)
+    labels = torch.tensor([1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], dtype=torch.float64)
+    gathered = AnglELoss(config=LossConfig(w_cos=0.0, w_angle=0.0)).components(rows, labels)["ibn"]
+    plain = losses.in_batch_negative_objective(rows, labels, 0.05)
+    assert gathered.item() == pytest.approx(plain.item(), rel=1e-12)
+    (grad_gathered,) = torch.autograd.grad(gathered, rows)
+    (grad_plain,) = torch.autograd.grad(plain, rows)
+    torch.testing.assert_close(grad_gathered, 4 * grad_plain)

@@ -32,16 +32,9 @@ def _command_lines() -> list[str]:
 
 def _resolve(line: str) -> tuple[click.Command, list[str]]:
     words = shlex.split(line.replace("[--private]", "--private"))
-    if words[0] == "issues-sts":
-        group: click.Command = typer.main.get_command(issues_app)
-        words = words[1:]
-    else:
-        from training import cli as training_cli
-
-        training_cli._register_optional_commands()  # what `python -m training` does first
-        group = typer.main.get_command(training_cli.app)
-        words = words[3:]
-    command = group
+    # `python -m training ...` is an alias of `issues-sts ...` (training/cli.py)
+    words = words[1:] if words[0] == "issues-sts" else words[3:]
+    command: click.Command = typer.main.get_command(issues_app)
     while hasattr(command, "get_command") and words and not words[0].startswith("-"):
         sub = command.get_command(click.Context(command), words[0])  # type: ignore[attr-defined]
         assert sub is not None, f"README names an unknown command: {line}"

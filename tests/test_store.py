@@ -7,6 +7,7 @@ import pytest
 
 from issues_sts.errors import StoreError
 from issues_sts.store import Checkpoint, Store
+from tests.conftest import cli_exit_code
 
 
 def _issue(number: int, *, pr: bool = False, updated: str = "2024-01-01T00:00:00Z") -> dict:
@@ -87,3 +88,38 @@ def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None
     db.write_bytes(bytes(data))
     with pytest.raises(StoreError):
         Store.open(tmp_path).issues_frame()
+
+
+def test_raw_objects_are_packed_small_and_come_back_exactly() -> None:
+    from issues_sts.store import comment_row, issue_row, pack_raw, unpack_raw
+
+    for body in ("b", "", None):
+        raw = {**_issue(3), "body": body}
+        row = issue_row("o/r", raw)
+        assert isinstance(row["raw"], bytes)
+        assert unpack_raw(row["raw"], {"title": row["title"], "body": row["body"]}) == raw
+    comment = {**_comment(9, 3), "body": "x" * 5000}
+    row = comment_row("o/r", comment)
+    assert len(row["raw"]) < 400, "the body is stored once, in its column"
+    assert unpack_raw(row["raw"], {"body": row["body"]}) == comment
+    assert unpack_raw('{"a": 1}', {}) == {"a": 1}  # a version-1 store's JSON text
+    with pytest.raises(StoreError, match="unknown encoding"):
+        unpack_raw(b"\x09" + pack_raw({}, {})[1:], {})
+
+
+def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
+    import json
+
+    with Store.open(tmp_path, create=True) as store:
+        store.write_page("o/r", issues=[_issue(1), _issue(2)], comments=[_comment(7, 1)])
+        # as today's crawler wrote them: the object as JSON text, schema version 1
+        for table, key, obj in (("issues", "number", _issue(1)), ("comments", "id", _comment(7, 1))):
+            store.conn.execute(f"UPDATE {table} SET raw=? WHERE {key}=?", (json.dumps(obj), obj[key]))
+        store.conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+        expected = store.issues_frame(include_raw=True)
+        assert json.loads(expected["raw"][0]) == _issue(1) and json.loads(expected["raw"][1]) == _issue(2)
+    assert cli_exit_code(["status", "--store", str(tmp_path), "--compact"]) == 0
+    with Store.open(tmp_path) as store:
+        assert store.issues_frame(include_raw=True).equals(expected)
+        assert store.conn.execute("SELECT COUNT(*) FROM issues WHERE typeof(raw)='text'").fetchone()[0] == 0
+        assert store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"

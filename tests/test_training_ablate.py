@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from issues_sts.cli.app import app, run
 from issues_sts.errors import TrainingError
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.ablate import AblationConfig, expand_variants, run_ablation
-from training.cli import main
 from training.config import TrainConfig
 
 
@@ -45,16 +45,34 @@ def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path
     assert (tmp_path / "ab" / "only-cos" / "test-density.png").is_file()
 
 
-def test_cli_train_then_evaluate(setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_train_then_evaluate_a_run_folder(setup: tuple[Path, Path], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     data, model = setup
-    with pytest.raises(SystemExit) as done:
-        main(["train", "--data", str(data), "--model", str(model), "--output", str(tmp_path / "run"),
-              "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--no-progress"])
-    assert done.value.code in (0, None)
+    assert run(app, ["train", "--dataset", str(data), "--model", str(model), "--out", str(tmp_path / "run"),
+                     "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--quiet"], "issues-sts") == 0
     assert "trained 2 steps" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as done:
-        main(["evaluate", "--model", str(tmp_path / "run" / "best"), "--data", str(data), "--split", "test",
-              "--plot", str(tmp_path / "t.png"), "--output", str(tmp_path / "t.json")])
-    assert done.value.code in (0, None)
-    assert "spearman" in json.loads((tmp_path / "t.json").read_text())
+    # the run folder itself stands for its best checkpoint
+    assert run(app, ["evaluate", "--model", str(tmp_path / "run"), "--dataset", str(data), "--split", "test",
+                     "--plot", str(tmp_path / "t.png"), "--out", str(tmp_path / "t.json")], "issues-sts") == 0
+    saved = json.loads((tmp_path / "t.json").read_text())
     assert (tmp_path / "t.png").is_file()
+    assert run(app, ["evaluate", "--model", str(tmp_path / "run" / "best"), "--dataset", str(data), "--json"],
+               "issues-sts") == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["spearman"] == pytest.approx(saved["spearman"])
+
+
+def test_training_options_follow_the_issues_sts_conventions() -> None:
+    import click
+    import typer.main
+
+    group = typer.main.get_command(app)
+    for name in ("train", "evaluate", "ablate", "pretrain-ran"):
+        command = group.get_command(click.Context(group), name)  # type: ignore[attr-defined]
+        assert command is not None, name
+        options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+        assert "--out" in options and not {"--output", "--data", "--progress", "--max-eval-pairs"} & options, name
+        assert all(getattr(param, "help", None) for param in command.params), f"an option of {name} lacks help"
+    for name in ("train", "evaluate", "ablate"):
+        command = group.get_command(click.Context(group), name)  # type: ignore[attr-defined]
+        options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+        assert {"--dataset", "--max-pairs"} <= options, name

@@ -110,7 +110,7 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
 @pytest.mark.slow  # a fresh interpreter importing torch: tens of seconds on a loaded machine
 def test_cli_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "training", "train", "--data", str(tmp_path / "nothing"), "--output", str(tmp_path / "o")],
+        [sys.executable, "-m", "training", "train", "--dataset", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
     )

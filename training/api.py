@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from training.ablate import AblationConfig, AblationResult, run_ablation
+from training.checkpoint import PROGRESS_FILE
 from training.config import TrainConfig, TrainResult
 from training.data import load_pairs
 from training.evaluation import SimilarityEvaluator
@@ -47,7 +48,7 @@ def evaluate(
     """Spearman x100 (primary), Pearson, ROC-AUC, best-threshold accuracy/F1 of `model` on
     `split`; optionally the density plot (PNG) and the metrics (JSON) written to disk.
     `model` None evaluates the untrained offline backbone."""
-    encoder = build_encoder(str(model) if model else None, pooling, max_length)
+    encoder = build_encoder(str(resolve_model(model)) if model else None, pooling, max_length)
     pairs = load_pairs(data, split, max_pairs)
     evaluator = SimilarityEvaluator(pairs, split, batch_size, max_length)
     metrics = evaluator(encoder)
@@ -58,6 +59,16 @@ def evaluate(
         Path(output).parent.mkdir(parents=True, exist_ok=True)
         Path(output).write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics
+
+
+def resolve_model(model: str | Path) -> str | Path:
+    """A run folder (what `train --out` wrote) stands for its best checkpoint, else its last;
+    anything else (a model folder, a Hub id, a preset name) is returned unchanged."""
+    folder = Path(str(model))
+    for checkpoint in ("best", "last"):
+        if not (folder / "encoder.json").is_file() and (folder / checkpoint / PROGRESS_FILE).is_file():
+            return folder / checkpoint
+    return model
 
 
 def ablate(config: AblationConfig) -> AblationResult:

@@ -60,6 +60,12 @@ class TrainResult(BaseModel):
     #: the model to use: the best checkpoint on `valid`, else the last
     model_dir: Path
     steps: int
+    #: the steps the whole run will take (steps < total_steps: stopped early, rerun to resume)
+    total_steps: int = 0
+    #: stopped by Ctrl-C or SIGTERM after checkpointing `steps` steps
+    interrupted: bool = False
+    #: the signal that stopped it (SIGINT 2, SIGTERM 15; 0 when not interrupted)
+    stop_signal: int = 0
     best_metric: float | None
     valid: dict[str, float] = {}
     train_seconds: float = 0.0

@@ -47,7 +47,20 @@ class LossConfig(BaseModel):
     #: (the reference truncates labels to int and keeps label 1)
     positive_threshold: float = 1.0
     #: under DDP, rank in-batch negatives against every process's rows, not only local ones
-    gather_across_processes: bool = False
+    #: (what one process with the whole batch would compute; off only to save communication)
+    gather_across_processes: bool = True
+
+
+#: named objective settings. `paper`: the paper's Table 2 setting (and angle-emb 0.1.x).
+#: `angle-emb-0.6.1`: that release's `AngleLoss()` defaults (cosine_w 0, ibn_w 1,
+#: angle_w 0.02, every tau 20, i.e. temperature 1/20) for its pair format 'A'; it drops
+#: duplicate texts from batches rather than detecting them, hence no identical detection.
+#: `tests/test_losses_angle_emb.py` checks both against `angle_emb` itself.
+LOSS_PRESETS: dict[str, LossConfig] = {
+    "paper": LossConfig(),
+    "angle-emb-0.6.1": LossConfig(w_cos=0.0, w_ibn=1.0, w_angle=0.02, cos_tau=0.05, ibn_tau=0.05,
+                                  angle_tau=0.05, identical_detection=False),
+}
 
 
 def full_precision(tensor: torch.Tensor) -> torch.Tensor:
@@ -225,7 +238,10 @@ class AnglELoss(nn.Module):
             # here; scaling by the world size makes the update that of the global loss.
             scale = float(world_size())
         loss = in_batch_negative_objective(embeddings, labels, cfg.ibn_tau, ids, cfg.positive_threshold)
-        return loss * scale
+        if scale == 1.0:
+            return loss
+        # The gradient is scaled, the value is not: logs and the total show the real loss.
+        return loss * scale - loss.detach() * (scale - 1.0)
 
     def get_config_dict(self) -> dict[str, Any]:
         return self.config.model_dump()

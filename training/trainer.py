@@ -16,6 +16,9 @@ from __future__ import annotations
 import json
 import math
 import random
+import signal
+import sys
+import threading
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -40,6 +43,7 @@ from training.data import Batch, PairSet, ZigzagCollator, batches, epoch_order, 
 from training.evaluation import SimilarityEvaluator
 from training.losses import AnglELoss
 from training.metrics_log import MetricsLog
+from training.model_card import model_card
 from training.models import build_encoder, load_encoder
 from training.models.base import Encoder
 from training.progress import TrainProgress
@@ -107,8 +111,52 @@ def check_resume_compatible(saved: dict[str, Any], config: TrainConfig) -> None:
         )
 
 
+class InterruptGuard:
+    """Ctrl-C (or SIGTERM) during training: the first one lets the current step finish, then
+    the run checkpoints and stops, so no step is lost and none is half-applied; a second one
+    stops at once. Only the main thread can own signal handlers; elsewhere this does nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, announce: bool = True) -> None:
+        #: the signal that asked to stop (0: none)
+        self.signum = 0
+        self.announce = announce
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum != 0
+
+    def __enter__(self) -> InterruptGuard:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
+        return self
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.signum = signum
+        if self.announce:
+            print("\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop at once)",
+                  file=sys.stderr, flush=True)
+
+    def __exit__(self, *_: Any) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+
+    def should_stop(self, device: torch.device) -> bool:
+        """Every process stops at the same step under DDP (one interrupted rank stops all)."""
+        if not distributed.is_distributed():
+            return self.requested
+        flag = torch.tensor([1.0 if self.requested else 0.0], device=device)
+        torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
+        return bool(flag.item() > 0)
+
+
 class Trainer:
-    """Runs one `TrainConfig` to the end (or to `stop_after_steps`), resuming if it can."""
+    """Runs one `TrainConfig` to the end (or to `stop_after_steps`, or to a Ctrl-C),
+    resuming if it can."""
 
     def __init__(self, config: TrainConfig, encoder: Encoder | None = None) -> None:
         self.config = config
@@ -149,6 +197,8 @@ class Trainer:
         if resuming:
             self._restore(load_trainer_state(self.out / "last"))
         self.log = MetricsLog(self.out, enabled=self.process.is_main, resume=resuming)
+        self.interrupted = False
+        self.guard = InterruptGuard(announce=False)
 
     def _wrap(self, encoder: Encoder) -> torch.nn.Module:
         if self.process.world_size == 1:
@@ -180,12 +230,14 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
             (self.out / "train_config.json").write_text(self.config.model_dump_json(indent=2) + "\n")
         stop_at = self.progress.step + (self.config.stop_after_steps or self.total_steps)
-        with TrainProgress(self.total_steps, self.progress.step,
-                           enabled=self.config.progress and self.process.is_main) as bar:
-            while self.progress.step < min(self.total_steps, stop_at):
+        self.guard = InterruptGuard(announce=self.process.is_main)
+        with self.guard, TrainProgress(self.total_steps, self.progress.step,
+                                       enabled=self.config.progress and self.process.is_main) as bar:
+            while self.progress.step < min(self.total_steps, stop_at) and not self.interrupted:
                 self._run_epoch(bar, stop_at)
         finished = self.progress.step >= self.total_steps
-        if finished and self.evaluator is not None and self.progress.extra.get("evaluated_step") != self.progress.step:
+        if (finished and not self.interrupted and self.evaluator is not None
+                and self.progress.extra.get("evaluated_step") != self.progress.step):
             self._evaluate()
         self._checkpoint()
         return self._result()
@@ -207,6 +259,9 @@ class Trainer:
             self._after_step(window, rate)
             started = time.perf_counter()  # evaluation and checkpoints are not training time
             if progress.step >= min(self.total_steps, stop_at):
+                break
+            if self.guard.should_stop(self.process.device):
+                self.interrupted = True
                 break
         if progress.batches_done >= len(chunks):
             progress.epoch, progress.batches_done = progress.epoch + 1, 0
@@ -264,18 +319,21 @@ class Trainer:
             primary = metrics[self.evaluator.primary_metric]
             self.log.append({"kind": "eval", "split": self.evaluator.name, "step": self.progress.step,
                              "epoch": self.progress.epoch, **metrics})
+            self.progress.extra["last_eval"] = metrics
+            self.progress.extra["evaluated_step"] = self.progress.step
             best = self.progress.best_metric
             if best is None or primary > best:
                 self.progress.best_metric, self.progress.best_step = primary, self.progress.step
-                save_checkpoint(self.out / "best", self.encoder, self.progress)
-            self.progress.extra["last_eval"] = metrics
+                save_checkpoint(self.out / "best", self.encoder, self.progress,
+                                card=model_card(self.config, self.progress, self.encoder))
         self.progress.extra["evaluated_step"] = self.progress.step
         self._barrier()
         return metrics
 
     def _checkpoint(self) -> None:
         if self.process.is_main:
-            save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler)
+            save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler,
+                            card=model_card(self.config, self.progress, self.encoder))
         self._barrier()
 
     def _barrier(self) -> None:
@@ -287,7 +345,8 @@ class Trainer:
         model_dir = best if (best / "progress.json").is_file() else self.out / "last"
         progress = self.progress
         return TrainResult(
-            output=self.out, model_dir=model_dir, steps=progress.step, best_metric=progress.best_metric,
+            output=self.out, model_dir=model_dir, steps=progress.step, total_steps=self.total_steps,
+            interrupted=self.interrupted, stop_signal=self.guard.signum, best_metric=progress.best_metric,
             valid=progress.extra.get("last_eval", {}), train_seconds=progress.train_seconds,
             pairs_per_second=progress.pairs_seen / max(progress.train_seconds, 1e-9))
 

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, fake, links, push
+from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
 from issues_sts.cli.common import console, resume_command
 from issues_sts.errors import (
     EXIT_CODES,
@@ -80,7 +80,7 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
             _wrap_commands(group.typer_instance)
 
 
-for module in (crawl, links, build, push, fake, demo):
+for module in (crawl, links, build, diff, push, fake, demo, train):
     module.register(app)
 _wrap_commands(app)
 

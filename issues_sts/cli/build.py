@@ -27,6 +27,13 @@ Examples:
     issues-sts build --store data/store --out data/dataset --seed 7
 
     issues-sts build --negatives hard --tokenizer bert-base-uncased --min-confidence 0.8
+
+    issues-sts build --previous me/github-issue-similarity@v1 --out data/dataset-v2
+
+    issues-sts build --split-by time --text-recipe raw
+
+Splits are stable: with the same seed, a cluster keeps its split in every later build from a
+grown store. `--previous` pins to an earlier build exactly and writes changes.json.
 """
 
 
@@ -41,12 +48,22 @@ def build_command(
     min_confidence: float = typer.Option(0.0, "--min-confidence", help="Drop duplicate links below this confidence (0-1)."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository old/name=new/name, for links to its old name "
                                     "(repeatable; renames the crawl saw are known already)."),
+    split_by: str = typer.Option("random", "--split-by", help="random (a seeded hash of each cluster) or time "
+                                 "(older clusters train, the newest valid and test)."),
+    text_recipe: str = typer.Option("readers", "--text-recipe", help="readers (HTML comments removed, as GitHub "
+                                    "shows issues) or raw (bodies as stored)."),
+    previous: str | None = typer.Option(None, "--previous", help="Earlier build (folder or Hub id[@tag]) whose "
+                                        "splits this build keeps exactly; adds 'changes since' to the card."),
+    version: str | None = typer.Option(None, "--version", help="Version name for the card and the Hub tag "
+                                       "(default v1, or the previous build's plus one)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     try:
         cfg = BuildConfig(store=store, out=out, seed=seed, negatives=negatives,  # type: ignore[arg-type]
                           negative_ratio=negative_ratio, same_repo_share=same_repo_share,
-                          tokenizer=tokenizer, min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
+                          tokenizer=tokenizer, min_confidence=min_confidence, repo_aliases=parse_aliases(alias),
+                          split_by=split_by, text_recipe=text_recipe, previous=previous,  # type: ignore[arg-type]
+                          version=version)
     except ValidationError as exc:
         raise config_error(exc, "build") from None
     print_summary(run_build(cfg, progress=not quiet))

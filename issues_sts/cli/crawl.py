@@ -24,7 +24,7 @@ from issues_sts.crawl.progress import summary_table
 from issues_sts.crawl.runner import run_crawl
 from issues_sts.errors import GitHubError, Interrupted, Terminated
 from issues_sts.repos import load_repos, parse_repo_name
-from issues_sts.store import Store
+from issues_sts.store import SCHEMA_VERSION, Store
 
 CRAWL_HELP = """Crawl GitHub issues, comments and duplicate evidence into a resumable store.
 
@@ -81,7 +81,7 @@ def crawl(
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
     max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
     max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(1, "--in-flight", min=1, max=2, help="Requests in flight at once (GitHub asks for serial requests)."),
+    in_flight: int = typer.Option(4, "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
     per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
     timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
@@ -128,6 +128,7 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
 def status(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per repository (a stable interface)."),
+    compact: bool = typer.Option(False, "--compact", help="First shrink a store written before schema 2 (raw objects packed, then VACUUM)."),
 ) -> None:
     """Show what the crawl store holds per repository.
 
@@ -139,8 +140,17 @@ def status(
         issues-sts status
 
         issues-sts status --store data/store --json
+
+        issues-sts status --store data/store --compact
     """
     with Store.open(store) as db:
+        if compact:
+            with console.status("compacting the store (raw objects packed, then VACUUM)"):
+                before, after = db.compact()
+            console.print(f"compacted {store}: {before / 1e6:,.0f} MB -> {after / 1e6:,.0f} MB")
+        elif db.schema_version() < SCHEMA_VERSION and not as_json:
+            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger than needed; "
+                          "`issues-sts status --compact` shrinks it (everything keeps working without)")
         counts = db.repo_counts()
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)

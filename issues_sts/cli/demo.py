@@ -30,7 +30,7 @@ NEXT_STEPS = """Next, against the real GitHub and Hub:
   issues-sts crawl --token $GITHUB_TOKEN --repo rust-lang/rust   # or all 55: --repos repos.yaml
   issues-sts build --store data/store --out data/dataset
   issues-sts push --dataset data/dataset --repo-id YOU/github-issue-similarity
-  python -m training train --data data/dataset --output runs/angle-bert --model bert-base-uncased"""
+  issues-sts train --dataset data/dataset --out runs/angle-bert --model bert-base-uncased"""
 
 
 def demo_command(

@@ -14,13 +14,17 @@ from rich.table import Table
 from issues_sts.cli.common import DEFAULT_LINKS, DEFAULT_STORE, console, out
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import default_archive_path, load_rust_archive
+from issues_sts.links.archive import load_rust_archive
 from issues_sts.links.evaluate import (
     DEFAULT_ANNOTATIONS,
     DEFAULT_CACHE,
+    ONNX_ANNOTATIONS,
     SUBSETS,
+    Results,
+    default_paths,
     evaluate,
     report_lines,
+    rounds_and_strata_lines,
     summary_lines,
 )
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
@@ -135,18 +139,22 @@ def show_cmd(
 
 @links_app.command("evaluate")
 def evaluate_cmd(
-    annotations: Path = typer.Option(DEFAULT_ANNOTATIONS, "--annotations", help="The annotation CSV."),
-    archive: Path = typer.Option(None, "--archive", help="The rust issue archive (default ../shared/...)."),
-    cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where the archive's store is cached."),
+    annotations: list[Path] = typer.Option(None, "--annotations", help="An annotation CSV (repeatable; default: "
+                                           "every file in data/annotations/ whose archive is present)."),
+    archive: Path = typer.Option(None, "--archive", help="The issue archive of a single --annotations file "
+                                 "(default ../shared/data/<rust|onnxruntime>-issue-archive)."),
+    cache: Path = typer.Option(None, "--cache", help="Where the archive's store is cached (single file)."),
     subset: str = typer.Option("all", "--subset", help="Whose errors to list: dev (for error analysis), "
                                "test (held out) or all. The summary always shows all three."),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
 ) -> None:
-    """Precision and recall of the extractor on the annotated rust threads (ids and numbers only).
+    """Precision and recall of the extractor on the annotated threads (ids and numbers only).
 
-    The file's `split` column marks DEV rows (error analysis) and held-out TEST rows (without
-    it, rows sorted by number alternate); every run scores dev, test and all, with and
-    without `ambiguous` rows.
+    The rust rounds (2010-2015 threads) and the modern onnxruntime set (2018-2023) are scored
+    side by side, each per dev/test split, per annotation round and per hard-case note tag,
+    with 95 % Wilson intervals. The labels come from AI assistant readers following a written
+    brief (data/annotations/README.md). The file's `split` column marks DEV rows (error
+    analysis) and held-out TEST rows.
 
     Examples:
 
@@ -156,15 +164,27 @@ def evaluate_cmd(
     """
     if subset not in SUBSETS:
         raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
-    with console.status("loading the archive and extracting links..."):
-        results = evaluate(annotations, archive or default_archive_path(), cache)
-    chosen = results.scores(subset)
+    files = list(annotations or [])
+    if not files:
+        files = [DEFAULT_ANNOTATIONS] + [ONNX_ANNOTATIONS] * (ONNX_ANNOTATIONS.is_file()
+                                                               and default_paths("onnxruntime")[0].is_dir())
+    if len(files) > 1 and (archive or cache):
+        raise ConfigError("--archive and --cache go with a single --annotations file",
+                          hint="evaluate one file at a time, or leave both out to use the defaults")
+    sets: dict[str, Results] = {}
+    for path in files:
+        with console.status(f"loading the archive of {path.name} and extracting links..."):
+            sets[path.stem] = evaluate(path, archive, cache)
     if as_json:
-        out.print(json.dumps({"subset": subset, **chosen.metrics(), "subsets": results.table()}, indent=2))
+        report = {name: {"subset": subset, **r.scores(subset).metrics(), "subsets": r.table(),
+                         "rounds": r.by_round(), "strata": r.strata()} for name, r in sets.items()}
+        out.print(json.dumps({**report[next(iter(report))], "sets": report}, indent=2))
         return
-    out.print("\n".join(summary_lines(results)), markup=False)
-    out.print(f"\n{subset}:", markup=False)
-    out.print("\n".join(report_lines(chosen)), markup=False)
+    for name, results in sets.items():
+        out.print(f"== {name} ({len(results.annotations)} threads; labels by AI assistant readers) ==", markup=False)
+        out.print("\n".join(summary_lines(results) + rounds_and_strata_lines(results)), markup=False)
+        out.print(f"\n{subset}:", markup=False)
+        out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,8 @@ from issues_sts.errors import ConfigError
 HELP = """Upload the dataset folder written by `issues-sts build` to a Hugging Face dataset
 repository, in one commit: the repository is created if needed, every built file is uploaded
 (after checking it against manifest.json) and files the build no longer has are deleted.
+The revision is tagged with the build's version (`issues-sts build --version`, default v1,
+then v2... with `--previous`), so `load_dataset(REPO, revision="v1")` gets a version back.
 Prints the dataset URL.
 
 Examples:
@@ -21,6 +23,8 @@ Examples:
     HF_TOKEN=hf_... issues-sts push --repo-id me/github-issue-similarity
 
     issues-sts push --repo-id me/gis --private --token hf_... --dataset data/dataset
+
+    issues-sts push --repo-id me/gis --dataset data/dataset-v2 --branch next --tag v2-rc1
 """
 
 
@@ -30,19 +34,26 @@ def push_command(
     token: str | None = typer.Option(None, "--token", help="Hugging Face token with write access (default: $HF_TOKEN, "
                                      "then the token saved by `hf auth login`)."),
     dataset: Path = typer.Option(DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."),
+    branch: str = typer.Option("main", "--branch", help="Branch to commit to (created from main if new)."),
+    tag: str | None = typer.Option(None, "--tag", help="Tag for the pushed revision (default: the build's version; "
+                                   "'' for none). An existing tag is refused."),
 ) -> None:
+    from issues_sts.dataset.previous import build_version
     from issues_sts.hub.push import push_dataset
 
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
     endpoint = os.environ.get("HF_ENDPOINT") or None
     result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
-                          private=private, endpoint=endpoint)
+                          private=private, endpoint=endpoint, branch=branch,
+                          tag=build_version(dataset) if tag is None else (tag or None))
     table = Table(title=f"pushed {dataset} to {repo_id}")
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("files uploaded", str(len(result.uploaded)))
     table.add_row("stale files deleted", str(len(result.deleted)))
+    table.add_row("branch", result.branch)
+    table.add_row("tag", result.tag or "(none)")
     console.print(table)
     console.print(f"commit: {result.commit_url}")
     out.print(result.url)

@@ -10,27 +10,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Wording maintainers use when closing a duplicate ("Duplicate of #12", "dupe", "closing in
-# favour of #3", "same as #9", "already reported in #4", "tracked in #7"...).
-_DUP_WORDING = re.compile(
-    r"\bdup(?:e|licate[sd]?|ed)?\b|\bduplicate of\b|closing in fav(?:o|ou)r of|"
-    r"\bsame (?:issue |bug |problem )?as #\d+|already (?:reported|tracked|filed) (?:in|at|as) |"
-    r"\btracked (?:in|by) #\d+|superseded by #\d+",
-    re.IGNORECASE,
-)
+from issues_sts.links.vocabulary import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
+
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
 _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 
 
-_CUES = ("dup", "favo", "same", "already", "tracked", "supersed")
-
-
 def has_duplicate_wording(text: str | None) -> bool:
-    if not text:
-        return False
-    lowered = text.lower()
-    # a cheap substring screen first: the regex is the slow part over 100,000s of comments
-    return any(cue in lowered for cue in _CUES) and _DUP_WORDING.search(text) is not None
+    """A comment the link stage would read as duplicate evidence (the one vocabulary,
+    `links/vocabulary.py`: its cheap screen first, then the claim reader)."""
+    return says_duplicate(text)
 
 
 def referenced_numbers(text: str | None, repo: str) -> set[int]:
@@ -58,9 +47,9 @@ def rank_candidates(
     the numbers whose comments use duplicate wording; strongest first, at most `limit`."""
     chosen: list[Candidate] = []
     for number, state_reason, updated_at, labels in issues:
-        if state_reason == "duplicate":
+        if (state_reason or "").lower() == DUPLICATE_STATE_REASON:
             strength = 0
-        elif "dup" in (labels or "").lower():
+        elif labels_say_duplicate(labels):
             strength = 1
         elif number in worded:
             strength = 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -228,8 +229,9 @@ class GitHubClient:
     ) -> tuple[httpx.Response, Any]:
         if self.max_requests is not None and self.stats.counted >= self.max_requests:
             raise BudgetReached(f"the request budget of {self.max_requests} is spent")
-        self.limiter.acquire(bucket)
+        ticket = self.limiter.acquire(bucket)
         response: httpx.Response | None = None
+        started = time.monotonic()
         try:
             with self._stats_lock:
                 self.stats.sent += 1
@@ -241,7 +243,9 @@ class GitHubClient:
                 # another thread could slip a request into the window this answer opened.
                 self.limiter.limit_hit(bucket, verdict, response.headers)
         finally:
-            self.limiter.release(bucket, response.headers if response is not None else None)
+            # the response time is what GitHub's CPU-time secondary limit is estimated from
+            self.limiter.release(bucket, response.headers if response is not None else None, ticket,
+                                 time.monotonic() - started)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
         with self._stats_lock:
             if response.status_code == 304:

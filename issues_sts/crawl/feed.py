@@ -14,6 +14,7 @@ from typing import Any
 
 from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.crawl.chains import IDLE, Chain, ListChain, Step
+from issues_sts.links.vocabulary import DUPLICATE_STATE_REASON, labels_say_duplicate
 
 
 def _number(comment: dict[str, Any]) -> int | None:
@@ -24,7 +25,7 @@ def _number(comment: dict[str, Any]) -> int | None:
 def strong_evidence(issue: dict[str, Any]) -> bool:
     """A duplicate closure or a duplicate label: worth a timeline before any comment is read."""
     labels = [lab.get("name", "") if isinstance(lab, dict) else str(lab) for lab in issue.get("labels") or []]
-    return issue.get("state_reason") == "duplicate" or any("dup" in name.lower() for name in labels)
+    return (issue.get("state_reason") or "").lower() == DUPLICATE_STATE_REASON or labels_say_duplicate(labels)
 
 
 class CandidateFeed:

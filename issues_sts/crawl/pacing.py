@@ -37,6 +37,15 @@ class PacingConfig:
     max_attempts: tries of one request (transient faults and limit hits together).
     max_total_wait: cap on the summed backoff of one request before giving up.
     max_pause: longest bucket pause we accept before raising RateLimited instead.
+    minute: the window GitHub's per-minute secondary limits count in (compressed in tests).
+    rest_points_per_minute/graphql_points_per_minute: GitHub's 900 and 2,000 secondary points
+        a minute (one per GET, one per GraphQL query without mutation).
+    cpu_per_minute/graphql_cpu_per_minute: GitHub's 90 s (60 s of them GraphQL) of CPU time per
+        minute, which it estimates from response time: we sum our own response times.
+    secondary_margin: the share of each secondary limit we allow ourselves (answers of requests
+        still in flight are only estimated).
+    slow_query: a GraphQL answer slower than this halves the next batches (GitHub stops a
+        query at 10 s and charges it anyway).
     unreached_attempts: tries of a request while the server has never answered at all (a
         wrong --api-url, a closed port, DNS failure): fail within seconds, not minutes.
     announce_after: retry waits at least this long are announced to the user.
@@ -51,8 +60,26 @@ class PacingConfig:
     max_attempts: int = 10
     max_total_wait: float = 300.0
     max_pause: float = 3900.0
+    minute: float = 60.0
+    rest_points_per_minute: int = 900
+    graphql_points_per_minute: int = 2000
+    cpu_per_minute: float = 90.0
+    graphql_cpu_per_minute: float = 60.0
+    secondary_margin: float = 0.9
     unreached_attempts: int = 3
     announce_after: float = 2.0
+    slow_query: float = 5.0
+
+    def scaled(self, scale: float) -> PacingConfig:
+        """The same policy on a clock `scale` times faster (benchmarks against a compressed
+        fake GitHub): every window, wait and time budget divided by `scale`."""
+        return replace(self, minute=self.minute / scale, cpu_per_minute=self.cpu_per_minute / scale,
+                       graphql_cpu_per_minute=self.graphql_cpu_per_minute / scale,
+                       secondary_base=self.secondary_base / scale, secondary_cap=self.secondary_cap / scale,
+                       backoff_base=self.backoff_base / scale, backoff_cap=self.backoff_cap / scale,
+                       max_total_wait=self.max_total_wait / scale, max_pause=self.max_pause / scale,
+                       reset_margin=self.reset_margin / scale, announce_after=self.announce_after / scale,
+                       slow_query=self.slow_query / scale)
 
 
 @dataclass(frozen=True)
@@ -127,6 +154,40 @@ def pace_delay(state: BucketState, now: float, in_flight: int, cfg: PacingConfig
     if state.remaining - in_flight > cfg.reserve:
         return 0.0
     return state.reset + cfg.reset_margin - now
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request of the last minute: when it left, on which bucket, how long its answer took
+    (an estimate while it is in flight)."""
+
+    at: float
+    bucket: str
+    seconds: float
+
+
+def secondary_delay(recent: list[Sent], now: float, bucket: str, estimate: float, cfg: PacingConfig) -> float:
+    """Seconds to wait before one more request on `bucket` keeps within GitHub's per-minute
+    secondary limits: points (900 REST, 2,000 GraphQL) and CPU time (90 s, 60 s GraphQL),
+    counting `recent` (sent within the last `cfg.minute`) and `estimate` for this request."""
+    window = [s for s in recent if s.at > now - cfg.minute]
+    cap = cfg.graphql_points_per_minute if bucket == "graphql" else cfg.rest_points_per_minute
+    waits = [0.0]
+    mine = [s for s in window if s.bucket == bucket]
+    allowed = int(cap * cfg.secondary_margin)
+    if len(mine) >= allowed:
+        waits.append(mine[len(mine) - allowed].at + cfg.minute - now)
+    budgets = [(window, cfg.cpu_per_minute)]
+    if bucket == "graphql":
+        budgets.append((mine, cfg.graphql_cpu_per_minute))
+    for sent, budget in budgets:
+        over = sum(s.seconds for s in sent) + estimate - budget * cfg.secondary_margin
+        for s in sorted(sent, key=lambda x: x.at):  # wait until enough of the minute has passed
+            if over <= 0:
+                break
+            over -= s.seconds
+            waits.append(s.at + cfg.minute - now)
+    return max(0.0, max(waits))
 
 
 def after_reset(state: BucketState, now: float, cfg: PacingConfig) -> BucketState:

@@ -5,9 +5,13 @@ Order per repository:
    reported and skipped;
 2. the issue list and the repo-wide comment list, as two chains in flight at once;
 3. duplicate candidates: batched GraphQL (canonical issue named) or REST timelines;
-4. numbers the lists did not return although the evidence points at them or they fall in a
-   gap of the numbering: GET each once (transferred: 301, followed and recorded; deleted:
-   404/410, a tombstone). Known numbers are never asked again.
+4. numbers the lists did not return although the duplicate evidence names them (a comment's
+   reference, an event's canonical): GET each once (transferred: 301, followed and recorded;
+   deleted: 404/410, a tombstone). Known numbers are never asked again, and a gap in the
+   numbering that no evidence names costs nothing (deleted spam, transferred issues).
+Without GraphQL, a REST timeline is asked only where its answer can change a link: REST
+events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
+keyword (which a later `unmarked_as_duplicate` event retracts) is worth one.
 Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -42,8 +47,10 @@ from issues_sts.crawl.chains import (
 from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
+from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.progress import Reporter
+from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
     BadCredentials,
     GitHubError,
@@ -55,6 +62,18 @@ from issues_sts.errors import (
 from issues_sts.store import Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
+# GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a duplicate.
+KEYWORD_CLOSE = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*\S", re.IGNORECASE | re.MULTILINE)
+
+
+def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
+    """Issue numbers of REST comments that use the "Duplicate of" keyword."""
+    found = set()
+    for comment in comments:
+        tail = str(comment.get("issue_url", "")).rstrip("/").rsplit("/", 1)[-1]
+        if tail.isdigit() and KEYWORD_CLOSE.search(str(comment.get("body") or "")):
+            found.add(int(tail))
+    return found
 CONFIG_FILE = "crawl-config.json"
 
 
@@ -118,27 +137,51 @@ class RepoSync:
         self.reporter = reporter
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
+        self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
+        self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
 
     def run(self, repo: str, summary: RepoSummary) -> None:
         self.store.upsert_repo(repo)
         current = self.resolve(repo)
         ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
         feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c))
-        feed.lists = [
-            ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
-                      on_items=feed.offer_issues),
-            ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
-                      on_items=feed.offer_comments),
-        ]
+        self.keyword_closed.clear()
+
+        def on_comments(items: list[dict[str, Any]]) -> None:
+            self.keyword_closed |= keyword_closes(items)
+            feed.offer_comments(items)
+
+        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
+        by_threads = self.graphql_ok
+        threads = ThreadFeed(lambda asks: self._threads(ctx, asks, on_comments), self.sizer,
+                             lambda: all(chain.finished for chain in feed.lists))
+
+        def on_issues(items: list[dict[str, Any]]) -> None:
+            feed.offer_issues(items)
+            if by_threads:
+                threads.offer_issues(items)
+
+        comments = ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
+                             on_items=on_comments)
+        feed.lists = [ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
+                                on_items=on_issues)]
+        if not by_threads:
+            feed.lists.append(comments)
         # One more step than requests in flight: a page is committed while the next is fetched.
         width = self.cfg.max_in_flight + 1
-        pump([*feed.lists, feed], self.client, width)
-        worded, named = self.comment_evidence(repo)
+        pump([*feed.lists, threads, feed], self.client, width)
+        if by_threads and self.graphql_ok:  # threads a resumed crawl had not asked yet
+            left = self.thread_todo(repo)
+            pump((self._threads(ctx, pack(left, self.sizer.budget), on_comments) for _ in iter(lambda: bool(left), False)),
+                 self.client, width)
+        if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
+            pump([comments], self.client, width)
+        worded, named, self.keyword_closed = self.comment_evidence(repo)
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
         pump((self._batch(ctx, todo[i:i + batch]) for i in range(0, len(todo), batch)), self.client, width)
-        pump((RefChain(ctx, n) for n in self.unlisted(repo, named)), self.client, width)
+        pump((RefChain(ctx, n) for n in self.named_missing(repo, named)), self.client, width)
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
 
     def resolve(self, repo: str) -> str:
@@ -160,16 +203,19 @@ class RepoSync:
         self.store.put_checkpoint(Checkpoint(repo, "repo", etag=page.etag if hops == 0 else None, done=True))
         return current
 
-    def comment_evidence(self, repo: str) -> tuple[set[int], set[int]]:
-        """One pass over the stored comments: issues with duplicate wording, and the numbers
-        such comments point at."""
+    def comment_evidence(self, repo: str) -> tuple[set[int], set[int], set[int]]:
+        """One pass over the stored comments: issues with duplicate wording, the numbers such
+        comments point at, and issues closed with GitHub's "Duplicate of" keyword."""
         worded: set[int] = set()
         named: set[int] = set()
+        keyword: set[int] = set()
         for number, body in self.store.comment_bodies(repo):
             if has_duplicate_wording(body):
                 worded.add(number)
                 named |= referenced_numbers(body, repo)
-        return worded, named
+                if KEYWORD_CLOSE.search(body):
+                    keyword.add(number)
+        return worded, named, keyword
 
     def candidates(self, repo: str, worded: set[int]) -> tuple[list[Candidate], list[tuple[int, str | None]]]:
         """All candidates (ranked, bounded), and those whose timeline is not stored for their
@@ -180,19 +226,33 @@ class RepoSync:
                 if stored.get(f"timeline:{c.number}", "\0") != c.updated_at]
         return ranked, todo
 
-    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]]) -> Chain:
-        return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok)
+    def thread_todo(self, repo: str) -> list[tuple[int, str | None, int]]:
+        """Issues with comments whose thread is not stored for their current `updated_at`."""
+        stored = self.store.checkpoint_watermarks(repo, "thread:")
+        return [(n, updated, count) for n, updated, count in self.store.issue_threads(repo)
+                if count > 0 and stored.get(f"thread:{n}", "\0") != updated]
 
-    def unlisted(self, repo: str, named: set[int]) -> list[int]:
-        """Numbers below the highest listed one that the lists did not return (transferred,
-        deleted, or never an issue), those the duplicate evidence names first; at most
-        `max_gap_checks`. Numbers above it would be newer issues, which the lists cover."""
+    def _threads(self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]) -> ThreadChain:
+        return ThreadChain(ctx, asks, self.sizer, self.cfg.api_url, on_comments, self._graphql_off)
+
+    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]]) -> Chain:
+        return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok,
+                            rest_worthy=self.rest_worthy, sizer=self.sizer)
+
+    def rest_worthy(self, number: int) -> bool:
+        """Whether a REST timeline (no canonical named) can change this issue's link: only an
+        issue closed with the "Duplicate of #N" keyword, whose mark a later unmark retracts."""
+        return number in self.keyword_closed
+
+    def named_missing(self, repo: str, named: set[int]) -> list[int]:
+        """Numbers the duplicate evidence names (comment references, events' canonicals in this
+        repository) that the lists did not return and the store does not know; at most
+        `max_gap_checks`. Unnamed gaps are never probed: they cannot become a link."""
         known = self.store.known_numbers(repo)
-        gaps = set(range(1, max(known, default=0))) - known
         frame = self.store.events_frame()
         same = frame.filter((frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower()))
-        named = (named | set(same["canonical_number"].drop_nulls().to_list())) & gaps
-        return (sorted(named) + sorted(gaps - named))[: self.cfg.max_gap_checks]
+        wanted = (named | set(same["canonical_number"].drop_nulls().to_list())) - known
+        return sorted(n for n in wanted if n > 0)[: self.cfg.max_gap_checks]
 
     def _graphql_off(self) -> None:
         if self.graphql_ok:
@@ -252,6 +312,7 @@ def run_crawl(
                 result.status = "interrupted"
     finally:
         summary.graphql_used = cfg.graphql and sync.graphql_ok
+        summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
         store.close()
         if own_http:

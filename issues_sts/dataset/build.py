@@ -19,13 +19,22 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
 from issues_sts.dataset.card import render_card
-from issues_sts.dataset.config import SPLITS, BuildConfig
+from issues_sts.dataset.config import BuildConfig
+from issues_sts.dataset.diff import diff_builds, render_markdown
 from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, sample_negatives
 from issues_sts.dataset.pairs import positive_pairs
+from issues_sts.dataset.previous import next_version, read_previous
 from issues_sts.dataset.redact import redact_column
-from issues_sts.dataset.references import reference_keys
-from issues_sts.dataset.splits import assign_splits, check_no_leakage, issue_groups
+from issues_sts.dataset.references import keys_from_mentions, reference_keys
+from issues_sts.dataset.scan import StoreScan, fill_texts, pair_keys_frame, scan_store
+from issues_sts.dataset.splits import (
+    Previous,
+    assign_splits,
+    check_no_leakage,
+    issue_groups,
+    split_counters,
+)
 from issues_sts.dataset.stats import (
     build_stats,
     load_tokenizer,
@@ -35,6 +44,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.store import Store
 
 
@@ -64,6 +74,26 @@ def default_link_stage(store: Store, repo_aliases: tuple[tuple[str, str], ...] =
 
 
 @dataclass(frozen=True)
+class History:
+    """Where this build stands among versions: its name and the earlier build it keeps
+    splits with (`--previous`), if any."""
+
+    version: str
+    previous_dir: Path | None = None
+    previous: Previous | None = None
+
+    @classmethod
+    def of(cls, cfg: BuildConfig) -> History:
+        if cfg.previous is None:
+            return cls(cfg.version or next_version(None))
+        from issues_sts.hub.fetch import locate_build
+
+        folder = locate_build(cfg.previous)
+        previous = read_previous(folder)
+        return cls(cfg.version or next_version(previous.version), folder, previous)
+
+
+@dataclass(frozen=True)
 class BuildSummary:
     """What a build produced; the CLI prints it, the demo reads it."""
 
@@ -85,6 +115,10 @@ def build_command(cfg: BuildConfig) -> str:
              "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.min_confidence)]
     if cfg.tokenizer:
         parts += ["--tokenizer", cfg.tokenizer]
+    for option, value, default in (("--split-by", cfg.split_by, "random"), ("--text-recipe", cfg.text_recipe, "readers"),
+                                   ("--previous", cfg.previous, None), ("--version", cfg.version, None)):
+        if value != default:
+            parts += [option, str(value)]
     for old, new in cfg.repo_aliases:
         parts += ["--alias", f"{old}={new}"]
     return shlex.join(parts)
@@ -157,29 +191,46 @@ def _open_store(path: Path) -> Store:
     return store
 
 
-def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None) -> BuildSummary:
-    """Build the dataset described by `cfg` into `cfg.out` and return what was built."""
+def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None,
+              streamed: bool = True) -> BuildSummary:
+    """Build the dataset described by `cfg` into `cfg.out` and return what was built.
+    `streamed` (the default) reads the store one repository at a time; False reads it whole
+    (the reference the streamed build is tested against; `--negatives hard` always does)."""
     started = time.perf_counter()
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
+    history = History.of(cfg)
     with _open_store(cfg.store) as store, _progress(progress, started) as step:
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
         step("extracting duplicate links")
         table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
         step("reading the store")
-        # The issues frame (titles, bodies) is the biggest object: never keep it past issue_texts.
-        texts, text_counters = issue_texts(store.issues_frame())
-        comments = store.comments_frame().select("repo", "number", "body")
-        summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step)
+        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        if cfg.negatives == "hard" or not streamed:
+            # BM25 (hard negatives) needs every text at once: the store is read whole.
+            texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
+            comments = store.comments_frame(columns=("repo", "number", "body"))
+            summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
+        else:
+            scan = scan_store(store, cfg.text_recipe)
+            summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history, renames,
+                             streamed=(store, scan))
     return replace(summary, timings=step.finish())
 
 
 def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
-           comments: pl.DataFrame, table: LinkTableLike, step: _Steps) -> BuildSummary:
+           comments: pl.DataFrame | None, table: LinkTableLike, step: _Steps, history: History | None = None,
+           renames: tuple[tuple[str, str], ...] = (), streamed: tuple[Store, StoreScan] | None = None) -> BuildSummary:
+    """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
+    facts the stages need); the texts of the issues in pairs are read back before assembling."""
+    history = history or History(cfg.version or next_version(None))
     counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
     step("redaction")
-    texts, counters["redaction"] = redact_column(texts)
+    if streamed is None:
+        texts, counters["redaction"] = redact_column(texts)
+    else:
+        counters["redaction"] = streamed[1].redaction
     step("positive pairs")
     positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)
     if positives.height == 0:
@@ -187,28 +238,34 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
                            f"({counters['positives']['links_total']} candidate links, "
                            f"{counters['positives']['dropped_low_confidence']} below --min-confidence)")
     step("splits")
-    groups = issue_groups(texts, positives, table.clusters)
-    assignment = assign_splits(groups, positives, cfg.split_fractions(), cfg.seed)
-    positives = positives_with_split(positives, assignment)
-    counters["splits"] = _split_counters(assignment, groups)
+    groups, assignment, positives, counters["splits"] = _splits(cfg, texts, positives, table, history)
     step(f"{cfg.negatives} negatives")
-    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives)
+    mentions = streamed[1].mentions if streamed is not None else None
+    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, renames,
+                                                  mentions)
+    if streamed is not None:
+        texts = fill_texts(streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     stats = build_stats(pairs, by_split, cfg.long_threshold)
     step("writing")
-    sizes = _write(cfg, pairs, table, stats, counters, by_split)
+    sizes = _write(cfg, pairs, table, stats, counters, by_split, history)
     step("done, closing the store")
     return BuildSummary(cfg.out, sizes, stats, counters)
 
 
-def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame, table: LinkTableLike,
-               assignment: pl.DataFrame, positives: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, int]]:
-    """As many negatives per split as `negative_ratio` asks, never between referencing issues."""
+def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame | None, table: LinkTableLike,
+               assignment: pl.DataFrame, positives: pl.DataFrame, renames: tuple[tuple[str, str], ...] = (),
+               mentions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
+    """As many negatives per split as `negative_ratio` asks, never between referencing issues
+    (also when one mentions the other under a repository's old name: `renames`; `mentions`:
+    found while scanning the store, instead of in `texts` and `comments`)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
-    refs = reference_keys(assignment.select("idx", "repo", "number"), texts, comments, table.links)
+    index = assignment.select("idx", "repo", "number")
+    refs = (keys_from_mentions(index, mentions, table.links, renames) if mentions is not None
+            else reference_keys(index, texts, comments, table.links, renames))
     hard = None
     if cfg.negatives == "hard":
         hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)
@@ -216,12 +273,19 @@ def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame, ta
                             same_repo_share=cfg.same_repo_share, hard=hard)
 
 
-def _split_counters(assignment: pl.DataFrame, groups: pl.DataFrame) -> dict[str, int]:
-    issues = dict(assignment.group_by("split").len().iter_rows())
-    out = {f"issues:{s}": int(issues.get(s, 0)) for s in SPLITS}
-    out["groups"] = int(groups["group"].n_unique())
-    out["clustered_issues"] = int(groups.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0)
-    return out
+def _splits(cfg: BuildConfig, texts: pl.DataFrame, positives: pl.DataFrame, table: LinkTableLike,
+            history: History) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, int]]:
+    """Groups, the split of every issue, positives with their split (those a merge across
+    splits left out of this version dropped), and the counters."""
+    groups = issue_groups(texts, positives, table.clusters)
+    assignment = assign_splits(groups, positives, cfg.split_fractions(), cfg.seed, by=cfg.split_by,
+                               previous=history.previous)
+    with_split = positives_with_split(positives, assignment)
+    left_out = assignment.filter(pl.col("split").is_null()).select("repo", "number")
+    kept = with_split.filter(pl.col("split").is_not_null()).join(
+        left_out, left_on=["repo2", "number2"], right_on=["repo", "number"], how="anti")
+    counters = {**split_counters(assignment), "merge_dropped_positives": with_split.height - kept.height}
+    return groups, assignment, kept, counters
 
 
 def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _Steps) -> np.ndarray:
@@ -234,17 +298,23 @@ def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _St
 
 
 def _write(cfg: BuildConfig, pairs: pl.DataFrame, table: LinkTableLike, stats: dict[str, Any],
-           counters: dict[str, dict[str, int]], by_split: dict[str, np.ndarray]) -> dict[str, dict[str, int]]:
+           counters: dict[str, dict[str, int]], by_split: dict[str, np.ndarray],
+           history: History) -> dict[str, dict[str, int]]:
     with export.staged_output(cfg.out) as tmp:
         sizes, nbytes = export.write_hub_shards(pairs, tmp)
         export.write_parquet(pairs.drop("idx1", "idx2"), tmp / "pairs.parquet")
         table.write(tmp)
-        config = {**cfg.to_json_dict(), "versions": _versions()}
+        config = {**cfg.to_json_dict(), "version": history.version, "versions": _versions()}
         export.write_json(config, tmp / "build_config.json")
         export.write_json({**stats, "sizes": sizes, "counters": counters}, tmp / "stats.json")
         violin_plot(by_split, tmp / "token_lengths.png", cfg.long_threshold)
         flat = {f"{stage}.{k}": v for stage, c in counters.items() for k, v in c.items()}
-        card = render_card(sizes, nbytes, stats, flat, build_command(cfg), config)
+        changes = None
+        if history.previous_dir is not None:  # needs this build's pairs, links and stats, written above
+            diff = diff_builds(history.previous_dir, tmp)
+            export.write_json(diff, tmp / "changes.json")
+            changes = render_markdown(diff)
+        card = render_card(sizes, nbytes, stats, flat, build_command(cfg), config, changes=changes)
         (tmp / "README.md").write_text(card, encoding="utf-8")
         export.write_manifest(tmp)
     return sizes

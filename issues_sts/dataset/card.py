@@ -9,6 +9,7 @@ import yaml
 
 from issues_sts.dataset.config import SPLITS
 from issues_sts.dataset.export import DEFAULT_FEATURES, POSITIVE_FEATURES, SHARD
+from issues_sts.dataset.texts import RECIPES
 
 CITATION = """@article{li2023angle,
   title   = {AnglE-optimized Text Embeddings},
@@ -20,11 +21,34 @@ CITATION = """@article{li2023angle,
 RECIPE = (
     "Each text is an issue's title and body: line endings normalised to `\\n`, NUL characters "
     "removed, both stripped, joined by a blank line (`title + \"\\n\\n\" + body`, or the title "
-    "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. "
-    "Credentials (GitHub tokens, AWS/Google/Slack/Stripe/OpenAI/Hugging Face/npm/GitLab/Azure "
-    "keys, private key blocks, bearer and `Authorization` headers) are replaced by "
+    "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. {recipe} "
+    "Credentials (GitHub tokens, including classic 40-hex ones where a token goes (`token=`, "
+    "`oauth_token:`, `https://TOKEN@`, `curl -u user:TOKEN`; commit SHAs are kept), "
+    "AWS/Google/Slack/Stripe/OpenAI/Hugging Face/npm/GitLab/Azure/SendGrid/Twilio/Mailchimp/PyPI/"
+    "Square/Telegram/Discord/Artifactory keys, JWTs, passwords in URLs, quoted values of "
+    "secret-named keys, private key blocks, bearer and `Authorization` headers) are replaced by "
     "`[REDACTED:<kind>]` before anything is written."
 )
+
+
+SPLIT_METHODS = {
+    "random": ("by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its split "
+               "in every later build from a grown store with the same seed and proportions"),
+    "time": ("by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, the "
+             "oldest to train until it holds its share of positive pairs, the newest to valid and test"),
+}
+
+
+def _splits_text(config: dict[str, Any], counters: dict[str, int]) -> str:
+    method = SPLIT_METHODS[str(config.get("split_by", "random"))]
+    text = f"Splits: a duplicate cluster and all its issues go to exactly one split (no issue crosses splits), {method}."
+    if config.get("previous"):
+        text += (f" Issues of the earlier build `{config['previous']}` keep their split exactly; "
+                 f"{counters.get('splits.merged_clusters', 0):,} clusters that new links merged across splits went "
+                 f"where most of their earlier pairs were, leaving {counters.get('splits.merge_left_out_issues', 0):,} "
+                 f"earlier issues and {counters.get('splits.merge_dropped_positives', 0):,} positive pairs out of "
+                 "this version.")
+    return text
 
 
 def card_yaml(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]]) -> dict[str, Any]:
@@ -97,14 +121,15 @@ def _counters(counters: dict[str, int]) -> str:
 
 
 def render_card(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]], stats: dict[str, Any],
-                counters: dict[str, int], command: str, config: dict[str, Any]) -> str:
-    """The full README.md text."""
+                counters: dict[str, int], command: str, config: dict[str, Any], *, changes: str | None = None) -> str:
+    """The full README.md text; `changes` is the "Changes since vN" section (diff.py)."""
+    version = config.get("version")
     header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
     repos = len(stats["per_repository"])
     return f"""---
 {header}---
 
-# GitHub Issues Similarity (rebuilt)
+# GitHub Issues Similarity (rebuilt){f" {version}" if version else ""}
 
 Pairs of GitHub issues labelled 1 when maintainers closed one as a duplicate of the other and 0
 for two issues of the same split with no duplicate link and no reference between them, built
@@ -117,7 +142,7 @@ from datasets import load_dataset
 pairs = load_dataset("<this repo or folder>")                # default config
 positives = load_dataset("<this repo or folder>", "positive")
 ```
-
+{_version_text(version)}
 ## Statistics
 
 Ours next to Table 1 of the paper. Token lengths use the BERT uncased tokenizer with
@@ -147,14 +172,14 @@ Effective configuration (also in `build_config.json`):
 {_json(config)}
 ```
 
-Texts: {RECIPE}
+Texts (recipe `{config.get("text_recipe", "raw")}`): {RECIPE.format(recipe=RECIPES[str(config.get("text_recipe", "raw"))])}
 
 Positives: one pair per duplicate link the link stage kept as usable (issue to issue, present
 in the crawl, the thread's current canonical), the duplicate paired with its cluster's canonical
 issue. Negatives: sampled with a fixed seed inside each split, mostly from the same repository,
 never two members of one duplicate cluster, never two issues that mention each other.
-Splits: a duplicate cluster and all its issues go to exactly one split (no issue crosses splits).
-
+{_splits_text(config, counters)}
+{("" if changes is None else chr(10) + changes + chr(10))}
 ## Provenance
 
 `pairs.parquet` lists every pair with `split`, `label`, `repo1`, `number1`, `repo2`, `number2`,
@@ -168,8 +193,11 @@ Counters (what each stage kept, dropped and redacted):
 
 ## Limitations
 
-- Labels come from maintainers' duplicate decisions: a label-0 pair is "never marked as a
-  duplicate", not "verified different"; some negatives are undetected duplicates.
+- Labels come from maintainers' duplicate decisions as the link stage reads them: a label-0 pair
+  is "never marked as a duplicate", not "verified different"; some negatives are undetected
+  duplicates. The link stage's precision and recall were measured (`issues-sts links evaluate`)
+  against threads labelled by AI assistant readers following a written brief, blind to the
+  extractor, not by people; no person checked those labels or the pairs here.
 - Issues are public but written by people: names, e-mail addresses and other personal data in
   issue texts are kept; only credentials are redacted, by pattern, so unusual formats can slip.
 - Long texts: {stats["token_lengths"]["train"]["share_longer_than_threshold"]:.2f} % of train texts exceed
@@ -182,6 +210,13 @@ Counters (what each stage kept, dropped and redacted):
 {CITATION}
 ```
 """
+
+
+def _version_text(version: Any) -> str:
+    if not version:
+        return ""
+    return (f"\nThis is version `{version}`; `issues-sts push` tags the Hub revision with it, so "
+            f'`load_dataset("<this repo>", revision="{version}")` gets exactly these rows back.\n')
 
 
 def _json(config: dict[str, Any]) -> str:

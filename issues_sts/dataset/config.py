@@ -38,6 +38,14 @@ class BuildConfig(BaseModel):
     long_threshold: Annotated[int, Field(gt=0)] = 512
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
     hard_query_terms: Annotated[int, Field(gt=0)] = 24
+    # How clusters go to splits (splits.py): a seeded hash of each cluster's identity, or by date.
+    split_by: Literal["random", "time"] = "random"
+    # Issue text recipe (texts.py): "readers" drops HTML comments; "raw" keeps bodies as stored.
+    text_recipe: Literal["readers", "raw"] = "readers"
+    # An earlier build (folder, or Hub id[@revision]) whose splits this one keeps exactly.
+    previous: str | None = None
+    # This build's version name (card, Hub tag); None = "v1", or the previous build's plus one.
+    version: str | None = None
 
     @field_validator("split_sizes")
     @classmethod

@@ -40,7 +40,8 @@ class IssueArrays:
     def from_assignment(cls, assignment: pl.DataFrame) -> IssueArrays:
         ordered = assignment.sort("idx")
         repo = ordered["repo"].rank("dense").to_numpy().astype(np.int64)
-        split = ordered["split"].replace_strict(list(SPLITS), list(range(len(SPLITS)))).to_numpy()
+        # null: an issue a merge left out of this version (splits.py); it joins no pool
+        split = ordered["split"].replace_strict(list(SPLITS), list(range(len(SPLITS))), default=-1).to_numpy()
         return cls(repo, ordered["group"].to_numpy().astype(np.int64), split.astype(np.int64))
 
 

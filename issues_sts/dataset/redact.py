@@ -21,16 +21,40 @@ import polars as pl
 @dataclass(frozen=True)
 class SecretPattern:
     kind: str
-    # Group 1 is a prefix kept verbatim (may be empty); the rest of the match is the secret.
+    # Group 1 is a prefix kept verbatim (may be empty); the rest of the match is the secret,
+    # except group 2 when `suffix` is set (kept too: the `@` after a password in a URL).
     pattern: str
+    suffix: bool = False
 
+
+# Values that sit after a token-like key: a classic GitHub token is 40 hex characters, like a
+# commit SHA, so only its context tells them apart (`token=`, `oauth_token:`, `-u user:`...).
+# A key may carry a prefix (`_authToken`, `db_password`), hence `\w*` before the name.
+_TOKEN_KEY = r"\w*(?:token|password|passwd|secret)"
+_URL_PART = r"[^:/?#\[\]@!$&'()*+,;=\s\"<>`]"
 
 # Order matters: multi-line key blocks first, specific token formats next, generic headers last
 # (a header whose token was already redacted no longer matches the generic pattern).
 PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern("private_key", r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----"),
+    SecretPattern("private_key", r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
     SecretPattern("github_token", r"()\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
     SecretPattern("github_token", r"()\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
+    # Classic (2013-2021) GitHub tokens: 40 lowercase hex, redacted only where a token goes.
+    SecretPattern("github_classic_token", rf"(?i)(\b{_TOKEN_KEY}[\"']?\s*[:=]\s*[\"']?)[0-9a-f]{{40}}\b"),
+    SecretPattern("github_classic_token", r"(?i)(\bgithub\.(?:token|oauth-token)\s+[\"']?)[0-9a-f]{40}\b"),
+    SecretPattern("github_classic_token", r"(?i)(\bx-access-token:)[0-9a-f]{40}\b"),
+    SecretPattern("github_classic_token", r"(\s-u\s+[\"']?[\w.-]+:)[0-9a-f]{40}\b"),
+    SecretPattern("github_classic_token", r"(://)[0-9a-f]{40}(@)", suffix=True),
+    SecretPattern("url_password", rf"(://{_URL_PART}+:){_URL_PART}+(@)", suffix=True),
+    SecretPattern("jwt", r"()\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    SecretPattern("sendgrid_key", r"()\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    SecretPattern("twilio_key", r"()\b(?:AC|SK)[0-9a-f]{32}\b"),
+    SecretPattern("mailchimp_key", r"()\b[0-9a-f]{32}-us[0-9]{1,2}\b"),
+    SecretPattern("pypi_token", r"()\bpypi-AgE[A-Za-z0-9_-]{70,}"),
+    SecretPattern("square_secret", r"()\bsq0csp-[0-9A-Za-z_-]{43}"),
+    SecretPattern("telegram_bot_token", r"()\b[0-9]{8,10}:[0-9A-Za-z_-]{35}\b"),
+    SecretPattern("discord_bot_token", r"()\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}\b"),
+    SecretPattern("artifactory_key", r"()\bAKC[a-zA-Z0-9]{10,}"),
     SecretPattern("aws_access_key_id", r"()\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
     SecretPattern("aws_secret_access_key", r"(?i)(\baws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
     SecretPattern("google_api_key", r"()\bAIza[0-9A-Za-z_-]{35}"),
@@ -43,6 +67,12 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("azure_account_key", r"(?i)(\bAccountKey=)[A-Za-z0-9+/=]{40,}"),
     SecretPattern("authorization_header", r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
     SecretPattern("bearer_token", r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{20,}=*"),
+    # A quoted value of a secret-named key (detect-secrets' keyword rule): quotes make it a value,
+    # not prose; placeholders such as "<token>" or "${TOKEN}" (and a value redacted above, "[...")
+    # hold characters a secret does not.
+    SecretPattern("secret_keyword", r"(?i)(\b\w*(?:password|passwd|secret|client_?secret|api_?key|apikey|secret_?key|"
+                  r"access_?key|auth_?token|access_?token|private_?key)[\"']?\s*[:=]\s*[\"'])[^\"'\s<>${}*\[]{8,}([\"'])",
+                  suffix=True),
 )
 
 
@@ -55,7 +85,8 @@ def redact_text(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     for secret in PATTERNS:
         replacement = marker(secret.kind)
-        text, n = re.subn(secret.pattern, lambda m, r=replacement: m.group(1) + r, text)  # type: ignore[misc]
+        text, n = re.subn(secret.pattern, lambda m, r=replacement, s=secret.suffix: m.group(1) + r + (m.group(2) if s else ""),  # type: ignore[misc]
+                          text)
         if n:
             counts[secret.kind] = counts.get(secret.kind, 0) + n
     return text, counts
@@ -82,7 +113,8 @@ def redact_column(frame: pl.DataFrame, column: str = "text") -> tuple[pl.DataFra
         n = int(rows.select(pl.col(column).str.count_matches(secret.pattern).sum()).item() or 0)
         if n:
             counts[f"redacted:{secret.kind}"] += n
-            rows = rows.with_columns(pl.col(column).str.replace_all(secret.pattern, "${1}" + marker(secret.kind)))
+            replacement = "${1}" + marker(secret.kind) + ("${2}" if secret.suffix else "")
+            rows = rows.with_columns(pl.col(column).str.replace_all(secret.pattern, replacement))
     counts["redacted_total"] = sum(counts.values())
     counts["texts_with_secrets"] = rows.height
     if rows.height:

@@ -1,7 +1,8 @@
 """Which issues reference each other: such a pair is never used as a negative.
 
 Two issues reference each other when either one's text or comments mention the other
-(``#123`` in the same repository, ``owner/name#123``, or a github.com issue/PR URL), or when
+(``#123`` in the same repository, ``owner/name#123``, or a github.com issue/PR URL, also
+under the repository's old names), or when
 the link stage saw any candidate link between them (usable or not). A mention is weak
 evidence of similarity, so these pairs are simply not "known different".
 """
@@ -14,7 +15,7 @@ import polars as pl
 _MENTION = r"github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+|[\w.-]+/[\w.-]+#\d+|#\d+"
 
 
-def _mentions(frame: pl.DataFrame, text_column: str) -> pl.DataFrame:
+def mention_edges(frame: pl.DataFrame, text_column: str) -> pl.DataFrame:
     """(repo, number) of the mentioning issue and (to_repo, to_number) it mentions."""
     found = (
         frame.select("repo", "number", pl.col(text_column).str.extract_all(_MENTION).alias("m"))
@@ -34,18 +35,30 @@ def reference_keys(
     texts: pl.DataFrame,
     comments: pl.DataFrame | None,
     links: pl.DataFrame,
+    renames: tuple[tuple[str, str], ...] = (),
 ) -> np.ndarray:
     """Sorted unique keys ``min(i, j) * n + max(i, j)`` over issue indices that reference
-    each other; `index` maps (repo, number) to idx (0..n-1)."""
-    parts = [_mentions(texts, "text")]
+    each other; `index` maps (repo, number) to idx (0..n-1). A mention under a repository's
+    old name (`renames`: old -> new, from `--alias` and the store's recorded renames, e.g.
+    `mozilla/rust#5` for rust-lang/rust#5) is a mention of the issue under its new name."""
+    parts = [mention_edges(texts, "text")]
     if comments is not None and comments.height:
-        parts.append(_mentions(comments.select("repo", "number", "body"), "body"))
+        parts.append(mention_edges(comments.select("repo", "number", "body"), "body"))
+    return keys_from_mentions(index, pl.concat(parts), links, renames)
+
+
+def keys_from_mentions(index: pl.DataFrame, mentions: pl.DataFrame, links: pl.DataFrame,
+                       renames: tuple[tuple[str, str], ...] = ()) -> np.ndarray:
+    """`reference_keys` from mentions found beforehand (`mention_edges`, e.g. one repository
+    at a time), the links and the renames."""
+    parts = [mentions]
     parts.append(links.select(
         "repo", "number",
         pl.col("target_repo").alias("to_repo"), pl.col("target_number").cast(pl.Int64).alias("to_number"),
     ).drop_nulls())
+    moved = {old.lower(): new.lower() for old, new in renames}
     edges = pl.concat(parts).with_columns(
-        pl.col("repo").str.to_lowercase(), pl.col("to_repo").str.to_lowercase()
+        pl.col("repo").str.to_lowercase(), pl.col("to_repo").str.to_lowercase().replace(moved)
     )
     lower = index.select(pl.col("repo").str.to_lowercase(), "number", "idx")
     joined = edges.join(lower, on=["repo", "number"]).join(

@@ -1,4 +1,4 @@
-"""Leakage-free train/valid/test assignment.
+"""Leakage-free train/valid/test assignment that stays put when the store grows.
 
 The unit of assignment is a *group*: a duplicate cluster (every issue linked to another by
 a positive pair or by the link stage's cluster table, closed transitively), or a single
@@ -6,12 +6,31 @@ issue that is in no cluster. A whole group goes to one split, so no issue, and n
 its cluster, is ever seen in two splits. Negatives are sampled afterwards *inside* each
 split (see negatives.py), which keeps that guarantee for them too.
 
-Clusters are assigned greedily in a seeded order to the split furthest below its share of
-positive pairs (the paper's 18,565 / 1,547 / 1,548 proportions); with three or more
-clusters, valid and test each get one first so that no split is empty.
+Stability across versions. A model trained on version 1's `train` must never meet those
+issues in version 2's `test`, so a group's split is a pure function of the group's *stable
+identity*: its oldest member (by creation date, then repository and number). New issues
+join clusters later than their members were created, so a growing cluster keeps its identity
+and its split, whatever else the store gains (new repositories, new clusters). The split is
+read off a seeded hash of the identity, `u` in [0, 1), against the cumulative proportions
+(the paper's 18,565 / 1,547 / 1,548 by default): no permutation, no row numbers, nothing that
+a new issue elsewhere can shift. Proportions then hold in expectation and, with thousands of
+clusters, within a percent (see the README for measured values).
+
+`--split-by time` orders clusters by that identity's creation date instead: the oldest go
+to train until train holds its share of positive pairs, the newest to valid and test (split
+between them by the hash).
+
+A previous build pins exactly (`Previous`): an issue it held keeps its split. When new links
+merge clusters that sat in different splits, the merged cluster goes where most of its
+earlier positive pairs were; the issues that sat elsewhere are left out of this version
+(split null, so no pair and no negative uses them) and counted.
 """
 
 from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -19,9 +38,12 @@ import polars as pl
 from issues_sts.dataset.config import SPLITS
 from issues_sts.errors import LeakageError
 
+SplitBy = Literal["random", "time"]
+
 
 def _index(texts: pl.DataFrame) -> pl.DataFrame:
-    return texts.select("repo", "number").with_row_index("idx")
+    created = pl.col("created_at") if "created_at" in texts.columns else pl.lit(None, pl.Utf8)
+    return texts.select("repo", "number", created.cast(pl.Utf8).alias("created_at")).with_row_index("idx")
 
 
 def _edge_indices(index: pl.DataFrame, edges: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -55,8 +77,8 @@ def _components(n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
 
 def issue_groups(texts: pl.DataFrame, positives: pl.DataFrame, clusters: pl.DataFrame) -> pl.DataFrame:
-    """idx, repo, number, group for every issue with a text (idx = row of `texts`);
-    clustered issues share a group."""
+    """idx, repo, number, created_at, group for every issue with a text (idx = row of
+    `texts`); clustered issues share a group. `group` is a row label, valid in this build only."""
     index = _index(texts)
     cluster_edges = clusters.select(
         pl.col("repo").alias("repo1"), pl.col("number").alias("number1"),
@@ -65,48 +87,148 @@ def issue_groups(texts: pl.DataFrame, positives: pl.DataFrame, clusters: pl.Data
     edges = pl.concat([positives.select("repo1", "number1", "repo2", "number2"), cluster_edges])
     left, right = _edge_indices(index, edges)
     labels = _components(index.height, left, right)
-    return index.select("idx", "repo", "number", pl.Series("group", labels))
+    return index.select("idx", "repo", "number", "created_at", pl.Series("group", labels))
 
 
-def _greedy(weights: np.ndarray, fractions: np.ndarray) -> np.ndarray:
-    """Assign weighted items (already in seeded order) to the split with the largest deficit."""
-    targets = fractions * float(weights.sum())
-    filled = np.zeros(len(fractions))
-    out = np.empty(len(weights), dtype=np.int64)
-    start = 0
-    if len(weights) >= len(fractions):
-        for k in range(1, len(fractions)):  # one group each for valid and test first
-            out[k - 1] = k
-            filled[k] += weights[k - 1]
-        start = len(fractions) - 1
-    for i in range(start, len(weights)):
-        k = int(np.argmax(targets - filled))
-        out[i] = k
-        filled[k] += weights[i]
+def unit_hash(keys: list[str], seed: int) -> np.ndarray:
+    """A seeded hash of each key mapped to [0, 1): the same in every build, Python and platform."""
+    prefix = f"issues-sts-split:{seed}:".encode()
+    out = np.empty(len(keys), dtype=np.float64)
+    for i, key in enumerate(keys):
+        digest = hashlib.blake2b(prefix + key.encode(), digest_size=8).digest()
+        out[i] = int.from_bytes(digest, "big") / 2.0**64
     return out
 
 
-def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict[str, float], seed: int) -> pl.DataFrame:
-    """`groups` plus a split for every issue; a group's issues always share a split."""
-    rng = np.random.default_rng(seed)
-    frac = np.array([fractions[s] for s in SPLITS])
-    weights = (
-        positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
-        .group_by("group").len().sort("group")
+def group_identities(groups: pl.DataFrame, positives: pl.DataFrame) -> pl.DataFrame:
+    """Per group: its identity (oldest member, `repo#number`), the identity's creation date and
+    its weight (positive pairs whose duplicate is a member)."""
+    oldest = (
+        groups.sort(pl.col("created_at").fill_null("~"), "repo", "number")
+        .group_by("group", maintain_order=True).first()
+        .select("group", pl.format("{}#{}", "repo", "number").alias("identity"),
+                pl.col("created_at").alias("identity_created_at"))
     )
-    clustered = weights["group"].to_numpy()
-    order = rng.permutation(len(clustered))
-    split_of_cluster = _greedy(weights["len"].to_numpy()[order].astype(float), frac)
-    assigned = pl.DataFrame({"group": clustered[order], "split_id": split_of_cluster})
+    weights = (positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
+               .group_by("group").len().rename({"len": "weight"}))
+    return oldest.join(weights, on="group", how="left").with_columns(
+        pl.col("weight").fill_null(0).cast(pl.Int64)).sort("identity")
 
-    singles = np.setdiff1d(groups["group"].unique().sort().to_numpy(), clustered)
-    singles = singles[rng.permutation(len(singles))]
-    cuts = np.floor(np.cumsum(frac)[:-1] * len(singles)).astype(np.int64)
-    single_ids = np.searchsorted(cuts, np.arange(len(singles)), side="right")
-    assigned = pl.concat([assigned, pl.DataFrame({"group": singles, "split_id": single_ids})])
-    return groups.join(assigned, on="group", how="left").with_columns(
-        pl.col("split_id").replace_strict(list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8).alias("split")
-    ).drop("split_id").sort("idx")
+
+def _by_hash(u: np.ndarray, fractions: np.ndarray) -> np.ndarray:
+    """Split index of each hash value against the cumulative proportions."""
+    cuts = np.cumsum(fractions)[:-1]
+    return np.searchsorted(cuts, u, side="right").astype(np.int64)
+
+
+def _by_time(ident: pl.DataFrame, u: np.ndarray, fractions: np.ndarray) -> np.ndarray:
+    """Oldest clusters to train until it holds its share of pairs; the rest to valid/test by hash.
+    Groups without pairs (single issues) follow the date at which train was cut."""
+    order = np.lexsort((ident["identity"].to_numpy(), ident["identity_created_at"].fill_null("~").to_numpy()))
+    weight = ident["weight"].to_numpy().astype(float)[order]
+    before = np.cumsum(weight) - weight
+    is_train_sorted = (weight > 0) & (before < fractions[0] * weight.sum())
+    created = ident["identity_created_at"].fill_null("~").to_numpy()[order]
+    trained = created[is_train_sorted]
+    cutoff = trained.max() if len(trained) else ""
+    is_train_sorted |= (weight == 0) & (created <= cutoff)
+    is_train = np.empty(len(order), dtype=bool)
+    is_train[order] = is_train_sorted
+    rest = fractions[1:] / fractions[1:].sum()
+    return np.where(is_train, 0, 1 + _by_hash(u, rest))
+
+
+def _fill_empty(split_id: np.ndarray, u: np.ndarray, members: np.ndarray, fractions: np.ndarray) -> np.ndarray:
+    """A tiny store may hash no cluster (or no single issue, which negatives need) into valid
+    or test: then the member whose hash lies nearest that split's interval moves there (only
+    while the split would be empty; stability holds from the size where hashing fills every
+    split, a few dozen clusters)."""
+    clustered = np.flatnonzero(members)
+    if len(clustered) < len(fractions):
+        return split_id
+    out = split_id.copy()
+    bounds = np.concatenate([[0.0], np.cumsum(fractions)])
+    for k in range(1, len(fractions)):
+        if (out[clustered] == k).any():
+            continue
+        counts = np.bincount(out[clustered], minlength=len(fractions))
+        donors = clustered[counts[out[clustered]] > 1]
+        centre = (bounds[k] + bounds[k + 1]) / 2
+        out[donors[np.argmin(np.abs(u[donors] - centre))]] = k
+    return out
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The splits of an earlier build: every issue it used, with its split, and its positive
+    pairs (to weigh a merge). Read by `dataset.previous`."""
+
+    issues: pl.DataFrame     # repo, number, split
+    positives: pl.DataFrame  # repo1, number1, split (one row per earlier positive pair)
+    version: str | None = None
+
+
+def _pin(groups: pl.DataFrame, split_ids: pl.DataFrame, previous: Previous) -> pl.DataFrame:
+    """Groups holding issues of `previous` go where most of their earlier positive pairs were
+    (then most earlier issues; ties by split order). Returns group, split_id for those groups."""
+    ids = {s: k for k, s in enumerate(SPLITS)}
+    old_issue = groups.join(previous.issues, on=["repo", "number"]).select(
+        "group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old"))
+    if old_issue.height == 0:
+        return split_ids.clear()
+    old_pairs = groups.join(previous.positives, left_on=["repo", "number"], right_on=["repo1", "number1"]).select(
+        "group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old"))
+    votes = (
+        old_issue.group_by("group", "old").len().rename({"len": "issues"})
+        .join(old_pairs.group_by("group", "old").len().rename({"len": "pairs"}), on=["group", "old"], how="left")
+        .with_columns(pl.col("pairs").fill_null(0))
+        .sort(["group", "pairs", "issues", "old"], descending=[False, True, True, False])
+    )
+    return votes.group_by("group", maintain_order=True).first().select("group", pl.col("old").alias("split_id"))
+
+
+def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict[str, float], seed: int,
+                  *, by: SplitBy = "random", previous: Previous | None = None) -> pl.DataFrame:
+    """`groups` plus a split for every issue (null for issues a merge left out of this
+    version, see `Previous`), `pinned_from` (the issue's split in `previous`, else null) and
+    `small_store_fill` (moved to fill an empty split, `_fill_empty`). A group's issues always
+    share a split."""
+    frac = np.array([fractions[s] for s in SPLITS])
+    ident = group_identities(groups, positives)
+    u = unit_hash(ident["identity"].to_list(), seed)
+    split_id = _by_time(ident, u, frac) if by == "time" else _by_hash(u, frac)
+    weight = ident["weight"].to_numpy()
+    hashed = split_id
+    split_id = _fill_empty(_fill_empty(split_id, u, weight > 0, frac), u, weight == 0, frac)
+    chosen = pl.DataFrame({"group": ident["group"], "split_id": split_id, "small_store_fill": split_id != hashed})
+    old = pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "pinned_from": pl.Utf8})
+    if previous is not None:
+        pinned = _pin(groups, chosen, previous)
+        chosen = chosen.join(pinned, on="group", how="left", suffix="_pinned").select(
+            "group", pl.coalesce("split_id_pinned", "split_id").alias("split_id"),
+            pl.col("small_store_fill") & pl.col("split_id_pinned").is_null())
+        old = previous.issues.select("repo", "number", pl.col("split").alias("pinned_from"))
+    names = pl.col("split_id").replace_strict(list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8)
+    out = groups.join(chosen, on="group", how="left").with_columns(names.alias("split")).drop("split_id")
+    out = out.join(old, on=["repo", "number"], how="left")
+    # An issue an earlier version held in another split stays out of this one (a counted merge).
+    moved = pl.col("pinned_from").is_not_null() & (pl.col("pinned_from") != pl.col("split"))
+    return out.with_columns(pl.when(moved).then(None).otherwise(pl.col("split")).alias("split")).sort("idx")
+
+
+def split_counters(assignment: pl.DataFrame) -> dict[str, int]:
+    """Issues per split, groups, and what merges across splits cost (left-out issues)."""
+    issues = dict(assignment.filter(pl.col("split").is_not_null()).group_by("split").len().iter_rows())
+    out = {f"issues:{s}": int(issues.get(s, 0)) for s in SPLITS}
+    out["groups"] = int(assignment["group"].n_unique())
+    out["clustered_issues"] = int(assignment.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0)
+    out["small_store_fill_groups"] = int(assignment.filter(pl.col("small_store_fill"))["group"].n_unique())
+    pinned = assignment.filter(pl.col("pinned_from").is_not_null())
+    out["pinned_issues"] = pinned.height
+    left_out = pinned.filter(pl.col("split").is_null())
+    out["merge_left_out_issues"] = left_out.height
+    out["merged_clusters"] = int(left_out["group"].n_unique())
+    return out
 
 
 def check_no_leakage(pairs: pl.DataFrame, groups: pl.DataFrame | None = None) -> None:

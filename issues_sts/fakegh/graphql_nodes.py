@@ -121,6 +121,21 @@ class RepoNode:
         return page
 
 
+    def pullRequests(self, info: Any, first: int | None = None, after: str | None = None) -> Json:
+        items = [i for i in self.repo.issues if "pull_request" in i]
+        page = connection(items, first if first is not None else 0, after, "pullRequests")
+        page["nodes"] = [PullRequestNode(self.corpus, self.repo, i) for i in page["nodes"]]
+        return page
+
+
+def comment_node(comment: Json) -> Json:
+    return {"typename": "IssueComment", "_kind": "ISSUE_COMMENT", "id": comment.get("node_id"),
+            "databaseId": comment.get("id"), "body": comment.get("body") or "", "author": user(comment.get("user")),
+            "authorAssociation": str(comment.get("author_association") or "NONE").upper(),
+            "createdAt": comment.get("created_at"), "updatedAt": comment.get("updated_at") or comment.get("created_at"),
+            "url": comment.get("html_url")}
+
+
 def item_node(corpus: Corpus, repo: RepoData, item: Json) -> Any:
     return PullRequestNode(corpus, repo, item) if "pull_request" in item else IssueNode(corpus, repo, item)
 
@@ -178,13 +193,13 @@ class IssueNode(_ItemBase):
             nodes = [n for n in nodes if n["createdAt"] >= str(since)]
         return connection(nodes, first, after, "timelineItems")
 
+    def comments(self, info: Any, first: int | None = None, after: str | None = None) -> Json:
+        return connection([comment_node(c) for c in self.repo_data.comments_of(self.number)], first, after, "comments")
+
     def _timeline(self) -> list[Json]:
         repo, number = self.repo_data, self.number
         nodes = [self._event(e) for e in repo.timeline.get(number, []) if e.get("event") in EVENT_TYPES]
-        for c in repo.comments_of(number):
-            nodes.append({"typename": "IssueComment", "_kind": "ISSUE_COMMENT", "id": c.get("node_id"),
-                          "databaseId": c.get("id"), "body": c.get("body") or "", "author": user(c.get("user")),
-                          "createdAt": c.get("created_at"), "url": c.get("html_url")})
+        nodes.extend(comment_node(c) for c in repo.comments_of(number))
         return sorted(nodes, key=lambda n: str(n["createdAt"]))
 
     def _event(self, event: Json) -> Json:

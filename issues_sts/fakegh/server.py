@@ -62,6 +62,8 @@ class RequestRecord:
     violation: bool
     fault: str | None = None
     cost: int = 0
+    seconds: float = 0.0  # how long the answer took (the modelled latency)
+    identity: str = ""  # whose buckets it was charged to (a hash of the token)
 
 
 class FakeGitHub:
@@ -159,6 +161,9 @@ class FakeGitHub:
             "by_endpoint": dict(Counter(endpoint_of(r.method, r.path) for r in records)),
             "graphql_points": sum(r.cost for r in records if r.bucket == "graphql" and r.counted),
             "max_in_flight": self.max_in_flight,
+            "secondary_trips": dict(self.limiter.secondary_trips),
+            "response_seconds": round(sum(r.seconds for r in records), 3),
+            "graphql_response_seconds": round(sum(r.seconds for r in records if r.bucket == "graphql"), 3),
         }
 
     def violations(self) -> list[RequestRecord]:
@@ -188,14 +193,26 @@ class FakeGitHub:
             return self._finish(request, now, answer, identity, counted=False, violation=violation, fault=fault)
         answer = self._answer(request, identity, now)
         answer.bucket = bucket
-        admission = self.limiter.admit(identity, bucket, now, answer.cost, not_modified=_not_modified(request, answer))
+        not_modified = _not_modified(request, answer)
+        seconds = self.settings.latency(0 if not_modified else len(answer.body()))
+        timeout = self.settings.query_timeout
+        if bucket == "graphql" and timeout is not None and seconds > timeout:
+            # GitHub stops a query after 10 s; the points are spent anyway, plus one
+            cost = answer.cost + 1
+            answer = error(502, "Something went wrong while executing your query. This may be the result of a timeout, "
+                                "or it could be a GitHub bug. Please include the request ID when reporting this issue.")
+            answer.bucket, answer.cost, seconds = bucket, cost, timeout
+        with self._log_lock:
+            in_flight = self._in_flight
+        admission = self.limiter.admit(identity, bucket, now, answer.cost, not_modified=not_modified,
+                                       seconds=seconds, in_flight=in_flight)
         if admission.outcome in ("primary", "secondary"):
             refusal = self._refusal(admission.outcome, admission.retry_after, identity, bucket)
             return self._finish(request, now, refusal, identity, counted=False, violation=admission.violation)
         if admission.outcome == "not_modified":
             answer = Response(304, None, {"etag": answer.headers["etag"]}, bucket=bucket)
-            return self._finish(request, now, answer, identity, counted=False, violation=False)
-        return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault)
+            return self._finish(request, now, answer, identity, counted=False, violation=False, seconds=seconds)
+        return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault, seconds=seconds)
 
     def _identity(self, request: Request) -> tuple[str, Response | None]:
         header = request.headers.get("authorization", "").strip()
@@ -274,6 +291,7 @@ class FakeGitHub:
         counted: bool,
         violation: bool,
         fault: str | None = None,
+        seconds: float = 0.0,
     ) -> tuple[Response, RequestRecord, str | None]:
         headers = dict(BASE_HEADERS)
         headers["x-github-request-id"] = f"FAKE:{next(self._ids):08X}"
@@ -293,6 +311,8 @@ class FakeGitHub:
             violation=violation,
             fault=fault,
             cost=answer.cost if counted else 0,
+            seconds=seconds,
+            identity=identity,
         )
         with self._log_lock:
             self.log.append(record)
@@ -367,7 +387,12 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     return
                 if fault == "slow":
                     time.sleep(server.settings.slow_seconds)
+                if record.seconds > 0:
+                    time.sleep(record.seconds)  # the modelled latency: held in flight meanwhile
                 self._write(answer, fault, head=request.method == "HEAD")
+                if record.status in (403, 429) and record.bucket is not None:
+                    self.wfile.flush()
+                    server.limiter.told(record.identity, record.bucket, server.clock())
 
         def _request(self) -> Request | None:
             length = int(self.headers.get("content-length") or 0)

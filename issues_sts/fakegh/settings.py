@@ -31,6 +31,21 @@ class FakeSettings:
     graphql: serve POST /graphql (False: 404). graphql_schema_check: also validate every query
         against GitHub's real SDL when `schema_path` (or ../shared) has it.
     enterprise: serve under /api/v3 with GraphQL at /api/graphql, like GitHub Enterprise Server.
+
+    GitHub's secondary limits (all off by default, so small tests stay fast; `github_like`
+    turns them on with GitHub's documented values, optionally on a compressed clock):
+    latency_base/latency_per_kb: every answer takes base + per_kb x its size in KiB (GitHub's
+        latency grows with the page: about 0.5-2 s for 100 long issues);
+    minute_seconds: the length of the "minute" the per-minute limits count in;
+    points_per_minute: secondary points per bucket per minute (REST 900, GraphQL 2,000; one
+        point per GET or GraphQL query without mutation);
+    cpu_seconds_per_minute/graphql_cpu_seconds_per_minute: response time allowed per minute
+        (90 and 60: GitHub estimates CPU time from response time);
+    max_concurrent: requests being answered at once (100);
+    query_timeout: a GraphQL query whose answer would take longer fails with 502 after this
+        long and is still charged, plus one point (GitHub: 10 s);
+    resource_node_limit: a query asking for more nodes than this (the sum over connections of
+        parents x first) is refused with RESOURCE_LIMITS_EXCEEDED and charged one point.
     """
 
     tokens: frozenset[str] = frozenset({"test-token"})
@@ -55,6 +70,19 @@ class FakeSettings:
     graphql_schema_check: bool = False
     schema_path: str | None = None
     enterprise: bool = False
+    latency_base: float = 0.0
+    latency_per_kb: float = 0.0
+    minute_seconds: float = 60.0
+    points_per_minute: Mapping[str, int] | None = None
+    cpu_seconds_per_minute: float | None = None
+    graphql_cpu_seconds_per_minute: float | None = None
+    max_concurrent: int | None = None
+    query_timeout: float | None = None
+    resource_node_limit: int | None = None
+
+    def latency(self, size: int) -> float:
+        """Seconds GitHub takes to answer with `size` bytes of body."""
+        return self.latency_base + self.latency_per_kb * size / 1024
 
     def __post_init__(self) -> None:
         if isinstance(self.tokens, (set, list, tuple)):
@@ -75,3 +103,22 @@ class FakeSettings:
         if not authenticated and bucket == "core":
             return self.unauthenticated_limit
         return int(self.rate_limit.get(bucket, DEFAULT_LIMITS.get(bucket, 5000)))
+
+
+def github_like(scale: float = 1.0, **overrides: object) -> FakeSettings:
+    """GitHub's documented limits and a size-dependent latency, on a clock `scale` times faster
+    (every window, wait and latency divided by `scale`), so a benchmark finishes in minutes
+    while every ratio between limits, latencies and windows stays GitHub's.
+
+    Latency: 0.25 s + 2.5 ms per KiB (a 100-issue page of ~300 KiB: ~1 s).
+    """
+    values: dict[str, object] = {
+        "reset_seconds": 3600.0 / scale, "minute_seconds": 60.0 / scale,
+        "latency_base": 0.25 / scale, "latency_per_kb": 0.0025 / scale,
+        "points_per_minute": {"core": 900, "graphql": 2000},
+        "cpu_seconds_per_minute": 90.0 / scale, "graphql_cpu_seconds_per_minute": 60.0 / scale,
+        "max_concurrent": 100, "query_timeout": 10.0 / scale, "resource_node_limit": 8000,
+        "secondary_retry_after": max(1, round(60 / scale)), "secondary_min_wait": 60.0 / scale,
+    }
+    values.update(overrides)
+    return FakeSettings(**values)  # type: ignore[arg-type]

@@ -231,7 +231,12 @@ class RepoBuilder:
         """Mentions of another issue that do NOT make this one a duplicate."""
         ref = D.Ref(self.full_name, other, self.full_name)
         t = self.later(draft.created, 2)
-        if self.rng.random() < self.cfg.quoted_denial_share:  # a guess, quoted and denied
+        roll = self.rng.random()
+        if roll < 0.08:  # a bot's automated suggestion nobody acts on (issue 13)
+            D.bot_suggestion(self, draft, ref, t)
+        elif roll < 0.14:  # an issue form's "possible duplicates" field, filled in by the reporter
+            draft.body = (draft.body or "") + "\n\n" + D.form_field(ref)
+        elif self.rng.random() < self.cfg.quoted_denial_share:  # a guess, quoted and denied
             guess = D.render("Duplicate of {short}", ref)
             draft.comment(t, self.rng.choice(self.users), guess)
             draft.comment(self.later(t, 1), self.member(), f"> {guess}\n\n" + D.pick(self.rng, D.DENIAL, ref))
@@ -294,9 +299,11 @@ class RepoBuilder:
         how = rng.choices(tuple(EVIDENCE), weights=tuple(w for w, _ in EVIDENCE.values()))[0]
         if how == "ui" and t < DUPLICATE_REASON_SINCE:
             how = "marked"  # closing "as duplicate" in the UI only exists since late 2024
+        if how == "bot_closed":
+            closer = D.bot_person()
         t = EVIDENCE[how][1](self, draft, ref, t, closer)
         self.evidence[draft.number] = how
-        if how == "label" or rng.random() < 0.6:
+        if how in ("label", "label_pointer") or rng.random() < 0.6:
             draft.labels.append(self.dup_label)
         draft.close(t + 1, closer, _closing_reason(rng, t))
 
@@ -355,6 +362,11 @@ EVIDENCE: dict[str, tuple[int, Evidence]] = {
     "retarget": (6, RepoBuilder._retarget),
     "hedged": (12, RepoBuilder._hedged),
     "in_body": (5, RepoBuilder._in_body),
+    # today's GitHub (issue 13): a label plus a pointer, new phrasings, a confirmed question, a triage bot
+    "label_pointer": (5, D.label_pointer),
+    "modern_phrase": (6, D.modern_phrase),
+    "question_confirmed": (3, D.question_confirmed),
+    "bot_closed": (2, D.bot_closed),
 }
 
 

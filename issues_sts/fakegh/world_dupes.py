@@ -1,9 +1,17 @@
-"""How people say "duplicate" (and "not a duplicate") on GitHub, phrased many ways."""
+"""How people say "duplicate" (and "not a duplicate") on GitHub, phrased many ways.
+
+Besides the phrasings, the modern evidence shapes (issue 13) live here as writers that the
+world generator's evidence table calls: a duplicate label plus a maintainer's pointer, a
+question confirmed by a reply, phrasings outside the old vocabulary, a triage bot that
+closes as a duplicate; and, among the hard negatives, bots that only suggest and issue-form
+fields that only look like claims.
+"""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -96,3 +104,72 @@ def closing(rng: random.Random, ref: Ref) -> str:
 
 def pick(rng: random.Random, pool: tuple[str, ...], ref: Ref) -> str:
     return render(rng.choice(pool), ref)
+
+
+# -- today's GitHub (issue 13) -----------------------------------------------------------------
+POINTER = ("Please see {short}", "Take a look at this - {url}", "Can you check these: {short}", "{url}",
+           "This is being discussed in {short}, please follow there.")
+MODERN_CLOSING = ("same with {short}", "dups with {short}", "Duplicate with {short}",
+                  "Consolidating to tracking issue {short}.", "Already reported in {short}.",
+                  "Isn't this a duplicate of {short}? If not, please re-open.")
+QUESTION = ("Is this the same as {short}?", "Is this the same issue as {url}?")
+QUESTION_YES = ("Yes, it's a duplicate.", "Yes, closing as duplicate.", "Yes, duplicate.")
+BOT_CLOSE = ("This issue has been closed as a duplicate of {short}. Please follow that issue for updates.",)
+BOT_SUGGEST = ("Potential duplicates:\n- {short}", "Consider closing this issue as a duplicate of {short} "
+               "(automated analysis).")
+FORM_FIELD = "### Possible duplicates\n\nDuplicate of {short}?\n\n### Version\n\nlatest"
+TRIAGE_BOT = "triage-helper[bot]"
+
+
+class _Draft(Protocol):
+    def comment(self, t: float, who: Any, body: str) -> None: ...
+
+
+class _Builder(Protocol):
+    rng: random.Random
+
+    def commenter(self) -> Any: ...
+    def member(self) -> Any: ...
+    def later(self, t: float, days: float) -> float: ...
+
+
+def label_pointer(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> float:
+    """A maintainer points at the canonical without a word about duplicates; the duplicate
+    label (added by the generator for this shape) says what the pointer means."""
+    draft.comment(t, closer, pick(b.rng, POINTER, ref))
+    return t
+
+
+def modern_phrase(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> float:
+    draft.comment(t, closer, pick(b.rng, MODERN_CLOSING, ref))
+    return t
+
+
+def question_confirmed(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> float:
+    draft.comment(t, b.commenter(), pick(b.rng, QUESTION, ref))
+    t = b.later(t, 1)
+    draft.comment(t, closer, b.rng.choice(QUESTION_YES))
+    return t
+
+
+def bot_closed(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> float:
+    """A triage bot closes the issue as a duplicate (`closer` is the bot): it acts for the
+    maintainers."""
+    draft.comment(t, closer, pick(b.rng, BOT_CLOSE, ref))
+    return t
+
+
+def bot_person() -> Any:
+    from issues_sts.fakegh.world_render import Person  # the renderer's account type
+
+    return Person(TRIAGE_BOT, 41_898_282, "NONE", "Bot")
+
+
+def bot_suggestion(b: _Builder, draft: _Draft, ref: Ref, t: float) -> None:
+    """A bot's automated "potential duplicates" comment nobody acts on: a hard negative."""
+    draft.comment(t, bot_person(), pick(b.rng, BOT_SUGGEST, ref))
+
+
+def form_field(ref: Ref) -> str:
+    """An issue form's "possible duplicates" field, filled in by the reporter: not a claim."""
+    return render(FORM_FIELD, ref)

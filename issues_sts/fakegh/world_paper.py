@@ -33,6 +33,7 @@ from issues_sts.fakegh import world_text as T
 from issues_sts.fakegh.corpus import Corpus, RepoData
 from issues_sts.fakegh.world import RepoBuilder, WorldConfig
 from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo
+from issues_sts.store import Store, utcnow
 
 
 @dataclass(frozen=True)
@@ -404,12 +405,20 @@ def event_rows(requested: str, data: RepoData) -> list[dict[str, Any]]:
     return rows
 
 
+def write_repo_data(store: Store, requested: str, data: RepoData, *, page: int = 500) -> list[dict[str, Any]]:
+    """Write one repository's (or one chunk's) objects as a crawl of `requested` would; returns
+    the event rows written."""
+    events = event_rows(requested, data)
+    for start in range(0, max(len(data.issues), len(data.comments)), page):
+        store.write_page(requested, issues=data.issues[start:start + page], comments=data.comments[start:start + page])
+    store.write_page(requested, events=events)
+    return events
+
+
 def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
                       progress: Callable[[int], None] | None = None) -> PaperStoreSummary:
     """Write the world into a crawl store at `root` as a complete crawl would leave it (no HTTP):
     issues, comments, duplicate events, repositories with their current names."""
-    from issues_sts.store import Store, utcnow
-
     totals = {"items": 0, "comments": 0, "events": 0, "duplicates": 0}
     with Store.open(root, create=True) as store:
         seen: set[str] = set()
@@ -418,11 +427,7 @@ def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
             if chunk.requested not in seen:
                 seen.add(chunk.requested)
                 store.upsert_repo(chunk.requested, repo_id=data.repo_id, current_name=data.full_name)
-            events = event_rows(chunk.requested, data)
-            for start in range(0, max(len(data.issues), len(data.comments)), page):
-                store.write_page(chunk.requested, issues=data.issues[start:start + page],
-                                 comments=data.comments[start:start + page])
-            store.write_page(chunk.requested, events=events)
+            events = write_repo_data(store, chunk.requested, data, page=page)
             totals["items"] += len(data.issues)
             totals["comments"] += len(data.comments)
             totals["events"] += len(events)

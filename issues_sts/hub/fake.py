@@ -12,8 +12,11 @@ commit, which any client accepts), commit, list, describe and download:
     GET  /api/{type}s/{id}[/revision/{rev}]      GET  /api/{type}s/{id}/tree/{rev}[/{path}]
     POST /api/{type}s/{id}/paths-info/{rev}      GET  /api/whoami-v2
     HEAD|GET /{prefix}{id}/resolve/{rev}/{path}  (Range requests supported)
+    POST /api/{type}s/{id}/branch/{branch}       POST /api/{type}s/{id}/tag/{rev}
+    GET  /api/{type}s/{id}/refs
 
-State lives in memory: repositories, their commits (each a full snapshot) and LFS objects.
+State lives in memory: repositories, their commits (each a full snapshot), branches, tags
+and LFS objects. A revision is `main`, a branch, a tag or a commit sha, as on the Hub.
 Writes need ``Authorization: Bearer <token>`` with the server's token; private repositories
 are invisible (404) without it, as on the Hub. Unknown routes answer 404 and are recorded in
 `FakeHub.unknown`, so a test can see what a newer client asked for.
@@ -70,12 +73,25 @@ class Repo:
     repo_id: str
     repo_type: str
     private: bool
-    commits: list[tuple[str, dict[str, StoredFile]]] = field(default_factory=list)
+    commits: list[tuple[str, dict[str, StoredFile]]] = field(default_factory=list)  # main's history
+    branches: dict[str, str] = field(default_factory=dict)  # other branches: name -> head sha
+    tags: dict[str, str] = field(default_factory=dict)      # name -> commit sha
+    side: dict[str, dict[str, StoredFile]] = field(default_factory=dict)  # commits on other branches
 
     def snapshot(self, revision: str) -> tuple[str, dict[str, StoredFile]] | None:
-        if revision in ("main", "HEAD"):
+        if revision in ("main", "HEAD", "refs/heads/main"):
             return self.commits[-1]
-        return next((c for c in self.commits if c[0] == revision), None)
+        name = revision.removeprefix("refs/heads/").removeprefix("refs/tags/")
+        sha = self.branches.get(name) or self.tags.get(name) or revision
+        found = next((c for c in self.commits if c[0] == sha), None)
+        return found or ((sha, self.side[sha]) if sha in self.side else None)
+
+    def add_commit(self, branch: str, sha: str, files: dict[str, StoredFile]) -> None:
+        if branch == "main":
+            self.commits.append((sha, files))
+        else:
+            self.side[sha] = files
+            self.branches[branch] = sha
 
 
 class FakeHub:
@@ -105,7 +121,14 @@ class FakeHub:
 
     def files(self, repo_type: str, repo_id: str) -> dict[str, bytes]:
         """The latest snapshot's files of a repository (for tests)."""
-        return {p: f.data for p, f in self.repos[(repo_type, repo_id)].commits[-1][1].items()}
+        return self.files_at(repo_type, repo_id, "main")
+
+    def files_at(self, repo_type: str, repo_id: str, revision: str) -> dict[str, bytes]:
+        """The files of a repository at a branch, tag or commit (for tests)."""
+        snapshot = self.repos[(repo_type, repo_id)].snapshot(revision)
+        if snapshot is None:
+            raise KeyError(f"{repo_id} has no revision {revision}")
+        return {p: f.data for p, f in snapshot[1].items()}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -245,7 +268,11 @@ class _Handler(BaseHTTPRequestHandler):
         repo = self._repo(m["type"], m["id"])
         if repo is None or not self._authorized():
             return self._error(404 if repo is None else 401, "Repository not found")
-        files = dict(repo.commits[-1][1])
+        rev = m["rev"]
+        if rev not in ("main", *repo.branches):
+            return self._error(404, f"Invalid rev id: {rev}", "RevisionNotFound")
+        base = repo.snapshot(rev)
+        files = dict(base[1]) if base else {}
         summary = ""
         for line in body.splitlines():
             item = json.loads(line)
@@ -266,10 +293,47 @@ class _Handler(BaseHTTPRequestHandler):
                 files = {p: f for p, f in files.items() if not p.startswith(prefix)}
         self.hub.commit_count += 1
         sha = hashlib.sha1(f"{repo.repo_id} {self.hub.commit_count} {summary}".encode()).hexdigest()
-        repo.commits.append((sha, files))
+        repo.add_commit(rev, sha, files)
         prefix = "" if repo.repo_type == "model" else f"{repo.repo_type}s/"
         self._send(200, {"commitUrl": f"{self.hub.url}/{prefix}{repo.repo_id}/commit/{sha}",
                          "commitOid": sha, "pullRequestUrl": None, "success": True})
+
+    def create_branch(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+        repo = self._repo(m["type"], m["id"])
+        if repo is None or not self._authorized():
+            return self._error(404 if repo is None else 401, "Repository not found")
+        start = repo.snapshot(json.loads(body or b"{}").get("startingPoint") or "main")
+        if start is None:
+            return self._error(404, "Invalid rev id", "RevisionNotFound")
+        if m["branch"] == "main" or m["branch"] in repo.branches:
+            return self._error(409, f"Reference already exists: refs/heads/{m['branch']}")
+        repo.side.setdefault(start[0], start[1])
+        repo.branches[m["branch"]] = start[0]
+        self._send(200, {})
+
+    def create_tag(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+        repo = self._repo(m["type"], m["id"])
+        if repo is None or not self._authorized():
+            return self._error(404 if repo is None else 401, "Repository not found")
+        target = repo.snapshot(m["rev"])
+        tag = json.loads(body or b"{}").get("tag", "")
+        if target is None:
+            return self._error(404, f"Invalid rev id: {m['rev']}", "RevisionNotFound")
+        if not tag or tag in repo.tags:
+            return self._error(409, f"Tag reference {tag} already exists")
+        repo.tags[tag] = target[0]
+        self._send(200, {})
+
+    def refs(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+        repo = self._repo(m["type"], m["id"])
+        if repo is None:
+            return self._error(404, "Repository not found")
+        heads = {"main": repo.commits[-1][0], **repo.branches}
+        self._send(200, {
+            "branches": [{"name": n, "ref": f"refs/heads/{n}", "targetCommit": sha} for n, sha in heads.items()],
+            "tags": [{"name": n, "ref": f"refs/tags/{n}", "targetCommit": sha} for n, sha in repo.tags.items()],
+            "converts": [],
+        })
 
     def repo_info(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
         repo = self._repo(m["type"], m["id"])
@@ -371,6 +435,9 @@ _ROUTES: list[tuple[str, str, Any]] = [
     ("POST", rf"/api/{_TYPE}/{_ID}/commit/(?P<rev>[^/]+)", _Handler.commit),
     ("POST", rf"/api/{_TYPE}/{_ID}/paths-info/(?P<rev>[^/]+)", _Handler.paths_info),
     ("GET", rf"/api/{_TYPE}/{_ID}/tree/(?P<rev>[^/]+)(?P<path>/.*)?", _Handler.tree),
+    ("POST", rf"/api/{_TYPE}/{_ID}/branch/(?P<branch>[^/]+)", _Handler.create_branch),
+    ("POST", rf"/api/{_TYPE}/{_ID}/tag/(?P<rev>[^/]+)", _Handler.create_tag),
+    ("GET", rf"/api/{_TYPE}/{_ID}/refs", _Handler.refs),
     ("GET", rf"/api/{_TYPE}/{_ID}(?:/revision/(?P<rev>[^/]+))?", _Handler.repo_info),
     ("POST", rf"/(?:datasets/|spaces/)?{_ID}\.git/info/lfs/objects/batch", _Handler.lfs_batch),
     ("PUT", r"/_fake/lfs/(?P<oid>[0-9a-f]{64})", _Handler.lfs_put),

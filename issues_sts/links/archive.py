@@ -1,4 +1,4 @@
-"""The rust issue archive (../shared/data/rust-issue-archive) as a crawl store.
+"""The issue archives (../shared/data/rust-issue-archive, onnxruntime-issue-archive) as crawl stores.
 
 The archive holds raw REST issue objects (`main.jsonl.gz`) and their comments
 (`comments.jsonl.gz`) for rust-lang/rust #1..~#30700. Loading it through
@@ -19,6 +19,7 @@ from typing import Any
 
 from issues_sts.errors import StoreError
 from issues_sts.links.renames import record_renames
+from issues_sts.links.vocabulary import is_duplicate_label
 from issues_sts.store import Store
 
 RUST_REPO = "rust-lang/rust"
@@ -103,4 +104,86 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
     record_renames(store, RUST_REPO_ALIASES)
     store.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('rust_archive', ?)", (_fingerprint(archive),))
+    return store
+
+
+# -- microsoft/onnxruntime (2018-2023): issues.jsonl.gz + threads.jsonl.gz ------------------
+ONNX_REPO = "microsoft/onnxruntime"
+_ONNX_FILES = ("issues.jsonl.gz", "threads.jsonl.gz")
+
+
+def default_onnx_archive_path() -> Path:
+    """`<repo>/../shared/data/onnxruntime-issue-archive` (or under $ISSUES_STS_SHARED)."""
+    return default_archive_path().parent / "onnxruntime-issue-archive"
+
+
+def _event_row(thread: dict[str, Any], key: str, name: str, actor: str | None, item: dict[str, Any],
+               raw: dict[str, Any]) -> dict[str, Any]:
+    return {"repo": ONNX_REPO, "number": int(thread["number"]), "event_key": key, "event": name, "actor": actor,
+            "created_at": item.get("created_at"), "canonical_repo": None, "canonical_number": None,
+            "source": "rest", "raw": json.dumps(raw, sort_keys=True)}
+
+
+def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[str], list[dict[str, Any]]]:
+    """From one thread's timeline and events: who closed it last, the duplicate labels it
+    carried at the end (the repository relabelled in 2022, so older `duplicate` labels survive
+    only as `labeled`/`unlabeled` events) and, as store rows, its (un)marked_as_duplicate
+    events and the (un)labeled events of duplicate labels (when a label came matters)."""
+    items = sorted((thread.get("timeline") or []) + (thread.get("events") or []),
+                   key=lambda e: str(e.get("created_at") or ""))
+    closed_by: str | None = None
+    labels: dict[str, bool] = {}
+    events: dict[str, dict[str, Any]] = {}
+    for item in items:
+        name = item.get("event")
+        actor = (item.get("actor") or {}).get("login")
+        if name == "closed":
+            closed_by = actor
+        elif name in ("labeled", "unlabeled"):
+            label = str((item.get("label") or {}).get("name") or "")
+            if is_duplicate_label(label):
+                labels[label] = name == "labeled"
+                key = str(item.get("node_id") or item.get("id"))
+                events[key] = _event_row(thread, key, str(name), actor, item, {"label": label})
+        elif name in ("marked_as_duplicate", "unmarked_as_duplicate"):
+            key = str(item.get("node_id") or item.get("id"))
+            events[key] = _event_row(thread, key, str(name), actor, item, {})
+    return closed_by, [name for name, on in labels.items() if on], list(events.values())
+
+
+def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
+    """A store holding the onnxruntime archive, as a crawl with timelines would have left it:
+    `closed_by` from the last `closed` event (list answers lack it), duplicate labels from the
+    label history, REST duplicate events without a canonical. Cached like the rust store."""
+    archive, store_dir = Path(archive), Path(store_dir)
+    for name in _ONNX_FILES:
+        if not (archive / name).is_file():
+            raise StoreError(f"{archive} is not the onnxruntime issue archive ({name} missing)",
+                             hint="pass --archive ../shared/data/onnxruntime-issue-archive")
+    fingerprint = "v2|" + "|".join(f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES)  # v2: label events
+    store = Store.open(store_dir, create=True)
+    mark = store.conn.execute("SELECT value FROM meta WHERE key='onnx_archive'").fetchone()
+    if mark is not None and mark[0] == fingerprint:
+        return store
+    facts: dict[int, tuple[str | None, list[str], list[dict[str, Any]]]] = {}
+    for batch in _batches(_jsonl(archive / "threads.jsonl.gz")):
+        comments = [_slim_comment(c) for t in batch for c in t.get("comments") or []]
+        events = []
+        for thread in batch:
+            facts[int(thread["number"])] = _onnx_thread_facts(thread)
+            events += facts[int(thread["number"])][2]
+        store.write_page(ONNX_REPO, comments=comments, events=events)
+    issues = []
+    for raw in _jsonl(archive / "issues.jsonl.gz"):
+        slim = _slim_issue(raw)
+        closed_by, dup_labels, _ = facts.get(int(raw["number"]), (None, [], []))
+        if slim["closed_by"] is None and closed_by and slim["state"] == "closed":
+            slim["closed_by"] = {"login": closed_by}
+        names = {lab["name"] for lab in slim["labels"]}
+        slim["labels"] += [{"name": name} for name in dup_labels if name not in names]
+        issues.append(slim)
+    for batch in _batches(iter(issues)):
+        store.write_page(ONNX_REPO, issues=batch)
+    store.upsert_repo(ONNX_REPO, current_name=ONNX_REPO, status="ok")
+    store.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('onnx_archive', ?)", (fingerprint,))
     return store

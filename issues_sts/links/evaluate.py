@@ -1,9 +1,12 @@
-"""Precision and recall of the link stage on the project's annotated rust threads.
+"""Precision and recall of the link stage on the project's annotated threads.
 
-The annotation file (`data/annotations/rust_duplicates.csv`: repo, number, category,
-canonical_repo, canonical_number, note) says, per thread, whether it is a duplicate and
-of what. The stage runs on the whole rust archive (loaded as a crawl store) and each
-annotated thread's *claimed canonical* is compared with the annotation.
+An annotation file (`data/annotations/rust_duplicates.csv`, rust-lang/rust 2010-2015;
+`data/annotations/onnxruntime_duplicates.csv`, microsoft/onnxruntime 2018-2023: repo, number,
+category, canonical_repo, canonical_number, note, round, split) says, per thread, whether it
+is a duplicate and of what. The labels were made by AI assistant readers following a written
+brief, blind to the extractor (data/annotations/README.md). The stage runs on the whole
+archive the threads come from (loaded as a crawl store) and each annotated thread's
+*claimed canonical* is compared with the annotation.
 
 The claim is the canonical the thread's own reading chose, before the dataset's store
 policies: extraction quality is about the link, not about dataset usability, so a link
@@ -45,12 +48,23 @@ from pathlib import Path
 import polars as pl
 
 from issues_sts.errors import ConfigError
-from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
+from issues_sts.links.archive import (
+    ONNX_REPO,
+    RUST_REPO_ALIASES,
+    default_archive_path,
+    default_onnx_archive_path,
+    load_onnx_archive,
+    load_rust_archive,
+)
 from issues_sts.links.model import LinkConfig
 from issues_sts.links.stage import LinkTable, build_links
 
 DEFAULT_ANNOTATIONS = Path("data/annotations/rust_duplicates.csv")
+ONNX_ANNOTATIONS = Path("data/annotations/onnxruntime_duplicates.csv")
 DEFAULT_CACHE = Path("data/cache/rust-archive-store")
+ONNX_CACHE = Path("data/cache/onnx-archive-store")
+# Note tags reported as strata when at least this many rows carry them.
+MIN_STRATUM = 5
 # Exclusions that judge the dataset policy, not the reading of the thread.
 STORE_REASONS = ("source_is_pull_request", "target_is_pull_request", "target_missing")
 CATEGORIES = ("duplicate", "hard_negative")
@@ -68,6 +82,7 @@ class Annotation:
     canonical: Key | None
     note: str
     split: str | None = None  # "dev" | "test"; None: alternate by number
+    round: str | None = None  # the annotation round ("1".."4" rust, "onnx-1")
 
     @property
     def tags(self) -> frozenset[str]:
@@ -137,7 +152,7 @@ def read_annotations(path: Path) -> list[Annotation]:
                 number = (row.get("canonical_number") or "").strip()
                 canonical = (_alias(row["canonical_repo"].strip() or row["repo"]), int(number)) if number else None
                 out.append(Annotation(_alias(row["repo"].strip()), int(row["number"]), category, canonical,
-                                      (row.get("note") or "").strip(), split))
+                                      (row.get("note") or "").strip(), split, (row.get("round") or "").strip() or None))
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{path}:{line}: bad annotation row ({exc})",
                                   hint="columns: repo,number,category,canonical_repo,canonical_number,note[,split]"
@@ -213,6 +228,22 @@ class Results:
         ev.counted = {"annotations": len(rows)}
         return ev
 
+    def by_round(self) -> dict[str, dict[str, float]]:
+        """Metrics per annotation round (all rows of each)."""
+        rounds = sorted({a.round for a in self.annotations if a.round})
+        return {r: score([a for a in self.annotations if a.round == r], self.claimed).metrics() for r in rounds}
+
+    def strata(self, subset: str = "all") -> dict[str, dict[str, float]]:
+        """Metrics of the rows carrying each note tag (the hard cases: hedged, label-pointer,
+        bot-suggestion...), for tags on at least MIN_STRATUM rows of `subset`."""
+        rows = select(self.annotations, subset)
+        tags: dict[str, int] = {}
+        for a in rows:
+            for tag in a.tags:
+                tags[tag] = tags.get(tag, 0) + 1
+        chosen = sorted((t for t, n in tags.items() if n >= MIN_STRATUM), key=lambda t: (-tags[t], t))
+        return {t: score([a for a in rows if t in a.tags], self.claimed).metrics() for t in chosen}
+
     def table(self) -> dict[str, dict[str, dict[str, float]]]:
         """metrics[subset]["with_ambiguous" | "without_ambiguous"] for dev, test and all."""
         return {name: {"with_ambiguous": self.scores(name).metrics(),
@@ -251,12 +282,41 @@ def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
     return Agreement(n, same, linked, kappa, score([a for a, _ in pairs], claims).metrics())
 
 
-def evaluate(annotations_path: Path, archive: Path, cache: Path, cfg: LinkConfig | None = None) -> Results:
-    """Load the archive (cached), run the link stage, keep its claims for scoring."""
+def archive_of(annotations: list[Annotation]) -> str:
+    """Which archive the annotated threads come from: "onnxruntime" or "rust"."""
+    return "onnxruntime" if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations) else "rust"
+
+
+def default_paths(kind: str) -> tuple[Path, Path]:
+    """(archive, cache) of one kind."""
+    return (default_onnx_archive_path(), ONNX_CACHE) if kind == "onnxruntime" else (default_archive_path(),
+                                                                                      DEFAULT_CACHE)
+
+
+def evaluate(annotations_path: Path, archive: Path | None = None, cache: Path | None = None,
+             cfg: LinkConfig | None = None) -> Results:
+    """Load the archive the annotations come from (cached), run the link stage, keep its
+    claims for scoring."""
     annotations = read_annotations(annotations_path)
-    with load_rust_archive(archive, cache) as store:
+    kind = archive_of(annotations)
+    default_archive, default_cache = default_paths(kind)
+    loader = load_onnx_archive if kind == "onnxruntime" else load_rust_archive
+    with loader(archive or default_archive, cache or default_cache) as store:
         table = build_links(store, cfg or LinkConfig())
     return Results(annotations, claimed_canonicals(table))
+
+
+def _metric_line(label: str, m: dict[str, float]) -> str:
+    return (f"{label:<29} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
+            f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
+            f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   [{m['recall_low']:.3f}, {m['recall_high']:.3f}]")
+
+
+def rounds_and_strata_lines(results: Results) -> list[str]:
+    """Per annotation round, then per hard-case note tag (all rows), with 95 % intervals."""
+    lines = [_metric_line(f"round {name}", m) for name, m in results.by_round().items()]
+    lines += [_metric_line(f"tag {tag}", m) for tag, m in results.strata().items()]
+    return lines
 
 
 def summary_lines(results: Results) -> list[str]:
@@ -290,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     annotations = Path(args[0]) if args else DEFAULT_ANNOTATIONS
     subset = args[1] if len(args) > 1 else "all"
-    results = evaluate(annotations, default_archive_path(), DEFAULT_CACHE)
-    print("\n".join(summary_lines(results)))
+    results = evaluate(annotations)
+    print("\n".join(summary_lines(results) + rounds_and_strata_lines(results)))
     print(f"\n{subset}:")
     print("\n".join(report_lines(results.scores(subset))))
     return 0

@@ -30,13 +30,14 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
-    CUE,
     WORDING,
     Claim,
     Reading,
     Ref,
     find_claims,
     find_refs,
+    is_hedged_reply,
+    tracked_elsewhere,
 )
 from issues_sts.links.replies import Outcome, find_outcome
 from issues_sts.links.scoring import (
@@ -50,6 +51,7 @@ from issues_sts.links.scoring import (
     standing,
     thread_says_duplicate,
 )
+from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
@@ -104,6 +106,13 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
     if not CUE.search(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
+    if post.kind == "body":
+        form = text_mod.strip_form_fields(cleaned)
+        if form != cleaned:  # "### Possible duplicates\n#12" filled in an issue form is not a claim
+            before = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
+            after = find_claims(form, thread.repo, thread.number, pull_request=thread.is_pull_request)
+            counters["dropped:issue_form_field"] += max(0, len(before.claims) - len(after.claims))
+            cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
         raw_claims = len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
@@ -112,6 +121,10 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
     confirmed = _confirmed(post, rest_marks)
+    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by:
+        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion
+        counters["dropped:bot_suggestion"] += len(reading.claims)
+        return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):
         key = _normalise(claim.target, thread, cfg)
         if key == (thread.repo, thread.number):
@@ -122,6 +135,8 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
             continue
         if claim.negated:
             counters["dropped:negated"] += 1
+        else:
+            counters[rule_of(claim.cue_text, claim.cue).counter] += 1
         scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
         out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
                              post.author or "", post.url, post.author_association, claim.hedged, scored,
@@ -195,7 +210,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
         who = said.reopens or bool(standing(post, thread, cfg))
         return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
                                        post.url, post.author_association, standing=who) for key in earlier]
-    answered = set() if said.disagrees else _answered_claims(post, thread, earlier, cfg)
+    # a hedged reply ("Could be due to the same cause.") takes nothing up
+    answered = set() if said.disagrees or is_hedged_reply(text) else _answered_claims(post, thread, earlier, cfg)
     if answered:  # a reply quoting the claim, neither reopening nor disagreeing: it takes it up
         counters["confirmed_by_quoting_reply"] += 1
         return _confirm(statements, lambda st: st.key in answered, cfg)
@@ -245,6 +261,61 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
+
+
+def is_bot(login: str | None, cfg: LinkConfig) -> bool:
+    return bool(login) and (str(login).endswith("[bot]") or str(login) in cfg.bot_accounts)
+
+
+def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
+    claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
+    a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
+    up to the duplicate label (when its `labeled` event is stored), else up to the close;
+    with several references in it, the first named. Fix reports ("resolved in #N"),
+    disagreements and bots that did not close the issue point at nothing."""
+    labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
+    until = labelled[0] if labelled and labelled[0] is not None else (
+        parse_time(thread.closed_at) if thread.state == "closed" else None)
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        when = parse_time(post.created_at)
+        if until is not None and when is not None and (when - until).total_seconds() > _CONFIRM_SECONDS:
+            continue  # said after the label or the close: not what they were about
+        who = standing(post, thread, cfg)
+        maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
+        if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
+            continue
+        text = text_mod.clean(post.body)
+        refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
+        said = find_outcome(text)
+        if not refs or said.reports_fix or said.disagrees or said.reopens:
+            continue
+        counters["evidence:label_pointer"] += 1
+        claim = Claim(refs[0], WORDING, False, False, -1)
+        scored = score_claim(claim, post, thread, cfg)
+        scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
+        return [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
+                          post.author or "", post.url, post.author_association, False, scored, standing=True)]
+    return []
+
+
+def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """ "#N is tracking this, please follow that" by the person who then closes the issue
+    (within the close window): consolidated into #N. Nobody else's comment counts, and the
+    comment must name exactly one issue."""
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        if not post.author or post.author != thread.closed_by or not closed_soon_after(thread, post.created_at, cfg):
+            continue
+        ref = tracked_elsewhere(text_mod.clean(post.body), thread.repo, thread.number)
+        if ref is None:
+            continue
+        counters["evidence:tracked_elsewhere"] += 1
+        scored = score_claim(Claim(ref, WORDING, False, False, -1), post, thread, cfg)
+        return [Statement(_normalise(ref, thread, cfg), ref.kind, True, post.created_at, (index, -1),
+                          post.author, post.url, post.author_association, False, scored, standing=True)]
+    return []
 
 
 def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -372,9 +443,13 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             statements = _after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
     statements += _event_statements(thread, cfg, reading.counters)
+    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    if says_duplicate and not any(st.positive for st in statements):
+        statements += _label_pointer(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements):
+        statements += _tracked_elsewhere(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
     reading.links = _links(thread, statements, cfg)
-    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):
         reading.counters["duplicate_unknown_target"] += 1
     return reading

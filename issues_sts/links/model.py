@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from issues_sts.links.vocabulary import DUPLICATE_LABEL_PATTERN
+
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
 
@@ -41,6 +43,8 @@ class Signal(str, Enum):
     HEDGED = "hedged"
     QUESTION = "question"  # the claim is asked ("Maybe a dup of #4?"), not stated
     DRIVE_BY = "drive_by"
+    LABEL_POINTER = "label_pointer"  # the target is a maintainer's pointer in a thread labelled duplicate
+    BOT_SUGGESTION = "bot_suggestion"  # a bot's claim, acted on by nobody
 
 
 TARGET_SIGNALS = (
@@ -152,14 +156,22 @@ class LinkConfig:
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
     w_still_open: float = -1.0
+    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
+    w_open_drive_by: float = -1.5
+    w_open_question: float = -1.0
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
+    # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the
+    # maintainers; a bot that only comments ("Potential duplicates: #12") suggests.
+    bot_accounts: tuple[str, ...] = ("bors", "msftbot", "github-actions", "vscode-triage-bot", "vscodenpm",
+                                     "stale", "rust-highfive", "rustbot", "rfcbot", "k8s-ci-robot",
+                                     "k8s-triage-robot")
     w_earlier_reference: float = -0.5
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99
     # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,
     # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).
-    duplicate_label_pattern: str = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+    duplicate_label_pattern: str = DUPLICATE_LABEL_PATTERN
     # Renamed repositories, old -> new ("mozilla/rust" -> "rust-lang/rust").
     repo_aliases: tuple[tuple[str, str], ...] = field(default=())
 

@@ -76,6 +76,9 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
     taken: list[tuple[int, int]] = []
     for m in _MD_LINK.finditer(text):
         ref = _url_ref(m.group(2), repo, m.start(), m.end())
+        if ref is None and not _GH_ISSUE_URL.match(m.group(2)):
+            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is the text
+            ref = _url_ref(m.group(1).strip(), repo, m.start(), m.end())
         if ref is not None:
             refs.append(ref)
         taken.append(m.span())
@@ -100,14 +103,10 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
 
 
 # -- cues ------------------------------------------------------------------------------
-# Words without which no text can carry a claim: the stage screens the whole store with it
-# (as a polars regex) and the extractor screens each post, so both read the same threads.
-# Every cue below must contain one of them (tests/test_links_rules.py checks the rule cases).
-CUE_REGEX = (r"(?i)dup|favou?r|same|reported|supers?c?eded|subsumed|replaced\s+(?:with|by)"
-             r"|(?:continue|keep)\s+(?:to\s+)?track"
-             r"|(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-             r"|new\s+(?:pr|pull\s+request)")
-CUE = re.compile(CUE_REGEX)
+# Words without which no text can carry a claim come from the one vocabulary
+# (`vocabulary.RULES`): the crawler, the store and the stage screen with it, and every cue
+# below must contain one of them (tests/test_links_vocabulary.py feeds every rule's examples
+# to all of them).
 
 KEYWORD = "duplicate_keyword"
 SLASH = "slash_command"
@@ -117,7 +116,7 @@ SAME_AS = "same_as"
 _KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
 _SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
 _WORDING = re.compile(
-    r"\b(?:dup|dupe|dupes|duplicate|duplicates|duplicated)\b"
+    r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b"
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"
     r"\bin\s+favou?r\s+of\b"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
@@ -126,6 +125,10 @@ _WORDING = re.compile(
     r"|(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|by)\b"
     # "Let's continue to track this under #N": the discussion moves to the other issue
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
+    # "Already reported in #N": the report that came first
+    r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?"
+    # "Consolidating to tracking issue #N": this issue is folded into another
+    r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
     r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
@@ -139,7 +142,7 @@ _NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
-    r"failure|one|ticket|report|request|regression|segfault)\s+)?as\b",
+    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with|to)\b",
     re.I,
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
@@ -247,6 +250,9 @@ _REPORTED_BEFORE = re.compile(
 _UNTARGETED_AFTER = re.compile(
     r"^\s*(?:here|then|now|again|too|instead|after\s+all|at\s+all|though|either|for\s+now|really)?\s*"
     r"(?:[.,;:!)?]|$|\n)|^\s*of\s+(?:that|it|those|these|them|both)\b"
+    # "duplicate to another issue (linked). Close this one.": the target is the link posted before
+    r"|^\s*(?:of|to|with)\s+(?:another|an\s+(?:earlier|existing|older)|the\s+(?:linked|above|previous|mentioned))"
+    r"\s+(?:issue|one|bug|report)\b(?:\s*\((?:linked|above)\))?\s*(?:[.,;:!]|$)"
     # "not a dup exactly, but made obsolete by": a qualified denial
     r"|^\s*(?:exactly|per\s+se|as\s+such|strictly(?:\s+speaking)?|quite)\b",
     re.I,
@@ -270,6 +276,7 @@ class Claim:
     question: bool = False  # the claim is asked, not stated ("Maybe a dup of #4?")
     target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
     successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
+    cue_text: str = ""  # the words the cue matched (which vocabulary rule it is)
 
 
 @dataclass
@@ -326,6 +333,11 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_t
     return chosen
 
 
+def is_hedged_reply(text: str) -> bool:
+    """A reply that hedges ("Could be due to the same underlying cause.")."""
+    return bool(_HEDGE.search(text))
+
+
 def _is_hedged(text: str, cue_start: int, end: int) -> bool:
     """Hedges count in the claim's sentence up to its reference, plus a short tail, never
     inside parentheses (a remark like "(I believe because of X)" is about the cause, not
@@ -361,10 +373,15 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
     return None
 
 
+_RHETORICAL = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b", re.I)
+
+
 def _polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
     """(negated, conditional, hedged) of the cue `m` whose governed text ends at `end`."""
     s, e = _sentence_bounds(text, m.start(), m.end())
     negated = bool(_NEGATION.search(text[max(s, m.start() - 60):m.start()]))
+    if negated and _RHETORICAL.match(text[s:m.start()]) and "?" in text[end:e + 1]:
+        negated = False  # "Isn't this a duplicate of #N? If not, please re-open": a question that asserts
     negated = negated or bool(_TRAILING_NEGATION.match(text[end:e]))
     conditional = bool(_CONDITIONAL.search(text[s:m.start()]))
     return negated, conditional, conditional or _is_hedged(text, m.start(), end)
@@ -496,7 +513,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
                                             question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
-                                            successor=successor))
+                                            successor=successor, cue_text=m.group(0)))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
@@ -506,3 +523,29 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
         negated, conditional, _ = _polarity(text, reported, reported.end())
         reading.affirms = reading.affirms or not (negated or conditional)
     return reading
+
+
+# "#N is tracking full support for this. Please follow that.", "We have opened an item for this:
+# <url>. Please stay tuned to that thread.": the issue is closed to be followed elsewhere. Only a
+# claim when the comment names exactly one issue and its author closes the issue (the extractor
+# checks the close).
+_TRACKED_ELSEWHERE = re.compile(
+    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue, not "the design"
+    r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
+    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+)*"
+    r"tracked\s+(?:in|by|at|under|over\s+(?:in|at)|there)\b"
+    r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
+    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b",
+    re.I,
+)
+
+
+def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
+    """The one issue a comment says this one is followed in ("tracked in #N"), if it names one."""
+    cue = _TRACKED_ELSEWHERE.search(text)
+    if cue is None or _NEGATION.search(text[:cue.start()][-60:]):
+        return None
+    refs = [r for r in find_refs(text, repo) if not (r.repo.lower() == repo.lower() and r.number == self_number)]
+    if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":
+        return None
+    return refs[0]

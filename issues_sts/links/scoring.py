@@ -113,7 +113,7 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
     if confirmed:
         parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
     if thread.state == "open":
-        parts.append((Signal.STILL_OPEN, cfg.w_still_open))
+        parts.append((Signal.STILL_OPEN, open_penalty(not who, claim.question, cfg)))
     if closed_by_merge(thread, cfg):
         parts.append((Signal.FIXED_SEPARATELY, cfg.w_fixed_separately))
     weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}
@@ -122,11 +122,20 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
     return Scored(sum(w for _, w in parts), signal, signals)
 
 
+def open_penalty(drive_by: bool, question: bool, cfg: LinkConfig) -> float:
+    """A claim in an issue nobody closed: nobody acted on it (more so when nobody with
+    standing made it, or when it was a question)."""
+    return cfg.w_still_open + (cfg.w_open_drive_by if drive_by else 0.0) + (cfg.w_open_question if question else 0.0)
+
+
 def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     """Someone with standing later said "closing as dup" without naming a target."""
     if Signal.CONFIRMED_LATER in scored.signals:
         return scored
-    return Scored(scored.score + cfg.w_confirmed_later, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
+    bonus = cfg.w_confirmed_later
+    if Signal.STILL_OPEN in scored.signals:  # someone with standing took it up: acted on after all
+        bonus -= open_penalty(Signal.DRIVE_BY in scored.signals, Signal.QUESTION in scored.signals, cfg)
+    return Scored(scored.score + bonus, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
 
 
 def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:

@@ -19,10 +19,10 @@ import polars as pl
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
-from issues_sts.links.patterns import CUE, CUE_REGEX
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
+from issues_sts.links.vocabulary import CUE, CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
@@ -68,25 +68,34 @@ class LinkTable:
 
 
 # -- reading the store -------------------------------------------------------------
-def _posts_by_issue(store: Store, issues: pl.DataFrame) -> dict[tuple[str, int], list[Post]]:
-    """Every comment of the threads where a cue word appears (in a comment or the body): the
-    replies without one ("No, different bug.", "Yes.") still decide what the cue meant."""
-    comments = store.comments_frame()
+_POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "created_at", "html_url")
+
+
+def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
+                    repo: str | None = None) -> dict[tuple[str, int], list[Post]]:
+    """Every comment of the threads where a cue word appears (in a comment or the body), or
+    that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
+    without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
+    With `repo`, only that repository's comments are read."""
+    comments = store.comments_frame(repo=repo, columns=_POST_COLUMNS)
     cued = pl.concat([
         comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
         issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+        flagged.select("repo", "number"),
     ]).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
-    for repo, number, login, assoc, body, created, url in frame.select(
+    for repo_, number, login, assoc, body, created, url in frame.select(
         "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
     ).iter_rows():
-        posts.setdefault((repo, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
+        posts.setdefault((repo_, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
     return posts
 
 
-def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
-    frame = store.events_frame().filter(pl.col("event").str.to_lowercase().str.contains("duplicate"))
+def _events_by_issue(store: Store, repo: str | None = None) -> dict[tuple[str, int], list[Event]]:
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    frame = store.events_frame(repo=repo).filter(
+        pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
         key = str(row["event_key"])
@@ -98,18 +107,24 @@ def _events_by_issue(store: Store) -> dict[tuple[str, int], list[Event]]:
     return events
 
 
-def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterator[Thread]:
+def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: str | None = None) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
-    event, label or state_reason. Their posts are only the ones that can carry a claim."""
-    posts = _posts_by_issue(store, issues)
-    events = _events_by_issue(store)
+    event, label or state_reason. Their posts are only the ones that can carry a claim.
+    With `repo`, `issues` are that repository's and only its comments and events are read."""
+    events = _events_by_issue(store, repo)
+    said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
+            issues.select("repo", "number", "state_reason", "labels").iter_rows()
+            if (reason or "").lower() == DUPLICATE_STATE_REASON
+            or any(is_duplicate_label(x, cfg) for x in labels or ())]
+    said += [{"repo": repo_, "number": number} for repo_, number in events]
+    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo)
     live = issues.filter(pl.col("tombstone").is_null())
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
-        flagged = (row["state_reason"] or "") == "duplicate" or any(is_duplicate_label(x, cfg) for x in labels)
+        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or any(is_duplicate_label(x, cfg) for x in labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
         if not (thread_posts or CUE.search(body) or key in events or flagged):
@@ -122,6 +137,26 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame) -> Iterato
             html_url=html, posts=tuple(body_post + thread_posts),
             events=tuple(replace(e, url=html + e.url) for e in events.get(key, ())),
         )
+
+
+def store_index(store: Store, links: list[DuplicateLink]) -> StoreIndex:
+    """The store facts about the issues these links name (and where their redirects lead):
+    a handful of rows instead of one Python object per stored issue."""
+    redirects = store.redirects_frame()
+    hops = {(r.lower(), n): (to_r.lower(), to_n) for r, n, to_r, to_n in redirects.iter_rows()}
+    ends = {(lk.repo.lower(), lk.number) for lk in links} | {(lk.target_repo.lower(), lk.target_number) for lk in links}
+    frontier = set(ends)
+    while frontier:  # redirect chains (loops end: a key is added once)
+        frontier = {hops[k] for k in frontier if k in hops} - ends
+        ends |= frontier
+    wanted = pl.DataFrame({"_key": [r for r, _ in ends], "number": [n for _, n in ends]},
+                          schema={"_key": pl.Utf8, "number": pl.Int64})
+    keys = store.issue_keys_frame()
+    subset = keys.with_columns(pl.col("repo").str.to_lowercase().alias("_key")).join(
+        wanted, on=["_key", "number"], how="semi").drop("_key")
+    index = StoreIndex(subset, redirects)
+    index.repos = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
+    return index
 
 
 # -- the runner ----------------------------------------------------------------------
@@ -160,17 +195,19 @@ def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callab
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = cfg or LinkConfig()
     cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))  # renames are store facts
-    issues = store.issues_frame()
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
-    for thread in iter_threads(store, cfg, issues):
-        counters["threads_read"] += 1
-        reading = extract_thread(thread, cfg)
-        counters.update(reading.counters)
-        found.extend(reading.links)
-        if progress is not None:
-            progress(1)
-    links, stated = apply_store_facts(found, StoreIndex(issues, store.redirects_frame()), counters)
+    # One repository at a time (threads never span two), so memory follows the largest
+    # repository, not the store; repositories come in the frames' order, so the links do too.
+    for repo in store.repo_names():
+        for thread in iter_threads(store, cfg, store.issues_frame(repo=repo), repo=repo):
+            counters["threads_read"] += 1
+            reading = extract_thread(thread, cfg)
+            counters.update(reading.counters)
+            found.extend(reading.links)
+            if progress is not None:
+                progress(1)
+    links, stated = apply_store_facts(found, store_index(store, found), counters)
     _count_links(links, counters)
     edges = [((lk.repo, lk.number), (lk.target_repo, lk.target_number)) for lk in links if lk.excluded_reason is None]
     cluster_of = clusters(edges)

@@ -58,6 +58,20 @@ def strip_placeholders(text: str) -> str:
     return _PLACEHOLDER.sub(" ", text)
 
 
+# An issue form's field ("### Possible duplicates", "### Related issues") up to the next heading:
+# the reporter filled in a template, nobody claimed anything.
+_FORM_FIELD = re.compile(
+    r"^[ \t]*#{1,6}[ \t]*(?:[^\n]{0,40}?\b(?:duplicates?|related\s+(?:issues?|problems?)|similar\s+issues?)"
+    r"\b[^\n]{0,40})\n(?:(?![ \t]*#{1,6}[ \t])[^\n]*(?:\n|$))*",
+    re.M | re.I,
+)
+
+
+def strip_form_fields(text: str) -> str:
+    """Drop issue-form sections about possible duplicates or related issues (body only)."""
+    return _FORM_FIELD.sub("\n", text)
+
+
 def clean(text: str | None) -> str:
     """The commenter's own, current words: every rule above applied, in a safe order.
 

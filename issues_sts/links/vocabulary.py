@@ -1,0 +1,170 @@
+"""The one duplicate-evidence vocabulary: what counts as a sign that an issue is a duplicate.
+
+The crawler (which issues deserve a timeline request: `crawl/candidates.py`, `crawl/feed.py`),
+the store (`Store.repo_counts`' `duplicate_candidates`) and the link stage (which threads it
+reads, which claims it counts) all ask this module, so they cannot drift apart again.
+
+`RULES` is the table: one named `Rule` per way of saying "duplicate", each with its `Reason`
+(an enum: what a link made by the rule is based on), the counter the link stage bumps when
+the rule yields a claim (`COUNTERS` declares them all), the words without which it cannot
+fire (`screen`: the cheap prefilter is the union of them), and examples that must link and
+near misses that must not (tests feed every example to both the crawl's screen and the
+link stage). The detailed reading (negation, hedges, which reference a cue governs) lives in
+`patterns.py`; this module names the vocabulary and the screens built from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Reason(str, Enum):
+    """What a duplicate link (or a candidate) rests on."""
+
+    KEYWORD = "duplicate_keyword"  # GitHub's own "Duplicate of #N" line
+    SLASH = "slash_command"  # "/duplicate #N" (triage tooling)
+    DUP_WORD = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"
+    IN_FAVOUR = "in_favour"  # "closing in favour of #N"
+    SUPERSEDED = "superseded"  # "superseded by #N", "subsumed by #N", "replaced with #N"
+    CONSOLIDATED = "consolidated"  # "consolidating into tracking issue #N", "continue to track this in #N"
+    SUCCESSOR = "successor"  # "continued in #N", "reopened as #N", "new PR #N"
+    SAME_AS = "same_as"  # "same as #N", "same with #N"
+    REPORTED_BEFORE = "reported_before"  # "already reported in #N", "this has been reported before"
+    LABEL_POINTER = "label_pointer"  # a duplicate label plus a maintainer's "please see #N"
+    EVENT = "marked_as_duplicate"  # a GraphQL MarkedAsDuplicateEvent with its canonical
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One way of saying "duplicate". `cue` recognises the rule's cue text (the words the
+    reader matched); `screen` is a regex fragment every such text contains."""
+
+    name: str
+    reason: Reason
+    screen: str
+    cue: str
+    examples: tuple[str, ...] = ()  # said by a maintainer who then closes the issue: a link to #12
+    near_misses: tuple[str, ...] = ()  # the same words, no link
+
+    @property
+    def counter(self) -> str:
+        return f"evidence:{self.name}"
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("duplicate_keyword", Reason.KEYWORD, r"dup", r"^\s*duplicate\s+of\b",
+         ("Duplicate of #12", "duplicate of https://github.com/acme/widgets/issues/12"),
+         ("Duplicate of what? I could not find it.",)),
+    Rule("slash_command", Reason.SLASH, r"dup", r"^\s*/dup",
+         ("/duplicate #12", "/dup #12"), ("/duplicate",)),
+    Rule("dup_wording", Reason.DUP_WORD, r"dup", r"dup",
+         ("Closing as a duplicate of #12.", "dupe of #12", "Duplicate with #12", "dups with #12",
+          "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
+          "Isn't this a duplicate of #12? If not, please re-open."),
+         ("Not a duplicate of #12: that one is about a different component.",
+          "Not actually a dupe of #12, my mistake.", "This removes duplicate code, see #12.",
+          "Possible duplicate code in #12 and #13.", "I would not call it a duplicate of #12.")),
+    Rule("in_favour", Reason.IN_FAVOUR, r"favou?r", r"favou?r",
+         ("Closing in favour of #12.", "closing this in favor of #12"),
+         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12.")),
+    Rule("superseded", Reason.SUPERSEDED, r"supers?c?eded|subsumed|replaced\s+(?:with|by)",
+         r"supers?c?eded|subsumed|replaced",
+         ("Superseded by #12.", "Subsumed by #12, closing.", "Replaced with #12."),
+         ("The old parser was replaced with a new one in #12.",)),
+    Rule("consolidated", Reason.CONSOLIDATED, r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
+         r"consolidat|track",
+         ("Consolidating to tracking issue #12.", "Consolidating into #12, closing.",
+          "Let's continue to track this in #12."),
+         ("We should consolidate the docs; see #12.",)),
+    Rule("tracked_elsewhere", Reason.CONSOLIDATED,
+         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there)|track(?:ing)?\s+(?:it|this|the)|please\s+follow"
+         r"|stay\s+tuned", r"track|follow|tuned",
+         ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please follow that one.",
+          "This is tracked in #12, closing."),
+         ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.")),
+    Rule("successor", Reason.SUCCESSOR,
+         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+         r"|new\s+(?:pr|pull\s+request)",
+         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+         r"|new\s+(?:pr|pull)",
+         ("Continued in #12.", "Reopened as #12."),
+         ("Continued in the next release, see #12 for the plan.",)),
+    Rule("same_as", Reason.SAME_AS, r"same", r"same",
+         ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
+         ("That error message is the same as in #12 but the cause differs.",)),
+    Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|opened)",
+         r"reported|filed|opened",
+         ("Already reported in #12.", "This was already filed as #12, closing."),
+         ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.",
+          "No need for a nomination beyond what is already tracked in #12.")),
+)
+RULE_BY_NAME = {rule.name: rule for rule in RULES}
+COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
+
+# Words without which no text can carry a claim: the union of every rule's screen.
+CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
+CUE = re.compile(CUE_REGEX)
+_CUE_OF = [(rule, re.compile(rule.cue, re.I)) for rule in RULES]
+
+# Labels saying "duplicate": `duplicate`, `status:duplicate`, `*duplicate`, `r: duplicate`,
+# `triage/duplicate`, `Resolution-Duplicate`, `dupe`... (searched case-insensitively).
+DUPLICATE_LABEL_PATTERN = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+_LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
+DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
+
+
+def screens(text: str | None) -> bool:
+    """The cheap screen: could `text` carry a duplicate claim at all?"""
+    return bool(text) and CUE.search(text or "") is not None
+
+
+def is_duplicate_label(name: str) -> bool:
+    return _LABEL.search(name or "") is not None
+
+
+def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bool:
+    """`labels` as stored (a JSON list of names) or as a list of names."""
+    if isinstance(labels, str):
+        try:
+            names = json.loads(labels)
+        except ValueError:
+            names = [labels]
+    else:
+        names = list(labels or ())
+    return any(is_duplicate_label(str(name)) for name in names)
+
+
+def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool = False) -> bool:
+    """Does this comment carry duplicate evidence the link stage would read: a positive
+    claim ("dup of #N"), an untargeted "closing as dup" that points back at an earlier
+    comment, or a bare "duplicate" whose target only the timeline can name? The crawler asks
+    this, so every comment the stage can link from is a candidate (tests check it per rule)."""
+    if not screens(text):
+        return False
+    from issues_sts.links.patterns import (  # the reader builds on this table
+        find_claims,
+        tracked_elsewhere,
+    )
+    from issues_sts.links.text import clean
+
+    cleaned = clean(text or "")
+    if tracked_elsewhere(cleaned, repo, number) is not None:
+        return True  # a link when its author closes the issue, which only the store knows
+    reading = find_claims(cleaned, repo, number, pull_request=pull_request)
+    if any(not c.negated for c in reading.claims) or reading.affirms or reading.affirms_hedged:
+        return True
+    # "Duplicate." with no number: only the timeline (a GraphQL event) can name the target
+    return "wording_without_target" in reading.skips and not reading.denies
+
+
+def rule_of(cue_text: str, cue_kind: str) -> Rule:
+    """The rule a reader's claim came from (its cue kind, then the words it matched)."""
+    if cue_kind in RULE_BY_NAME:
+        return RULE_BY_NAME[cue_kind]
+    for rule, pattern in _CUE_OF:
+        if rule.reason not in (Reason.KEYWORD, Reason.SLASH) and pattern.search(cue_text):
+            return rule
+    return RULE_BY_NAME["dup_wording"]

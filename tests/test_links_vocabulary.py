@@ -1,0 +1,188 @@
+"""The one duplicate-evidence vocabulary, and today's GitHub phenomena (issue 13).
+
+Every rule's examples go to the crawl's candidate screen and to the link stage: what the
+stage links from, the crawler asks a timeline for; near misses never become links. Then one
+table per phenomenon of modern threads, each with a positive and a negative case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates
+from issues_sts.crawl.feed import strong_evidence
+from issues_sts.links import extract_thread, extract_thread_links
+from issues_sts.links.model import Signal, Thread
+from issues_sts.links.text import strip_form_fields
+from issues_sts.links.vocabulary import (
+    COUNTERS,
+    CUE_REGEX,
+    RULES,
+    is_duplicate_label,
+    rule_of,
+    screens,
+)
+from issues_sts.store import Store
+from tests.links_helpers import c, canonical, thread
+
+EXAMPLES = [(rule.name, text) for rule in RULES for text in rule.examples]
+NEAR_MISSES = [(rule.name, text) for rule in RULES for text in rule.near_misses]
+
+
+def _closed_by_maintainer(text: str) -> Thread:
+    return thread(c("m", text, "MEMBER", 60), closed_by="m", closed_minute=61)
+
+
+def test_every_rule_has_an_example_and_a_near_miss() -> None:
+    for rule in RULES:
+        assert rule.near_misses, rule.name
+        assert rule.examples, rule.name
+
+
+@pytest.mark.parametrize(("rule", "text"), EXAMPLES, ids=[f"{r}: {t}" for r, t in EXAMPLES])
+def test_crawl_screen_and_link_stage_agree_on_every_example(rule: str, text: str) -> None:
+    th = _closed_by_maintainer(text)
+    reading = extract_thread(th)
+    chosen = canonical(reading.links)
+    assert chosen is not None and chosen.target_number == 12, "the link stage must link it"
+    assert has_duplicate_wording(text), "the crawl must ask for its timeline"
+    assert screens(text)
+    assert reading.counters[next(r for r in RULES if r.name == rule).counter] >= 1
+
+
+@pytest.mark.parametrize(("rule", "text"), NEAR_MISSES, ids=[f"{r}: {t}" for r, t in NEAR_MISSES])
+def test_near_misses_make_no_link(rule: str, text: str) -> None:
+    th = thread(c("u", text, "CONTRIBUTOR", 60), closed_by="m", closed_minute=61)
+    assert canonical(extract_thread_links(th)) is None
+
+
+def test_counters_are_declared() -> None:
+    assert all(rule.counter in COUNTERS for rule in RULES)
+    th = _closed_by_maintainer("Consolidating to tracking issue #12.")
+    emitted = {k for k in extract_thread(th).counters if k.startswith("evidence:")}
+    assert emitted and emitted <= set(COUNTERS)
+    assert rule_of("consolidating to", "wording").name == "consolidated"
+
+
+def test_the_store_counts_candidates_with_the_same_vocabulary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with Store.open(tmp_path / "s", create=True) as store:
+        store.upsert_repo("acme/widgets", status="ok")
+        issues = [{"number": n, "title": "t", "body": "b", "labels": labels, "state": "closed",
+                   "html_url": f"https://github.com/acme/widgets/issues/{n}"}
+                  for n, labels in ((1, []), (2, [{"name": "status:duplicate"}]), (3, []), (4, [{"name": "dupfile"}]))]
+        url = "https://api.github.com/repos/acme/widgets/issues/"
+        comments = [{"id": 10, "issue_url": url + "1", "body": "Continued in #12."},
+                    {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"}]
+        store.write_page("acme/widgets", issues=issues, comments=comments)
+        assert store.repo_counts()[0]["duplicate_candidates"] == 2  # #1 (wording) and #2 (label)
+
+
+def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:
+    rows = [(1, None, None, '["status:duplicate"]'), (2, None, None, '["dupfile"]'), (3, "duplicate", None, "[]")]
+    assert [c.number for c in rank_candidates(rows, worded=set(), limit=10)] == [3, 1]
+    assert strong_evidence({"labels": [{"name": "*duplicate"}]})
+    assert not strong_evidence({"labels": [{"name": "deduplication"}]})
+    assert is_duplicate_label("Resolution-Duplicate") and not is_duplicate_label("dupfile")
+
+
+def test_cue_regex_is_one_alternation_polars_can_run() -> None:
+    import polars as pl
+
+    frame = pl.DataFrame({"body": ["Consolidating to #4", "hello"]})
+    assert frame.filter(pl.col("body").str.contains(CUE_REGEX)).height == 1
+
+
+# -- today's phenomena: (phenomenon, thread, expected canonical) --------------------------
+def _labelled(*posts, labels=("status:duplicate",), **kw) -> Thread:  # type: ignore[no-untyped-def]
+    return thread(*posts, labels=labels, **kw)
+
+
+PHENOMENA: list[tuple[str, Thread, int | None]] = [
+    # a duplicate label plus a maintainer's pointer
+    ("label + 'Please see #12'",
+     _labelled(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("label + 'Take a look at this - <url>'",
+     _labelled(c("m", "Take a look at this - https://github.com/acme/widgets/issues/12", "CONTRIBUTOR", 60),
+               closed_by="m", closed_minute=61), 12),
+    ("label + 'Can you check these: #12 #13' (first named)",
+     _labelled(c("m", "Can you check these: #12 #13", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("no label: 'Please see #12' is only a pointer",
+     thread(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61), None),
+    ("label + a drive-by's pointer is not the maintainer's",
+     _labelled(c("u", "Please see #12", "NONE", 60), closed_by="m", closed_minute=61), None),
+    ("label + 'Fixed by #40' is a fix, not a pointer",
+     _labelled(c("m", "Fixed by #40", "MEMBER", 60), closed_by="m", closed_minute=61), None),
+    ("state_reason duplicate + pointer",
+     thread(c("m", "See #12.", "MEMBER", 60), closed_by="m", closed_minute=61, state_reason="duplicate"), 12),
+    # confirmation as a reply
+    ("'Is this the same as #12?' answered 'Yes, it's a duplicate'",
+     thread(c("u", "Is this the same as #12?", "NONE", 60), c("m", "Yes, it's a duplicate.", "MEMBER", 70),
+            closed_by="m", closed_minute=71), 12),
+    ("... answered 'No, different bug'",
+     thread(c("u", "Is this the same as #12?", "NONE", 60), c("m", "No, this is a different bug.", "MEMBER", 70),
+            closed_by="m", closed_minute=71), None),
+    # phrasings outside the rust vocabulary
+    ("'same with #12'", thread(c("m", "same with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("'dups with #12'", thread(c("m", "dups with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("'Duplicate with #12'", thread(c("m", "Duplicate with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("'Consolidating to tracking issue #12'",
+     thread(c("m", "Consolidating to tracking issue #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
+    ("'Isn't this a duplicate of #12? If not, please re-open'",
+     thread(c("m", "Isn't this a duplicate of #12? If not, please re-open.", "MEMBER", 60),
+            closed_by="m", closed_minute=61), 12),
+    ("... 'This isn't a duplicate of #12.' denies",
+     thread(c("m", "This isn't a duplicate of #12.", "MEMBER", 60), closed_by="m", closed_minute=61), None),
+    ("'same with 1.8' names no issue", thread(c("m", "same with 1.8", "MEMBER", 60), closed_by="m"), None),
+    # bots that act versus bots that suggest
+    ("a triage bot closing as a duplicate",
+     thread(c("triage-bot[bot]", "Closing as a duplicate of #12.", "NONE", 60),
+            closed_by="triage-bot[bot]", closed_minute=61), 12),
+    ("a bot's 'Potential duplicates: - #12', nobody acting",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60), closed_by="reporter",
+            closed_minute=61), None),
+    ("a bot's 'Consider closing this issue as a duplicate of #12'",
+     thread(c("github-actions", "Consider closing this issue as a duplicate of #12", "NONE", 60),
+            closed_by="m", closed_minute=61 * 60), None),
+    # issue forms
+    ("a form's 'Possible duplicates' field",
+     thread(body="### Describe the bug\nIt crashes.\n\n### Possible duplicates\nduplicate of #12\n\n### Version\n1.0",
+            closed_by="m"), None),
+    ("... the same words in prose",
+     thread(c("m", "duplicate of #12", "MEMBER", 60), body="### Describe the bug\nIt crashes.", closed_by="m",
+            closed_minute=61), 12),
+    # hard negatives that used to pass
+    ("retracted by its author",
+     thread(c("u", "Duplicate of #12", "CONTRIBUTOR", 60), c("u", "Not actually a dupe of #12, my mistake.",
+                                                             "CONTRIBUTOR", 65), closed_by="m"), None),
+    ("rejected by a maintainer",
+     thread(c("u", "dup of #12?", "NONE", 60), c("m", "I would not call it a duplicate.", "MEMBER", 65),
+            closed_by="m"), None),
+    ("open, 'should this be closed in favour of #12?' answered 'No'",
+     thread(c("u", "Should this be closed in favour of #12?", "NONE", 60), c("m", "No.", "MEMBER", 65),
+            state="open"), None),
+    ("an unanswered aside in an open issue",
+     thread(c("u", "Maybe a dup of #12?", "NONE", 60), state="open"), None),
+]
+
+
+@pytest.mark.parametrize(("case", "th", "expected"), PHENOMENA, ids=[p[0] for p in PHENOMENA])
+def test_phenomenon(case: str, th: Thread, expected: int | None) -> None:
+    chosen = canonical(extract_thread_links(th))
+    assert (chosen.target_number if chosen else None) == expected
+
+
+def test_label_pointer_is_a_visible_signal() -> None:
+    th = _labelled(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61)
+    reading = extract_thread(th)
+    assert Signal.LABEL_POINTER.value in reading.links[0].signals
+    assert reading.counters["evidence:label_pointer"] == 1
+
+
+def test_bot_suggestions_are_counted() -> None:
+    th = thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60), closed_by="reporter")
+    assert extract_thread(th).counters["dropped:bot_suggestion"] == 1
+
+
+def test_form_fields_are_stripped_up_to_the_next_heading() -> None:
+    body = "### Bug\nx\n### Related issues\n#12\n### Version\n1.0"
+    assert "#12" not in strip_form_fields(body) and "1.0" in strip_form_fields(body)
