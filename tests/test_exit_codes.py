@@ -154,6 +154,13 @@ def test_7_an_unreachable_hub(stores: dict[str, Path], tmp_path: Path) -> None:
     _one_error_line(result.err, "cannot reach the Hub")
 
 
+def test_8_training_data_that_cannot_be_used(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = run(["train", "--dataset", str(tmp_path / "empty"), "--out", str(tmp_path / "run")])
+    assert result.code == 8
+    _one_error_line(result.err, "cannot load pairs")
+
+
 @pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"),
                                                       (signal.SIGTERM, 143, "terminated (SIGTERM)")])
 def test_130_and_143_stop_a_rate_limit_wait_at_once(signum: int, code: int, word: str, tmp_path: Path) -> None:
