@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from issues_sts.cli.common import DEFAULT_OUT, console, env_token, out
-from issues_sts.errors import ConfigError
+from issues_sts.errors import ConfigError, interruption
 
 HELP = """Upload the dataset folder written by `issues-sts build` to a Hugging Face dataset
 repository, in one commit: the repository is created if needed, every built file is uploaded
@@ -44,9 +44,13 @@ def push_command(
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
         raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
     endpoint = os.environ.get("HF_ENDPOINT") or None
-    result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
-                          private=private, endpoint=endpoint, branch=branch,
-                          tag=build_version(dataset) if tag is None else (tag or None))
+    try:
+        result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
+                              private=private, endpoint=endpoint, branch=branch,
+                              tag=build_version(dataset) if tag is None else (tag or None))
+    except KeyboardInterrupt as exc:
+        raise interruption(exc)(kept="nothing half-pushed: the files go up as one commit, made at the end",
+                                hint="run the same command again") from None
     table = Table(title=f"pushed {dataset} to {repo_id}")
     table.add_column("what")
     table.add_column("count", justify="right")
