@@ -92,6 +92,8 @@ def main() -> None:
                                  warmup_steps=args.warmup_steps, seed=seed, valid_split=None,
                                  max_train_pairs=args.max_train_pairs, progress=False, loss=loss)
             result = train(config)
+            if result.interrupted:  # Ctrl-C: the run is checkpointed; rerunning this command resumes
+                raise SystemExit(130)
             scores = cosine_scores(load_encoder(result.model_dir), test, max_length=args.max_length)
             models.setdefault(name, []).append(scores)
             rows.append({"model": name, "seed": seed, "steps": result.steps,
