@@ -82,7 +82,7 @@ def main() -> None:
     models: dict[str, list[np.ndarray]] = {}
     started = time.time()
     # a backbone without a sentence-transformers config has [CLS] as its own: the rows coincide
-    for name, pooling in (("backbone (mean+norm, its own)", None), ("backbone [CLS] (old default)", "cls")):
+    for name, pooling in (("backbone, its own pooling", None), ("backbone, [CLS] (old default)", "cls")):
         models[name] = [cosine_scores(build_encoder(args.model, pooling, args.max_length), test,
                                       max_length=args.max_length)]
     objectives = {"AnglE (cos+ibn+angle)": LossConfig(), "cosine only (CoSENT)": LossConfig(w_ibn=0.0, w_angle=0.0)}
@@ -115,7 +115,7 @@ def main() -> None:
     print(f"{'model':34} {'mean':>7} {'seed sd':>8} {'95% CI':>18}")
     for name in models:
         print(f"{name:34} {point[name]:7.2f} {spread[name]:8.2f} {interval(boot[name]):>18}")
-    angle, cosine, own = "AnglE (cos+ibn+angle)", "cosine only (CoSENT)", "backbone (mean+norm, its own)"
+    angle, cosine, own = "AnglE (cos+ibn+angle)", "cosine only (CoSENT)", "backbone, its own pooling"
     differences = {"AnglE - cosine only": boot[angle] - boot[cosine], "AnglE - backbone": boot[angle] - boot[own],
                    "cosine only - backbone": boot[cosine] - boot[own]}
     print(f"\n{'paired difference':34} {'mean':>7} {'95% CI':>27}")
