@@ -489,6 +489,13 @@ class Store:
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
+    def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
+        """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
+        return self.conn.execute(
+            "SELECT number, updated_at, comments FROM issues "
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
+        ).fetchall()
+
     def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
         yield from self.conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
 

@@ -66,7 +66,7 @@ def test_five_percent_faults_lose_nothing(tmp_path: Path) -> None:
     corpus = small_world(seed=4, repos=2, issues=200)
     settings = FakeSettings(fault_rate=0.05, fault_seed=7, slow_seconds=0.05)
     with FakeGitHub(corpus, settings) as gh:
-        summary = crawl(gh, tmp_path, timeout=2.0, per_page=10)  # small pages: many requests
+        summary = crawl(gh, tmp_path, timeout=2.0, per_page=5)  # small pages: many requests
         faults = gh.stats()["faults"]
         assert summary.ok
         assert sum(n for kind, n in faults.items() if kind != "slow") >= 3, faults
@@ -180,13 +180,13 @@ def test_listing_caps_are_passed_by_moving_since_forward(tmp_path: Path) -> None
     `since` pass from the newest item seen instead of asking for page N."""
     corpus = small_world(seed=13, repos=1, issues=150)
     with FakeGitHub(corpus, FakeSettings(page_cap=3, comments_cap=35)) as gh:
-        summary = crawl(gh, tmp_path, per_page=10)
+        summary = crawl(gh, tmp_path, per_page=10, graphql=False)  # the REST comment listing
         log = list(gh.log)
     assert summary.ok
     assert not any(r.status == 422 for r in log)
     passes = [r.path for r in log if "since=" in r.path and "&page=" not in r.path]
     assert len(passes) >= 10, "expected many since passes"
-    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+    assert_store_matches_corpus(tmp_path, corpus, graphql=False)
 
 
 def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
@@ -225,15 +225,34 @@ def test_secondary_limits_are_kept_by_design(tmp_path: Path) -> None:
     from dataclasses import replace
 
     corpus = small_world(seed=22, repos=1, issues=150)
-    settings = FakeSettings(latency_base=0.02, latency_per_kb=0.002, minute_seconds=0.5,
+    settings = FakeSettings(latency_base=0.02, latency_per_kb=0.0005, minute_seconds=0.5,
                             points_per_minute={"core": 8, "graphql": 4}, cpu_seconds_per_minute=0.5,
-                            graphql_cpu_seconds_per_minute=0.2, max_concurrent=100, secondary_retry_after=1)
+                            graphql_cpu_seconds_per_minute=0.35, max_concurrent=100, secondary_retry_after=1)
     pacing = replace(FAST, minute=0.5, rest_points_per_minute=8, graphql_points_per_minute=4,
-                     cpu_per_minute=0.5, graphql_cpu_per_minute=0.2)
+                     cpu_per_minute=0.5, graphql_cpu_per_minute=0.35)
     with FakeGitHub(corpus, settings) as gh:
         summary = crawl(gh, tmp_path, per_page=20, pacing=pacing, max_in_flight=4)
         stats = gh.stats()
     assert summary.ok
     assert stats["secondary_trips"] == {} and stats["violations"] == 0, stats
     assert stats["max_in_flight"] >= 2
+    assert_store_matches_corpus(tmp_path, corpus, graphql=True)
+
+
+def test_threads_shrink_on_resource_limits_and_follow_cursors(tmp_path: Path) -> None:
+    """Thread batches too heavy for GitHub (RESOURCE_LIMITS_EXCEEDED) are halved until they
+    pass; a thread longer than one page continues with its cursor. Nothing is lost."""
+    corpus = small_world(seed=23, repos=1, issues=150)
+    repo = next(iter(corpus.repos.values()))
+    issue = next(i for i in repo.issues if "pull_request" not in i and i["comments"] > 0)
+    template = next(c for c in repo.comments if c["issue_url"].endswith(f"/{issue['number']}"))
+    first_id = max(c["id"] for c in repo.comments) + 1
+    repo.comments += [{**template, "id": first_id + k, "node_id": f"IC_long{k}", "body": f"comment {k} of a long thread"}
+                      for k in range(230)]
+    issue["comments"] += 230
+    repo.reindex()
+    with FakeGitHub(corpus, FakeSettings(resource_node_limit=150)) as gh:
+        summary = crawl(gh, tmp_path)
+        assert summary.ok and summary.graphql_shrinks >= 2
+        assert gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues/comments", 0) == 0
     assert_store_matches_corpus(tmp_path, corpus, graphql=True)

@@ -28,7 +28,7 @@ def _command(gh: FakeGitHub, store: Path, log: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> None:
-    corpus = small_world(seed=11, repos=2, issues=250)
+    corpus = small_world(seed=11, repos=2, issues=400)
     rng = random.Random(5)
     env = {**os.environ, "GITHUB_TOKEN": SECRET}
     outputs: list[bytes] = []

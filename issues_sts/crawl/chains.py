@@ -165,8 +165,10 @@ class GraphQLChain:
 
     def __init__(self, ctx: RepoContext, candidates: list[tuple[int, str | None]],
                  on_unavailable: Callable[[], None], *, rest_only: bool = False,
-                 rest_worthy: Callable[[int], bool] = lambda number: True) -> None:
+                 rest_worthy: Callable[[int], bool] = lambda number: True,
+                 sizer: gql.PageSizer | None = None) -> None:
         self.ctx = ctx
+        self.sizer = sizer or gql.PageSizer()
         self.updated = dict(candidates)
         self.todo = [n for n, _ in candidates]
         self.after: dict[int, str] = {}
@@ -189,7 +191,7 @@ class GraphQLChain:
             return None
         if not self.todo:
             return None
-        numbers = list(self.todo)
+        numbers = self.todo[: max(1, self.sizer.budget // gql.TIMELINE_PAGE)]
         query, variables = gql.build_query(self.ctx.api_path.split("/", 1)[1], numbers, after=self.after)
 
         def ask(client: GitHubClient) -> Any:
@@ -205,6 +207,9 @@ class GraphQLChain:
             self.fallback[0].commit(result)
             return
         numbers, answer = result
+        if not isinstance(answer, GraphQLUnavailable) and gql.refused_as_too_heavy(answer):
+            self.sizer.shrink()  # the next step asks fewer candidates at once
+            return
         if isinstance(answer, GraphQLUnavailable) or gql.fatal_errors(answer):
             self.on_unavailable()
             self.fallback = self._rest([(n, self.updated[n]) for n in self.todo])
@@ -215,7 +220,9 @@ class GraphQLChain:
         checkpoints = [Checkpoint(self.ctx.repo, f"timeline:{n}", since=self.updated[n], done=True) for n in finished]
         self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoints=checkpoints)
         self.ctx.summary.events += len(rows)
-        self.todo, self.after = list(batch.more), dict(batch.more)
+        rest = [n for n in self.todo if n not in numbers]
+        self.todo = list(batch.more) + rest
+        self.after = {n: c for n, c in self.after.items() if n in rest} | dict(batch.more)
         self.ctx.page_done("graphql", len(rows), 0)
 
 

@@ -110,6 +110,7 @@ class CrawlSummary:
     stopped: str | None = None  # why the run ended early (budget), None when complete
     interrupted: bool = False  # Ctrl-C / SIGTERM: pages committed so far are kept
     graphql_used: bool = False
+    graphql_shrinks: int = 0  # GraphQL batches made smaller (RESOURCE_LIMITS_EXCEEDED or slow)
 
     @property
     def pages(self) -> int:

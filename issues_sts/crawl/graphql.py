@@ -8,6 +8,7 @@ timeline items. Pure functions: building queries and turning answers into event 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,43 @@ def _items(first: int, after: str | None) -> str:
     )
 
 
+RESOURCE_LIMITS = "RESOURCE_LIMITS_EXCEEDED"
+TIMELINE_PAGE = 25  # duplicate events asked per issue and query (more continue with a cursor)
+
+
+@dataclass
+class PageSizer:
+    """The node budget of one GraphQL batch: halved on a refusal or a slow answer, regrown by
+    10 % per fast answer (GitHub's limits on a query's resources are not published)."""
+
+    budget: int = 2000
+    floor: int = 100
+    ceiling: int = 5000
+    slow_seconds: float = 5.0  # half of GitHub's 10 s query timeout
+    shrinks: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def shrink(self) -> None:
+        with self._lock:
+            self.budget = max(self.floor, self.budget // 2)
+            self.shrinks += 1
+
+    def answered(self, seconds: float) -> None:
+        with self._lock:
+            if seconds > self.slow_seconds:
+                self.budget = max(self.floor, self.budget // 2)
+                self.shrinks += 1
+            else:
+                self.budget = min(self.ceiling, int(self.budget * 1.1) + 1)
+
+
+def refused_as_too_heavy(answer: dict[str, Any]) -> bool:
+    return any(isinstance(e, dict) and e.get("type") == RESOURCE_LIMITS for e in answer.get("errors") or [])
+
+
+
 EVENT_NAMES = {
     "MarkedAsDuplicateEvent": "marked_as_duplicate",
     "UnmarkedAsDuplicateEvent": "unmarked_as_duplicate",
@@ -41,7 +79,7 @@ def alias(number: int) -> str:
 
 
 def build_query(
-    repo: str, numbers: Sequence[int], *, first: int = 25, after: dict[int, str] | None = None
+    repo: str, numbers: Sequence[int], *, first: int = TIMELINE_PAGE, after: dict[int, str] | None = None
 ) -> tuple[str, dict[str, Any]]:
     """One query (and its variables) for `numbers` of the repository `repo` (owner/name)."""
     after = after or {}

@@ -44,6 +44,8 @@ class PacingConfig:
         minute, which it estimates from response time: we sum our own response times.
     secondary_margin: the share of each secondary limit we allow ourselves (answers of requests
         still in flight are only estimated).
+    slow_query: a GraphQL answer slower than this halves the next batches (GitHub stops a
+        query at 10 s and charges it anyway).
     unreached_attempts: tries of a request while the server has never answered at all (a
         wrong --api-url, a closed port, DNS failure): fail within seconds, not minutes.
     announce_after: retry waits at least this long are announced to the user.
@@ -66,6 +68,7 @@ class PacingConfig:
     secondary_margin: float = 0.9
     unreached_attempts: int = 3
     announce_after: float = 2.0
+    slow_query: float = 5.0
 
     def scaled(self, scale: float) -> PacingConfig:
         """The same policy on a clock `scale` times faster (benchmarks against a compressed
@@ -75,7 +78,8 @@ class PacingConfig:
                        secondary_base=self.secondary_base / scale, secondary_cap=self.secondary_cap / scale,
                        backoff_base=self.backoff_base / scale, backoff_cap=self.backoff_cap / scale,
                        max_total_wait=self.max_total_wait / scale, max_pause=self.max_pause / scale,
-                       reset_margin=self.reset_margin / scale, announce_after=self.announce_after / scale)
+                       reset_margin=self.reset_margin / scale, announce_after=self.announce_after / scale,
+                       slow_query=self.slow_query / scale)
 
 
 @dataclass(frozen=True)

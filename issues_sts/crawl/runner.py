@@ -47,8 +47,10 @@ from issues_sts.crawl.chains import (
 from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
+from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.progress import Reporter
+from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
     BadCredentials,
     GitHubError,
@@ -135,6 +137,7 @@ class RepoSync:
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
+        self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
 
     def run(self, repo: str, summary: RepoSummary) -> None:
         self.store.upsert_repo(repo)
@@ -147,15 +150,31 @@ class RepoSync:
             self.keyword_closed |= keyword_closes(items)
             feed.offer_comments(items)
 
-        feed.lists = [
-            ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
-                      on_items=feed.offer_issues),
-            ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
-                      on_items=on_comments),
-        ]
+        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
+        by_threads = self.graphql_ok
+        threads = ThreadFeed(lambda asks: self._threads(ctx, asks, on_comments), self.sizer,
+                             lambda: all(chain.finished for chain in feed.lists))
+
+        def on_issues(items: list[dict[str, Any]]) -> None:
+            feed.offer_issues(items)
+            if by_threads:
+                threads.offer_issues(items)
+
+        comments = ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
+                             on_items=on_comments)
+        feed.lists = [ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
+                                on_items=on_issues)]
+        if not by_threads:
+            feed.lists.append(comments)
         # One more step than requests in flight: a page is committed while the next is fetched.
         width = self.cfg.max_in_flight + 1
-        pump([*feed.lists, feed], self.client, width)
+        pump([*feed.lists, threads, feed], self.client, width)
+        if by_threads and self.graphql_ok:  # threads a resumed crawl had not asked yet
+            left = self.thread_todo(repo)
+            pump((self._threads(ctx, pack(left, self.sizer.budget), on_comments) for _ in iter(lambda: bool(left), False)),
+                 self.client, width)
+        if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
+            pump([comments], self.client, width)
         worded, named, self.keyword_closed = self.comment_evidence(repo)
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
@@ -206,9 +225,18 @@ class RepoSync:
                 if stored.get(f"timeline:{c.number}", "\0") != c.updated_at]
         return ranked, todo
 
+    def thread_todo(self, repo: str) -> list[tuple[int, str | None, int]]:
+        """Issues with comments whose thread is not stored for their current `updated_at`."""
+        stored = self.store.checkpoint_watermarks(repo, "thread:")
+        return [(n, updated, count) for n, updated, count in self.store.issue_threads(repo)
+                if count > 0 and stored.get(f"thread:{n}", "\0") != updated]
+
+    def _threads(self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]) -> ThreadChain:
+        return ThreadChain(ctx, asks, self.sizer, self.cfg.api_url, on_comments, self._graphql_off)
+
     def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]]) -> Chain:
         return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok,
-                            rest_worthy=self.rest_worthy)
+                            rest_worthy=self.rest_worthy, sizer=self.sizer)
 
     def rest_worthy(self, number: int) -> bool:
         """Whether a REST timeline (no canonical named) can change this issue's link: only an
@@ -283,6 +311,7 @@ def run_crawl(
                 result.status = "interrupted"
     finally:
         summary.graphql_used = cfg.graphql and sync.graphql_ok
+        summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
         store.close()
         if own_http:

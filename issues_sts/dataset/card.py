@@ -195,8 +195,11 @@ Counters (what each stage kept, dropped and redacted):
 
 ## Limitations
 
-- Labels come from maintainers' duplicate decisions: a label-0 pair is "never marked as a
-  duplicate", not "verified different"; some negatives are undetected duplicates.
+- Labels come from maintainers' duplicate decisions as the link stage reads them: a label-0 pair
+  is "never marked as a duplicate", not "verified different"; some negatives are undetected
+  duplicates. The link stage's precision and recall were measured (`issues-sts links evaluate`)
+  against threads labelled by AI assistant readers following a written brief, blind to the
+  extractor, not by people; no person checked those labels or the pairs here.
 - Issues are public but written by people: names, e-mail addresses and other personal data in
   issue texts are kept; only credentials are redacted, by pattern, so unusual formats can slip.
 - Long texts: {stats["token_lengths"]["train"]["share_longer_than_threshold"]:.2f} % of train texts exceed
