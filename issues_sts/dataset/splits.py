@@ -172,7 +172,7 @@ def _balance(split_id: np.ndarray, u: np.ndarray, weight: np.ndarray, movable: n
         if not empty[k] and deficit[k] <= tolerance:
             break
         donor = int(np.argmin(np.where(present > 1, deficit, np.inf)))
-        room = max((deficit[k] + tolerance) * total, float(weight[members].min()))
+        room = np.inf if empty[k] else max((deficit[k] + tolerance) * total, float(weight[members].min()))
         candidates = np.flatnonzero(movable & members & (out == donor) & (weight <= room))
         if len(candidates) == 0:
             break
