@@ -135,9 +135,19 @@ _LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
 DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
 
 
+# Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
+# regex over hundreds of thousands of comments, so the regex only runs where one occurs.
+_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsumed", "replaced", "consolidat", "track", "follow", "tuned",
+                 "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
+                 "is now", "new pr", "new pull")
+
+
 def screens(text: str | None) -> bool:
     """The cheap screen: could `text` carry a duplicate claim at all?"""
-    return bool(text) and CUE.search(text or "") is not None
+    if not text:
+        return False
+    lowered = text.lower()
+    return any(word in lowered for word in _SCREEN_WORDS) and CUE.search(text) is not None
 
 
 def is_duplicate_label(name: str) -> bool:
