@@ -384,7 +384,19 @@ class Store:
                              hint="move it away and crawl again") from None
 
     def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
-        return pl.DataFrame(self._rows(sql, params), schema=schema, orient="row")
+        """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
+        (several times the size of the same rows in a frame), not the whole answer."""
+        try:
+            cursor = self.conn.execute(sql, params)
+            parts = []
+            while rows := cursor.fetchmany(20_000):
+                parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
+                             hint="move it away and crawl again") from None
+        if not parts:
+            return pl.DataFrame(schema=schema)
+        return pl.concat(parts, rechunk=len(parts) > 1)
 
     def repo_names(self) -> list[str]:
         """The repositories that hold issues, in the frames' order (the stages stream by these)."""
