@@ -182,7 +182,7 @@ def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "code", "needle"), [
     (["--store", "{tmp}/missing"], 3, "no crawl store"),
-    (["--store", "{store}", "--tokenizer", "{tmp}/no-tokenizer"], 2, "cannot load tokenizer"),
+    (["--store", "{store}", "--tokenizer", "{tmp}/no-tokenizer"], 2, "no tokenizer at"),
     (["--store", "{store}", "--out", "{tmp}/foreign"], 6, "did not write"),
     (["--store", "{store}", "--negatives", "nope"], 2, "--negatives"),
     (["--store", "{tmp}/empty"], 3, "holds no issues"),
