@@ -36,7 +36,7 @@ def push_command(
     dataset: Path = typer.Option(DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."),
     branch: str = typer.Option("main", "--branch", help="Branch to commit to (created from main if new)."),
     tag: str | None = typer.Option(None, "--tag", help="Tag for the pushed revision (default: the build's version; "
-                                   "'' for none). An existing tag is refused."),
+                                   "'' for none). A tag that holds other data is refused."),
 ) -> None:
     from issues_sts.dataset.previous import build_version
     from issues_sts.hub.push import push_dataset
