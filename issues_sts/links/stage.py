@@ -150,21 +150,31 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: s
 
 def store_index(store: Store, links: list[DuplicateLink]) -> StoreIndex:
     """The store facts about the issues these links name (and where their redirects lead):
-    a handful of rows instead of one Python object per stored issue."""
+    a handful of rows instead of one Python object per stored issue. A repository crawled
+    under a name it has since left (repos.yaml's tiangolo/fastapi, now fastapi/fastapi) is
+    also found under its current name, which GraphQL and new comments use."""
+    keys = store.issue_keys_frame()
+    stored = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
+    moved = {new.lower(): old.lower() for old, new in aliases_from_store(store)
+             if old.lower() in stored and new.lower() not in stored}
     redirects = store.redirects_frame()
     hops = {(r.lower(), n): (to_r.lower(), to_n) for r, n, to_r, to_n in redirects.iter_rows()}
     ends = {(lk.repo.lower(), lk.number) for lk in links} | {(lk.target_repo.lower(), lk.target_number) for lk in links}
+    ends |= {(moved[r], n) for r, n in ends if r in moved}
     frontier = set(ends)
     while frontier:  # redirect chains (loops end: a key is added once)
         frontier = {hops[k] for k in frontier if k in hops} - ends
         ends |= frontier
     wanted = pl.DataFrame({"_key": [r for r, _ in ends], "number": [n for _, n in ends]},
                           schema={"_key": pl.Utf8, "number": pl.Int64})
-    keys = store.issue_keys_frame()
     subset = keys.with_columns(pl.col("repo").str.to_lowercase().alias("_key")).join(
         wanted, on=["_key", "number"], how="semi").drop("_key")
     index = StoreIndex(subset, redirects)
-    index.repos = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
+    index.repos = stored | set(moved)
+    for (repo, number), known in list(index.items.items()):
+        for new, old in moved.items():
+            if repo == old:
+                index.items[(new, number)] = known  # the store's spelling comes back from follow()
     return index
 
 
