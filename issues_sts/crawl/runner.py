@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -49,6 +50,7 @@ from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
 from issues_sts.crawl.progress import Reporter
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
@@ -313,10 +315,57 @@ def run_crawl(
         summary.graphql_used = cfg.graphql and sync.graphql_ok
         summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
+        if summary.ok:
+            summary.plan_line = _compare_with_plan(cfg.store, summary)
         store.close()
         if own_http:
             http.close()
     return summary
+
+
+def _compare_with_plan(store: Path, summary: CrawlSummary) -> str | None:
+    """The `crawl --plan` projection against this crawl, once: after the first complete crawl
+    the plan is marked compared (re-crawls cost a fraction of it)."""
+    plan = Plan.load(store)
+    if plan is None or plan.compared:
+        return None
+    line = compare(plan, summary.requests - summary.graphql_requests, summary.graphql_points, summary.seconds)
+    plan.compared = line
+    plan.save(store)
+    return line
+
+
+def plan_crawl(cfg: CrawlConfig, *, http: httpx.Client | None = None,
+               assumptions: Assumptions = Assumptions()) -> Plan:
+    """Ask each repository for its size (one point or one request each, plus `GET /repos`
+    to follow renames), project the crawl, save the plan next to the store and return it."""
+    token = cfg.token_value()
+    own_http = http is None
+    http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
+    limiter = Limiter(cfg.pacing, time.time, time.sleep, max_in_flight=cfg.max_in_flight)
+    client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=None,
+                          scrub=Scrubber([token]), max_requests=cfg.max_requests)
+    graphql = cfg.graphql and token is not None
+    plans = []
+    try:
+        for repo in cfg.repos:
+            page = client.get(f"repos/{repo}", expect=(404,))
+            hops = 0
+            while page.status in (301, 302, 307, 308) and page.location and hops < 3:
+                page, hops = client.get(page.location, expect=(404,)), hops + 1
+            if page.status != 200 or not isinstance(page.data, dict):
+                raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
+            counts, graphql = ask_counts(client, str(page.data.get("full_name") or repo), graphql=graphql)
+            counts.repo = repo
+            plans.append(plan_repo(counts, graphql=graphql, a=assumptions))
+    finally:
+        if own_http:
+            http.close()
+    plan = Plan(plans, graphql, assumptions, asked_requests=client.stats.counted - client.stats.graphql,
+                asked_points=client.stats.graphql)
+    Store.open(cfg.store, create=True).close()
+    plan.save(cfg.store)
+    return plan
 
 
 class WaitAnnouncer:

@@ -23,7 +23,7 @@ from typing import Any
 
 from issues_sts.crawl.chains import IDLE, RepoContext, Step
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable
-from issues_sts.crawl.graphql import PageSizer, refused_as_too_heavy
+from issues_sts.crawl.graphql import PageSizer, points, refused_as_too_heavy
 from issues_sts.store import Checkpoint
 
 MAX_ALIASES = 100  # one request each: 100 aliases are one point
@@ -120,6 +120,8 @@ class ThreadChain:
             self.unavailable = True
             self.on_unavailable()
             return
+        self.ctx.summary.points += points(len(asks))
+        self.ctx.summary.thread_points += points(len(asks))
         if refused_as_too_heavy(answer):
             self.sizer.shrink()
             if len(asks) > 1:
