@@ -126,12 +126,22 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     # Scale 1.0: what grows with the items grows by 1/scale; what each repository costs once
     # (GET /repos, the list's confirming last page, a candidate batch) stays per repository.
     n = len(repos)
-    rest_1 = 2 * n + (rest - 2 * n) * factor
+    pages = {name: math.ceil(len(r.issues) / 100) for name, r in corpus.repos.items()}
+    pages_1 = sum(math.ceil(len(r.issues) * factor / 100) for r in corpus.repos.values())
+    probes = max(0, rest - 2 * n - sum(pages.values()))
+    rest_1 = 2 * n + pages_1 + probes * factor
     thread_points = sum(r.thread_points for r in summary.repos)
-    points_1 = thread_points * factor + sum(math.ceil(r.candidates * factor / 80) for r in summary.repos)
-    per_request = sum(r.seconds for r in records if r.bucket == "core") / max(1, rest) * speedup
-    per_point = gql_seconds / max(1, points) * speedup
-    seconds_1, gql_seconds_1 = rest_1 * per_request + points_1 * per_point, points_1 * per_point
+    thread_pages = {name: sum(math.ceil(c / 100) for c in t) for name, t in threads.items()}
+    batching = thread_points / max(1, thread_bound)  # measured points per ideal (100 issues a point)
+    points_1 = (sum(math.ceil(p * factor / 100) for p in thread_pages.values()) * batching
+                + sum(math.ceil(r.candidates * factor / 80) for r in summary.repos))
+    # response time = base per answer + size part; the size part grows with the items
+    base = settings.latency_base
+    gql_requests = sum(1 for r in records if r.bucket == "graphql")
+    rest_size_s = (seconds - gql_seconds - base * (len(records) - gql_requests)) * speedup * factor
+    gql_size_s = (gql_seconds - base * gql_requests) * speedup * factor
+    gql_seconds_1 = base * speedup * points_1 + gql_size_s
+    seconds_1 = base * speedup * rest_1 + rest_size_s + gql_seconds_1
     limit_hours = hours(rest_1, points_1, seconds_1, gql_seconds_1, a)
     efficiency = wall / max(minimum, 1e-9)
     planned = plan.total()
@@ -146,8 +156,8 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     print(f"{'most requests in flight':44}{stats['max_in_flight']:>14}")
     print(f"{'thread batches made smaller':44}{summary.graphql_shrinks:>14}")
     print()
-    print(f"crawl --plan for this world: {planned.rest_requests:,} requests, {planned.graphql_points:,} points, "
-          f"{planned.hours(a) * factor:.2f} h at scale 1.0; measured {rest:,} requests, {points:,} points")
+    print(f"crawl --plan for this world: {planned.rest_requests:,} requests, {planned.graphql_points:,} points "
+          f"({plan.asked_requests} requests and {plan.asked_points} points to ask); measured {rest:,} requests, {points:,} points")
     print(f"projection for the 55 repositories at scale 1.0, one token: {rest_1:,.0f} REST requests "
           f"({rest_1 / a.rest_per_hour:.1f} h), {points_1:,.0f} points ({points_1 / a.points_per_hour:.1f} h), "
           f"{seconds_1 / 3600:,.1f} h of response time ({seconds_1 / 3600 / (a.cpu_per_minute / 60):.1f} h at "
