@@ -134,7 +134,7 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     thread_pages = {name: sum(math.ceil(c / 100) for c in t) for name, t in threads.items()}
     batching = thread_points / max(1, thread_bound)  # measured points per ideal (100 issues a point)
     points_1 = (sum(math.ceil(p * factor / 100) for p in thread_pages.values()) * batching
-                + sum(math.ceil(r.candidates * factor / 80) for r in summary.repos))
+                + sum(math.ceil(r.candidates * factor / 50) for r in summary.repos))
     # response time = base per answer + size part; the size part grows with the items
     base = settings.latency_base
     gql_requests = sum(1 for r in records if r.bucket == "graphql")

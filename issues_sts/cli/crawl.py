@@ -46,7 +46,7 @@ What each request buys (two separate budgets of 5,000 an hour: REST requests, Gr
     REST GET /repos/{r}               where the repository lives now (renames followed, kept in the store)
     REST issue list page              100 issues and PRs with labels and state_reason
     GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long threads continue by cursor
-    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 80 candidates
+    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50 candidates
     REST GET /issues/{n}              a number the duplicate evidence names but the lists did not return
     --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes
 

@@ -8,7 +8,7 @@ what the crawler does (`runner`) to that size:
 * REST: `GET /repos/{r}` plus one issue-list page per 100 issues and PRs (and, without GraphQL,
   one repo-wide comment page per 100 comments, PRs' comments included);
 * GraphQL: one point per thread batch (up to 100 issues with comments, about 2,000 comments),
-  one per 80 duplicate candidates; PRs and their comments cost nothing;
+  one per 50 duplicate candidates; PRs and their comments cost nothing;
 * time: the largest of what each limit allows at GitHub's documented values (5,000 requests
   and 5,000 points an hour; 90 s of response time a minute, 60 s of it GraphQL), with a
   response time of `latency_base + latency_per_kb x size` (the stated latency assumption).
@@ -94,7 +94,7 @@ def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -
         comments = round(issues * per_issue)
         threads = round(issues * (c.with_comments if c.with_comments is not None else 0.8))
         batches = max(math.ceil(threads / 100), math.ceil(comments / a.thread_batch_comments))
-        candidates = math.ceil(issues * a.candidate_share / 80)
+        candidates = math.ceil(issues * a.candidate_share / 50)
         points = batches + candidates
         graphql_seconds = (points * a.latency_base + comments * a.comment_kb * a.latency_per_kb)
         rest = 1 + list_pages

@@ -45,7 +45,7 @@ from issues_sts.crawl.chains import (
     RefChain,
     RepoContext,
 )
-from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
+from issues_sts.crawl.client import BudgetReached, GitHubClient, Page, Scrubber, make_http_client
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
@@ -128,6 +128,16 @@ def _pump(source: Iterator[Chain], client: GitHubClient, width: int, pool: Threa
         parked.clear()
 
 
+def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
+    """GET a repository, following up to 3 redirects (a renamed or moved repository answers
+    301 with where it lives now); the answer and how many hops it took."""
+    page = client.get(path, etag=etag, expect=(404,))
+    hops = 0
+    while page.status in (301, 302, 307, 308) and page.location and hops < 3:
+        page, hops = client.get(page.location, expect=(404,)), hops + 1
+    return page, hops
+
+
 class RepoSync:
     """Everything one repository needs, in the order of the module docstring."""
 
@@ -190,10 +200,7 @@ class RepoSync:
         cp = self.store.checkpoint(repo, "repo")
         known = self.store.repo_row(repo) or {}
         etag = cp.etag if cp.done and known.get("current_name") else None
-        page = self.client.get(f"repos/{repo}", etag=etag, expect=(404,))
-        hops = 0
-        while page.status in (301, 302, 307, 308) and page.location and hops < 3:
-            page, hops = self.client.get(page.location, expect=(404,)), hops + 1
+        page, hops = get_following(self.client, f"repos/{repo}", etag)
         if page.status == 304:
             return str(known["current_name"])
         if page.status != 200 or not isinstance(page.data, dict):
@@ -349,10 +356,7 @@ def plan_crawl(cfg: CrawlConfig, *, http: httpx.Client | None = None,
     plans = []
     try:
         for repo in cfg.repos:
-            page = client.get(f"repos/{repo}", expect=(404,))
-            hops = 0
-            while page.status in (301, 302, 307, 308) and page.location and hops < 3:
-                page, hops = client.get(page.location, expect=(404,)), hops + 1
+            page, _ = get_following(client, f"repos/{repo}")
             if page.status != 200 or not isinstance(page.data, dict):
                 raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
             counts, graphql = ask_counts(client, str(page.data.get("full_name") or repo), graphql=graphql)
