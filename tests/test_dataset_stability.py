@@ -9,6 +9,8 @@ it, only merged clusters and clusters that gained an older member may move.
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,7 +39,7 @@ def _assign(created: dict[Key, str], links: list[tuple[Key, Key]], seed: int,
 
 
 def _day(i: int) -> str:
-    return f"20{10 + i // 365:02d}-{1 + (i % 365) // 31:02d}-{1 + i % 28:02d}T00:00:00Z"
+    return (date(2010, 1, 1) + timedelta(days=i)).isoformat() + "T00:00:00Z"
 
 
 def _one_target_each(links: list[tuple[Key, Key]]) -> list[tuple[Key, Key]]:
@@ -113,14 +115,14 @@ def test_every_earlier_issue_keeps_its_split_except_counted_merges(history, seed
     # 2. without it: only clusters that merged earlier clusters or gained an older member move
     free, _ = _assign(grown, new_links, seed)
     before_group = dict(zip(zip(before["repo"], before["number"], strict=True), before["group"], strict=True))
-    # tiny stores: a split that hashing left empty is filled by moving the nearest group (counted)
-    filled_before = set(before.filter(pl.col("small_store_fill"))["group"].to_list())
+    # balancing (proportions, no empty split) moves a few groups near the hash cut points (counted)
+    filled_before = set(before.filter(pl.col("balanced"))["group"].to_list())
     moved_ok: set[int] = set()
     for group, members in free.group_by("group"):
         keys = list(zip(members["repo"], members["number"], strict=True))
         earlier = {before_group[k] for k in keys if k in before_group}
         oldest = min(keys, key=lambda k: (grown[k], k))
-        if len(earlier) > 1 or oldest not in old or members["small_store_fill"].any() or earlier & filled_before:
+        if len(earlier) > 1 or oldest not in old or members["balanced"].any() or earlier & filled_before:
             moved_ok.add(int(group[0]))  # type: ignore[arg-type]
     for repo, number, group, split in free.select("repo", "number", "group", "split").iter_rows():
         if (repo, number) in old_split and group not in moved_ok:
@@ -145,3 +147,24 @@ def test_proportions_stay_on_track_as_the_store_grows() -> None:
                        .group_by("split").len().iter_rows())
             for split, frac in fractions.items():
                 assert abs(got[split] / positives.height - frac) <= 0.01, (by, split, got)
+
+
+def test_split_by_time_trains_on_the_older_clusters() -> None:
+    created = {("o/r", n): _day(n) for n in range(1, 2001)}
+    links = [(("o/r", 2 * i + 2), ("o/r", 2 * i + 1)) for i in range(900)]  # clusters of two, then singles
+    dated, _ = _assign_by_time(created, links)
+    clustered = dated.filter(pl.col("number") <= 1800)
+    newest_train = clustered.filter(pl.col("split") == "train")["created_at"].max()
+    oldest_eval = clustered.filter(pl.col("split") != "train")["created_at"].min()
+    assert newest_train is not None and oldest_eval is not None and newest_train <= oldest_eval
+    assert clustered.filter(pl.col("split") == "valid").height and clustered.filter(pl.col("split") == "test").height
+    singles = dated.filter(pl.col("number") > 1800)  # newer than every cluster: never train
+    assert (singles["split"] != "train").all()
+
+
+def _assign_by_time(created: dict[Key, str], links: list[tuple[Key, Key]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    texts = _texts(created)
+    table = FixedLinks.from_rows([(*a, *b) for a, b in links])
+    positives, _ = positive_pairs(table.links, texts)
+    groups = issue_groups(texts, positives, table.clusters)
+    return assign_splits(groups, positives, FRACTIONS, 3, by="time"), positives

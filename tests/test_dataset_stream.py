@@ -56,3 +56,16 @@ def test_streamed_build_equals_the_in_memory_build_on_the_paper_world(tmp_path: 
     write_paper_store(store, PaperConfig(seed=1, scale=0.02, repos=("psf/requests", "pallets/flask", "celery/celery")))
     whole, streamed = _both(store, tmp_path, text_recipe="raw")
     assert [name for name in whole if whole[name] != streamed[name]] == []
+
+
+def test_threads_read_in_a_process_pool_give_the_same_links(small_world_store: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from issues_sts.links import build_links, stage
+
+    with Store.open(small_world_store) as store:
+        monkeypatch.setattr(stage, "_PARALLEL_MIN", 10**9)
+        alone = build_links(store)
+        monkeypatch.setattr(stage, "_PARALLEL_MIN", 10)
+        pooled = build_links(store)
+    assert alone.counters["threads_read"] > 10
+    assert alone.links.equals(pooled.links) and alone.counters == pooled.counters

@@ -73,6 +73,14 @@ def _archive(root: Path, items: list[dict[str, Any]], comments: dict[int, list[d
     return root
 
 
+def _evaluate_json(ann: Path, archive: Path, cache: Path,
+                   capsys: pytest.CaptureFixture[str]) -> tuple[list[str], dict[str, Any]]:
+    """`links evaluate ... --json` on one annotation file: its argv (without --json) and metrics."""
+    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(cache)]
+    assert _run([*argv, "--json"]) == 0
+    return argv, json.loads(capsys.readouterr().out)
+
+
 def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     items = [issue(n, repo=RUST_REPO) for n in range(1, 7)]
     comments = {
@@ -89,9 +97,7 @@ def test_evaluate_reports_precision_and_recall(tmp_path: Path, capsys: pytest.Ca
                    "rust-lang/rust,4,hard_negative,,,see\n"
                    "rust-lang/rust,5,hard_negative,,,not-a-dup\n"
                    "rust-lang/rust,6,duplicate,rust-lang/rust,1,missed\n")
-    argv = ["links", "evaluate", "--annotations", str(ann), "--archive", str(archive), "--cache", str(tmp_path / "c")]
-    assert _run([*argv, "--json"]) == 0
-    metrics = json.loads(capsys.readouterr().out)
+    argv, metrics = _evaluate_json(ann, archive, tmp_path / "c", capsys)
     assert (metrics["tp"], metrics["fp"], metrics["fn"], metrics["tn"]) == (1, 2, 2, 1)
     assert metrics["precision"] == pytest.approx(1 / 3) and metrics["recall"] == pytest.approx(1 / 3)
     assert _run(argv) == 0
@@ -137,3 +143,60 @@ def test_evaluate_subsets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     text = capsys.readouterr().out
     assert "test   without ambiguous" in text and "FP #4: annotated - claimed 1" in text
     assert _run([*argv, "--subset", "train"]) == 2
+
+
+def _onnx_archive(root: Path) -> Path:
+    """A tiny archive shaped like ../shared/data/onnxruntime-issue-archive: REST issues (no
+    closed_by, the 2022 relabelling dropped the duplicate label) and per-issue threads."""
+    from issues_sts.links.archive import ONNX_REPO
+
+    root.mkdir(parents=True)
+    issues = [issue(n, repo=ONNX_REPO, closed_by=None) for n in (1, 2, 3, 4)]
+    at = "2015-03-02T10:00:00Z"
+    actor = {"login": "maint"}
+    threads = [
+        # a duplicate label in the history plus a maintainer's pointer: a duplicate of #1
+        {"number": 2, "comments": [comment(2, "Please see #1", cid=1, repo=ONNX_REPO, created=at)],
+         "timeline": [{"event": "labeled", "id": 11, "actor": actor, "created_at": at, "label": {"name": "duplicate"}},
+                      {"event": "closed", "id": 12, "actor": actor, "created_at": "2015-03-02T10:01:00Z"}],
+         "events": []},
+        # the same pointer without the label: not a link
+        {"number": 3, "comments": [comment(3, "Please see #1", cid=2, repo=ONNX_REPO, created=at)],
+         "timeline": [{"event": "closed", "id": 13, "actor": actor, "created_at": "2015-03-02T10:01:00Z"}],
+         "events": []},
+        # a bot's suggestion nobody acted on: not a link
+        {"number": 4, "comments": [comment(4, "Potential duplicates:\n- #1", cid=3, login="github-actions[bot]",
+                                           assoc="NONE", repo=ONNX_REPO, created=at)],
+         "timeline": [{"event": "closed", "id": 14, "actor": {"login": "reporter"}, "created_at": at}], "events": []},
+    ]
+    for name, rows in (("issues.jsonl.gz", issues), ("threads.jsonl.gz", threads)):
+        with gzip.open(root / name, "wt", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(r) + "\n" for r in rows)
+    return root
+
+
+def test_evaluate_the_modern_set_from_an_onnxruntime_shaped_archive(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    archive = _onnx_archive(tmp_path / "onnx")
+    ann = tmp_path / "onnxruntime_duplicates.csv"
+    ann.write_text("repo,number,category,canonical_repo,canonical_number,note,round,split\n"
+                   "microsoft/onnxruntime,2,duplicate,microsoft/onnxruntime,1,label-pointer,onnx-1,test\n"
+                   "microsoft/onnxruntime,3,hard_negative,,,see,onnx-1,dev\n"
+                   "microsoft/onnxruntime,4,hard_negative,,,bot-suggestion,onnx-1,test\n")
+    argv, got = _evaluate_json(ann, archive, tmp_path / "c", capsys)
+    assert (got["tp"], got["fp"], got["fn"], got["tn"]) == (1, 0, 0, 2)
+    assert got["rounds"]["onnx-1"]["tp"] == 1 and "sets" in got
+    assert _run(argv) == 0
+    text = capsys.readouterr().out
+    assert "round onnx-1" in text and "labels by AI assistant readers" in text
+    with Store.open(tmp_path / "c") as st:  # what a crawl with timelines would have stored
+        row = st.conn.execute("SELECT closed_by, labels FROM issues WHERE number=2").fetchone()
+        assert row[0] == "maint" and "duplicate" in row[1]
+
+
+def test_evaluate_refuses_archive_with_several_sets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ann = tmp_path / "a.csv"
+    ann.write_text("repo,number,category,canonical_repo,canonical_number,note\nrust-lang/rust,1,hard_negative,,,\n")
+    assert _run(["links", "evaluate", "--annotations", str(ann), "--annotations", str(ann),
+                 "--archive", str(tmp_path)]) == 2
+    assert "single --annotations" in capsys.readouterr().err

@@ -23,7 +23,7 @@ from issues_sts.links.vocabulary import (
     screens,
 )
 from issues_sts.store import Store
-from tests.links_helpers import c, canonical, thread
+from tests.links_helpers import c, canonical, ev, thread
 
 EXAMPLES = [(rule.name, text) for rule in RULES for text in rule.examples]
 NEAR_MISSES = [(rule.name, text) for rule in RULES for text in rule.near_misses]
@@ -114,6 +114,15 @@ PHENOMENA: list[tuple[str, Thread, int | None]] = [
      _labelled(c("m", "Fixed by #40", "MEMBER", 60), closed_by="m", closed_minute=61), None),
     ("state_reason duplicate + pointer",
      thread(c("m", "See #12.", "MEMBER", 60), closed_by="m", closed_minute=61, state_reason="duplicate"), 12),
+    ("GraphQL's stateReason DUPLICATE + pointer",
+     thread(c("m", "See #12.", "MEMBER", 60), closed_by="m", closed_minute=61, state_reason="DUPLICATE"), 12),
+    ("a REST marked_as_duplicate (no canonical) + pointer",
+     thread(c("m", "Take a look at #12", "MEMBER", 60), closed_by="m", closed_minute=61,
+            events=(ev("marked_as_duplicate", None, actor="m", minute=61, source="rest"),)), 12),
+    ("... unmarked_as_duplicate afterwards: no pointer applies",
+     thread(c("m", "Take a look at #12", "MEMBER", 60), closed_by="m", closed_minute=61,
+            events=(ev("marked_as_duplicate", 12, actor="m", minute=61),
+                    ev("unmarked_as_duplicate", 12, actor="m", minute=62))), None),
     # confirmation as a reply
     ("'Is this the same as #12?' answered 'Yes, it's a duplicate'",
      thread(c("u", "Is this the same as #12?", "NONE", 60), c("m", "Yes, it's a duplicate.", "MEMBER", 70),
@@ -186,3 +195,10 @@ def test_bot_suggestions_are_counted() -> None:
 def test_form_fields_are_stripped_up_to_the_next_heading() -> None:
     body = "### Bug\nx\n### Related issues\n#12\n### Version\n1.0"
     assert "#12" not in strip_form_fields(body) and "1.0" in strip_form_fields(body)
+
+
+@pytest.mark.parametrize("text", [t for _, t in EXAMPLES + NEAR_MISSES])
+def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: str) -> None:
+    import re
+
+    assert screens(text) == bool(re.search(CUE_REGEX, text))

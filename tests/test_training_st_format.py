@@ -47,6 +47,11 @@ def test_a_trained_tiny_bert_is_a_sentence_transformers_model(tmp_path: Path) ->
     assert [m["type"].rsplit(".", 1)[-1] for m in modules] == ["Transformer", "Pooling"]
     pooling = json.loads((result.model_dir / "1_Pooling" / "config.json").read_text())
     assert pooling["pooling_mode_cls_token"] and not pooling["pooling_mode_mean_tokens"]
+    # the model card that a push publishes: data, objective with its weights, metrics
+    card = (result.model_dir / "README.md").read_text()
+    assert "library_name: sentence-transformers" in card and str(data) in card
+    assert "1.0 * cosine(tau 0.05) + 1.0 * in-batch negatives(tau 0.05) + 1.0 * angle(tau 1.0)" in card
+    assert f"Best valid Spearman x100: {result.best_metric:.2f}" in card and "| spearman |" in card
 
 
 @pytest.mark.parametrize("pooling", ["avg", "max", "last", "cls-avg", "first-last-avg"])

@@ -60,12 +60,16 @@ def save_checkpoint(
     progress: Progress,
     optimizer: torch.optim.Optimizer | None = None,
     scheduler: Any = None,
+    card: str | None = None,
 ) -> Path:
-    """Write atomically: a half-written checkpoint never replaces a good one."""
+    """Write atomically: a half-written checkpoint never replaces a good one. `card` is the
+    model card (README.md) that goes with the weights."""
     directory = Path(directory)
     staging = directory.with_name(f".{directory.name}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
     encoder.save(staging)
+    if card is not None:
+        (staging / "README.md").write_text(card)
     (staging / PROGRESS_FILE).write_text(json.dumps(asdict(progress), indent=2) + "\n")
     if optimizer is not None:
         state = {"optimizer": optimizer.state_dict(), "rng": rng_state()}

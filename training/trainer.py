@@ -43,6 +43,7 @@ from training.data import Batch, PairSet, ZigzagCollator, batches, epoch_order, 
 from training.evaluation import SimilarityEvaluator
 from training.losses import AnglELoss
 from training.metrics_log import MetricsLog
+from training.model_card import model_card
 from training.models import build_encoder, load_encoder
 from training.models.base import Encoder
 from training.progress import TrainProgress
@@ -318,18 +319,21 @@ class Trainer:
             primary = metrics[self.evaluator.primary_metric]
             self.log.append({"kind": "eval", "split": self.evaluator.name, "step": self.progress.step,
                              "epoch": self.progress.epoch, **metrics})
+            self.progress.extra["last_eval"] = metrics
+            self.progress.extra["evaluated_step"] = self.progress.step
             best = self.progress.best_metric
             if best is None or primary > best:
                 self.progress.best_metric, self.progress.best_step = primary, self.progress.step
-                save_checkpoint(self.out / "best", self.encoder, self.progress)
-            self.progress.extra["last_eval"] = metrics
+                save_checkpoint(self.out / "best", self.encoder, self.progress,
+                                card=model_card(self.config, self.progress, self.encoder))
         self.progress.extra["evaluated_step"] = self.progress.step
         self._barrier()
         return metrics
 
     def _checkpoint(self) -> None:
         if self.process.is_main:
-            save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler)
+            save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler,
+                            card=model_card(self.config, self.progress, self.encoder))
         self._barrier()
 
     def _barrier(self) -> None:

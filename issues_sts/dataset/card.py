@@ -33,7 +33,9 @@ RECIPE = (
 
 SPLIT_METHODS = {
     "random": ("by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its split "
-               "in every later build from a grown store with the same seed and proportions"),
+               "in every later build from a grown store with the same seed and proportions; a few clusters "
+               "whose hash lies nearest a cut point are moved to keep each split within half a point of its "
+               "share (`splits.balanced_groups`)"),
     "time": ("by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, the "
              "oldest to train until it holds its share of positive pairs, the newest to valid and test"),
 }

@@ -13,8 +13,11 @@ join clusters later than their members were created, so a growing cluster keeps 
 and its split, whatever else the store gains (new repositories, new clusters). The split is
 read off a seeded hash of the identity, `u` in [0, 1), against the cumulative proportions
 (the paper's 18,565 / 1,547 / 1,548 by default): no permutation, no row numbers, nothing that
-a new issue elsewhere can shift. Proportions then hold in expectation and, with thousands of
-clusters, within a percent (see the README for measured values).
+a new issue elsewhere can shift. Hashing gives the proportions on average; `_balance` then
+moves the few groups whose hash lies nearest a cut point until every split is within half a
+point of its share of positive pairs (and valid and test are not empty). Those balanced
+groups, counted, are the only ones whose split can differ between two builds made without
+the earlier build at hand.
 
 `--split-by time` orders clusters by that identity's creation date instead: the oldest go
 to train until train holds its share of positive pairs, the newest to valid and test (split
@@ -138,23 +141,43 @@ def _by_time(ident: pl.DataFrame, u: np.ndarray, fractions: np.ndarray) -> np.nd
     return np.where(is_train, 0, 1 + _by_hash(u, rest))
 
 
-def _fill_empty(split_id: np.ndarray, u: np.ndarray, members: np.ndarray, fractions: np.ndarray) -> np.ndarray:
-    """A tiny store may hash no cluster (or no single issue, which negatives need) into valid
-    or test: then the member whose hash lies nearest that split's interval moves there (only
-    while the split would be empty; stability holds from the size where hashing fills every
-    split, a few dozen clusters)."""
-    clustered = np.flatnonzero(members)
-    if len(clustered) < len(fractions):
-        return split_id
-    out = split_id.copy()
+# Balancing keeps every split's share of positive pairs within this of its target (0.5 point).
+TOLERANCE = 0.005
+
+
+def _interval_distance(u: np.ndarray, k: int, fractions: np.ndarray) -> np.ndarray:
     bounds = np.concatenate([[0.0], np.cumsum(fractions)])
-    for k in range(1, len(fractions)):
-        if (out[clustered] == k).any():
-            continue
-        counts = np.bincount(out[clustered], minlength=len(fractions))
-        donors = clustered[counts[out[clustered]] > 1]
-        centre = (bounds[k] + bounds[k + 1]) / 2
-        out[donors[np.argmin(np.abs(u[donors] - centre))]] = k
+    return np.maximum(bounds[k] - u, 0.0) + np.maximum(u - bounds[k + 1], 0.0)
+
+
+def _balance(split_id: np.ndarray, u: np.ndarray, weight: np.ndarray, movable: np.ndarray,
+             fractions: np.ndarray, tolerance: float) -> np.ndarray:
+    """Hashing gives the proportions only on average (a split's share of pairs drifts by about
+    a point at a thousand clusters). While a split is more than `tolerance` short of its share,
+    or empty, the movable group whose hash lies nearest that split's interval, in the fullest
+    split and small enough not to overshoot, moves there. Only groups near a cut point move,
+    and only as many as the drift needs: these are the groups whose split may differ between
+    two builds made without `--previous` (counted as `balanced_groups`)."""
+    out = split_id.copy()
+    members = weight > 0
+    total = float(weight.sum())
+    if total == 0 or members.sum() < len(fractions):
+        return out
+    for _ in range(int(members.sum())):
+        share = np.bincount(out[members], weights=weight[members], minlength=len(fractions)) / total
+        present = np.bincount(out[members], minlength=len(fractions))
+        deficit = fractions - share
+        empty = (present == 0) & (np.arange(len(fractions)) > 0)  # valid and test must not be empty
+        k = int(np.argmax(np.where(empty, np.inf, deficit)))
+        if not empty[k] and deficit[k] <= tolerance:
+            break
+        donor = int(np.argmin(np.where(present > 1, deficit, np.inf)))
+        room = np.inf if empty[k] else max((deficit[k] + tolerance) * total, float(weight[members].min()))
+        candidates = np.flatnonzero(movable & members & (out == donor) & (weight <= room))
+        if len(candidates) == 0:
+            break
+        pick = candidates[np.argmin(_interval_distance(u[candidates], k, fractions))]
+        out[pick] = k
     return out
 
 
@@ -191,23 +214,26 @@ def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict
                   *, by: SplitBy = "random", previous: Previous | None = None) -> pl.DataFrame:
     """`groups` plus a split for every issue (null for issues a merge left out of this
     version, see `Previous`), `pinned_from` (the issue's split in `previous`, else null) and
-    `small_store_fill` (moved to fill an empty split, `_fill_empty`). A group's issues always
-    share a split."""
+    `balanced` (moved off its hash split to keep proportions, `_balance`). A group's issues
+    always share a split."""
     frac = np.array([fractions[s] for s in SPLITS])
     ident = group_identities(groups, positives)
     u = unit_hash(ident["identity"].to_list(), seed)
     split_id = _by_time(ident, u, frac) if by == "time" else _by_hash(u, frac)
-    weight = ident["weight"].to_numpy()
-    hashed = split_id
-    split_id = _fill_empty(_fill_empty(split_id, u, weight > 0, frac), u, weight == 0, frac)
-    chosen = pl.DataFrame({"group": ident["group"], "split_id": split_id, "small_store_fill": split_id != hashed})
+    movable = np.ones(ident.height, dtype=bool)
     old = pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "pinned_from": pl.Utf8})
     if previous is not None:
-        pinned = _pin(groups, chosen, previous)
-        chosen = chosen.join(pinned, on="group", how="left", suffix="_pinned").select(
-            "group", pl.coalesce("split_id_pinned", "split_id").alias("split_id"),
-            pl.col("small_store_fill") & pl.col("split_id_pinned").is_null())
+        hashed = pl.DataFrame({"group": ident["group"], "split_id": split_id})
+        pinned = ident.select("group").join(_pin(groups, hashed, previous), on="group", how="left")["split_id"]
+        movable = pinned.is_null().to_numpy()
+        split_id = np.where(movable, split_id, pinned.fill_null(0).to_numpy())
         old = previous.issues.select("repo", "number", pl.col("split").alias("pinned_from"))
+    weight = ident["weight"].to_numpy().astype(float)
+    # Time splits keep their date order: only an empty split is filled there.
+    tolerance = TOLERANCE if by == "random" else 1.0
+    balanced = _balance(split_id, u, weight, movable, frac, tolerance)
+    balanced = _balance(balanced, u, (weight == 0).astype(float), movable, frac, 1.0)  # singles: none empty
+    chosen = pl.DataFrame({"group": ident["group"], "split_id": balanced, "balanced": balanced != split_id})
     names = pl.col("split_id").replace_strict(list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8)
     out = groups.join(chosen, on="group", how="left").with_columns(names.alias("split")).drop("split_id")
     out = out.join(old, on=["repo", "number"], how="left")
@@ -222,7 +248,7 @@ def split_counters(assignment: pl.DataFrame) -> dict[str, int]:
     out = {f"issues:{s}": int(issues.get(s, 0)) for s in SPLITS}
     out["groups"] = int(assignment["group"].n_unique())
     out["clustered_issues"] = int(assignment.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0)
-    out["small_store_fill_groups"] = int(assignment.filter(pl.col("small_store_fill"))["group"].n_unique())
+    out["balanced_groups"] = int(assignment.filter(pl.col("balanced"))["group"].n_unique())
     pinned = assignment.filter(pl.col("pinned_from").is_not_null())
     out["pinned_issues"] = pinned.height
     left_out = pinned.filter(pl.col("split").is_null())

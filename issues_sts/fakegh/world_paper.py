@@ -172,6 +172,7 @@ class PaperRepoBuilder(RepoBuilder):
         self.slot = 0
         self.popular: dict[int, None] = {}  # canonicals that already attracted a duplicate (ordered)
         self.referenced: set[int] = set()  # numbers named as a canonical (never deleted)
+        self.removed: set[int] = set()  # deleted or gone (404/410)
         self.bots = [Person(name, 49_699_333 + k, "NONE", kind="Bot")
                      for k, name in enumerate(self.rng.sample(PT.BOT_NAMES, 3))]
 
@@ -196,6 +197,17 @@ class PaperRepoBuilder(RepoBuilder):
                 draft.comment(t, who, PT.user_comment(rng, draft.topic, who.association))
         if rng.random() < 0.04:
             draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
+
+    def fresh_topic(self, kind: str) -> T.Topic:
+        return self.quiet(super().fresh_topic(kind), kind)
+
+    def quiet(self, topic: T.Topic, kind: str) -> T.Topic:
+        """A topic whose trigger says no cue word ("...share the same directory"): see PT.CUE_WORDS."""
+        for _ in range(8):
+            if not any(w in topic.trigger.lower() for w in PT.CUE_WORDS):
+                break
+            topic = T.new_topic(self.rng, self.lang, kind)
+        return topic
 
     # -- the window of recent originals --------------------------------------------------------
     def bug_pool(self) -> list[int]:
@@ -228,7 +240,7 @@ class PaperRepoBuilder(RepoBuilder):
 
     def pull_request(self, number: int, created: float) -> None:
         ref = self.rng.choice(self.pool) if self.pool and self.rng.random() < 0.7 else None
-        topic = self.recent[ref].topic if ref else T.new_topic(self.rng, self.lang, "bug")
+        topic = self.recent[ref].topic if ref else self.quiet(T.new_topic(self.rng, self.lang, "bug"), "bug")
         draft = self.new_draft(number, created, topic, is_pr=True)
         draft.title = T.pull_request_text(self.rng, topic, ref)[0]
         draft.body = PT.pull_request_body(self.rng, topic, ref)
@@ -322,6 +334,7 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
                     data.renamed_from.append(repo.name)
                 _remove(rng, builder, drafts, data)
                 render_repo(drafts, data, index, next_comment, next_event)
+                _settle_canonicals(data, [*earlier, builder])
                 for number in drafts:
                     if number in builder.truth:
                         data.truth_duplicates[number] = builder.truth[number]
@@ -334,6 +347,21 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
             gc.enable()
 
 
+def _settle_canonicals(data: RepoData, builders: list[PaperRepoBuilder]) -> None:
+    """GraphQL names no canonical once it was deleted (see world._forget_dangling_canonicals):
+    drop those, and keep every canonical an event names from being deleted later."""
+    by_name = {b.full_name: b for b in builders}
+
+    def live(ref: tuple[str, int]) -> bool:
+        owner = by_name.get(ref[0])
+        return owner is not None and ref[1] not in owner.removed
+
+    data.event_canonical = {k: ref for k, ref in data.event_canonical.items() if live(ref)}
+    data.duplicate_of = {n: ref for n, ref in data.duplicate_of.items() if live(ref)}
+    for repo, number in data.event_canonical.values():
+        by_name[repo].referenced.add(number)
+
+
 def _remove(rng: random.Random, builder: PaperRepoBuilder, drafts: dict[int, Draft], data: RepoData) -> None:
     """Delete a few issues (404) and make a few gone (410), never one named as a canonical
     (a later report could not name it either: it leaves the window)."""
@@ -344,6 +372,7 @@ def _remove(rng: random.Random, builder: PaperRepoBuilder, drafts: dict[int, Dra
     for k, number in enumerate(doomed):
         drafts.pop(number)
         (data.deleted if k < cut else data.gone).add(number)
+        builder.removed.add(number)
         builder.truth.pop(number, None)
         builder.forget(number)
 

@@ -56,11 +56,25 @@ DUP_CHECKLIST = "- [X] I searched existing issues and this is not a duplicate"
 STEPS = ("Install the latest release", "Create a fresh project with the default settings",
          "Run the command below", "Open the generated output", "Restart the process and run it again",
          "Set the option in the config file", "Wait for the background job to start")
-# Stock sentences of the small worlds without the words the duplicate-cue screen looks for
-# ("same"): in the paper world cue words come from duplicate talk, not from filler.
-EXPECTED = tuple(x for x in T.EXPECTED if "same" not in x)
-USE_CASES = tuple(x for x in T.USE_CASES if "same" not in x)
-USER_LINES = tuple(x for x in T.USER_LINES if "same" not in x.lower())
+# Stock sentences of the small worlds without the words the link stage's duplicate-cue screen
+# looks for: in the paper world cue words come from duplicate talk and from INCIDENTAL_CUES at
+# a set rate, so that about 2 % of texts pass the screen, as in the rust archive (the issue
+# measuring it found 33,000 of 1.77 million texts), not from whatever filler happened to say.
+CUE_WORDS = ("same", "dup", "track", "reported", "favor", "favour", "follow", "superseded", "replaced")
+
+
+def cue_free(pool: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(x for x in pool if not any(w in x.lower() for w in CUE_WORDS))
+
+
+EXPECTED = cue_free(T.EXPECTED)
+USE_CASES = cue_free(T.USE_CASES)
+USER_LINES = cue_free(T.USER_LINES)
+INCIDENTAL_CUES = (
+    "Same here on {os}.", "Same problem after upgrading to {version}.", "I'll keep tracking this one.",
+    "Has this been reported upstream as well?", "Seeing the same thing with {api}.",
+)
+INCIDENTAL_RATE = 0.03  # of user comments
 PACKAGES = ("requests", "urllib3", "numpy", "typing-extensions", "protobuf", "grpcio", "pydantic", "attrs",
             "webpack", "typescript", "eslint", "react-dom", "tokio", "serde", "hyper", "golang.org/x/net")
 RUNTIMES = {"python": "Python 3.1{}.{}", "rust": "rustc 1.7{}.{}", "js": "Node.js v2{}.{}.0", "go": "go1.2{}.{}"}
@@ -137,7 +151,7 @@ def bug_body(rng: random.Random, topic: Topic, style: int) -> str:
     parts += ["", head[4], "", environment_dump(rng, topic)]
     if rng.random() < 0.3:
         parts += ["", head[5], "", rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40))]
-    parts += ["", DUP_CHECKLIST if rng.random() < 0.04 else rng.choice(CHECKLISTS)]
+    parts += ["", DUP_CHECKLIST if rng.random() < 0.02 else rng.choice(CHECKLISTS)]
     return "\n".join(parts)
 
 
@@ -183,7 +197,9 @@ def comment_count(rng: random.Random, mean: float) -> int:
 
 def user_comment(rng: random.Random, topic: Topic, association: str) -> str:
     """Chatter, sometimes with a pasted log or traceback of the commenter's own."""
-    if topic.kind == "bug" and association not in T.MAINTAINERS:
+    if association not in T.MAINTAINERS and rng.random() < INCIDENTAL_RATE:
+        text = rng.choice(INCIDENTAL_CUES).format(**T.words(topic), os=rng.choice(V.OSES))
+    elif topic.kind == "bug" and association not in T.MAINTAINERS:
         text = rng.choice(USER_LINES).format(**T.words(topic), os=rng.choice(V.OSES))
     else:
         text = T.chatter(rng, topic, association)

@@ -106,7 +106,26 @@ COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:l
 
 # Words without which no text can carry a claim: the union of every rule's screen.
 CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
-CUE = re.compile(CUE_REGEX)
+
+
+class _CueScreen:
+    """`CUE_REGEX` for Python code: the text lowercased, then a case-sensitive search, which
+    `re` runs about 4x faster than `(?i)` over long bodies (its literal-prefix scan only works
+    case-sensitively). The same answer for every text whose letters fold to ASCII the plain
+    way (Python's `(?i)` also lets the rare U+017F and U+212A stand for s and k)."""
+
+    def __init__(self, regex: str) -> None:
+        literal = re.sub(r"\\.", "", regex.removeprefix("(?i)"))
+        if literal != literal.lower():  # an upper-case letter could never match lowercased text
+            raise ValueError(f"the cue screen must be written in lower case: {regex!r}")
+        self._pattern = re.compile(regex.removeprefix("(?i)"))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """A match in the lowercased text (use it as a yes/no: positions are the lowercased text's)."""
+        return self._pattern.search(text.lower())
+
+
+CUE = _CueScreen(CUE_REGEX)
 _CUE_OF = [(rule, re.compile(rule.cue, re.I)) for rule in RULES]
 
 # Labels saying "duplicate": `duplicate`, `status:duplicate`, `*duplicate`, `r: duplicate`,
@@ -116,9 +135,19 @@ _LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
 DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
 
 
+# Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
+# regex over hundreds of thousands of comments, so the regex only runs where one occurs.
+_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsumed", "replaced", "consolidat", "track", "follow", "tuned",
+                 "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
+                 "is now", "new pr", "new pull")
+
+
 def screens(text: str | None) -> bool:
     """The cheap screen: could `text` carry a duplicate claim at all?"""
-    return bool(text) and CUE.search(text or "") is not None
+    if not text:
+        return False
+    lowered = text.lower()
+    return any(word in lowered for word in _SCREEN_WORDS) and CUE.search(text) is not None
 
 
 def is_duplicate_label(name: str) -> bool:
