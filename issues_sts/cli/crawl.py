@@ -48,7 +48,7 @@ What each request buys (two separate budgets of 5,000 an hour: REST requests, Gr
     GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long threads continue by cursor
     GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50 candidates
     REST GET /issues/{n}              a number the duplicate evidence names but the lists did not return
-    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes
+    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes open again
 
 Unnamed gaps in the numbering are never probed. Requests run several at a time, paced to
 GitHub's per-minute secondary limits (900 REST / 2,000 GraphQL points, 90 s of response

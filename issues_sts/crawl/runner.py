@@ -11,7 +11,8 @@ Order per repository:
    numbering that no evidence names costs nothing (deleted spam, transferred issues).
 Without GraphQL, a REST timeline is asked only where its answer can change a link: REST
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
-keyword (which a later `unmarked_as_duplicate` event retracts) is worth one.
+keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
+worth one.
 Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
@@ -149,6 +150,7 @@ class RepoSync:
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
+        self.open_numbers: set[int] = set()  # its issues that are open now
         self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
 
     def run(self, repo: str, summary: RepoSummary) -> None:
@@ -157,6 +159,7 @@ class RepoSync:
         ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
         feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c))
         self.keyword_closed.clear()
+        self.open_numbers = set()
 
         def on_comments(items: list[dict[str, Any]]) -> None:
             self.keyword_closed |= keyword_closes(items)
@@ -168,6 +171,8 @@ class RepoSync:
                              lambda: all(chain.finished for chain in feed.lists))
 
         def on_issues(items: list[dict[str, Any]]) -> None:
+            for item in items:
+                (self.open_numbers.add if item.get("state") == "open" else self.open_numbers.discard)(int(item["number"]))
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
@@ -188,6 +193,7 @@ class RepoSync:
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
             pump([comments], self.client, width)
         worded, named, self.keyword_closed = self.comment_evidence(repo)
+        self.open_numbers = self.store.open_numbers(repo)
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
@@ -249,8 +255,9 @@ class RepoSync:
 
     def rest_worthy(self, number: int) -> bool:
         """Whether a REST timeline (no canonical named) can change this issue's link: only an
-        issue closed with the "Duplicate of #N" keyword, whose mark a later unmark retracts."""
-        return number in self.keyword_closed
+        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
+        have retracted the keyword's mark (a closed one's last word stands)."""
+        return number in self.keyword_closed and number in self.open_numbers
 
     def named_missing(self, repo: str, named: set[int]) -> list[int]:
         """Numbers the duplicate evidence names (comment references, events' canonicals in this
