@@ -168,7 +168,7 @@ class RepoSync:
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
         by_threads = self.graphql_ok
         threads = ThreadFeed(lambda asks: self._threads(ctx, asks, on_comments), self.sizer,
-                             lambda: all(chain.finished for chain in feed.lists))
+                             lambda: all(chain.finished for chain in feed.lists), lambda: self.graphql_ok)
 
         def on_issues(items: list[dict[str, Any]]) -> None:
             for item in items:

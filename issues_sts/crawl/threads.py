@@ -167,10 +167,11 @@ class ThreadFeed:
     did not see."""
 
     def __init__(self, make_chain: Callable[[list[Ask]], ThreadChain], sizer: PageSizer,
-                 lists_done: Callable[[], bool]) -> None:
+                 lists_done: Callable[[], bool], available: Callable[[], bool] = lambda: True) -> None:
         self.make_chain = make_chain
         self.sizer = sizer
         self.lists_done = lists_done
+        self.available = available  # False once GraphQL answered 404: the runner lists comments instead
         self.pending: list[tuple[int, str | None, int]] = []
         self.current: ThreadChain | None = None
 
@@ -186,6 +187,9 @@ class ThreadFeed:
                 if step is not None:
                     return step
                 self.current = None
+            if not self.available():
+                self.pending.clear()
+                return None
             if not self.pending:
                 return None if self.lists_done() else IDLE
             full = len(self.pending) >= MAX_ALIASES or sum(min(MAX_FIRST, c) for *_, c in self.pending) >= self.sizer.budget
