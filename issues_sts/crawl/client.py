@@ -123,6 +123,7 @@ class GitHubClient:
         self.stats = ClientStats()
         self.reached = False  # has the server answered anything yet?
         self._stats_lock = threading.Lock()  # workers update the counts concurrently
+        self._local = threading.local()  # per worker: how long its last answer took
         self.cancelled = threading.Event()
 
     def cancel(self) -> None:
@@ -140,6 +141,10 @@ class GitHubClient:
                 stopped = self.cancelled.is_set()
         if stopped:
             raise CrawlCancelled("the crawl is stopping")
+
+    def last_seconds(self) -> float:
+        """How long the last answer this thread received took (waits at the gate excluded)."""
+        return float(getattr(self._local, "seconds", 0.0))
 
     def url(self, path: str) -> str:
         return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
@@ -245,8 +250,9 @@ class GitHubClient:
                 self.limiter.limit_hit(bucket, verdict, response.headers)
         finally:
             # the response time is what GitHub's CPU-time secondary limit is estimated from
+            self._local.seconds = time.monotonic() - started
             self.limiter.release(bucket, response.headers if response is not None else None, ticket,
-                                 time.monotonic() - started)
+                                 self._local.seconds)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
         with self._stats_lock:
             if response.status_code == 304:
