@@ -55,6 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", required=True, help="a built dataset folder (or Hub id)")
     parser.add_argument("--out", type=Path, default=Path("runs/compare"), help="run folders and compare.json")
+    parser.add_argument("--model", default=None, help="backbone (default: the offline all-MiniLM-L6-v2)")
     parser.add_argument("--seeds", default="0,1,2", help="comma list of training seeds")
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -80,18 +81,22 @@ def main() -> None:
     labels = test.labels.astype(np.float64)
     models: dict[str, list[np.ndarray]] = {}
     started = time.time()
-    for name, pooling in (("backbone (mean+norm, its own)", None), ("backbone [CLS] (old default)", "cls")):
-        models[name] = [cosine_scores(build_encoder(None, pooling, args.max_length), test, max_length=args.max_length)]
+    # a backbone without a sentence-transformers config has [CLS] as its own: the rows coincide
+    for name, pooling in (("backbone, its own pooling", None), ("backbone, [CLS] (old default)", "cls")):
+        models[name] = [cosine_scores(build_encoder(args.model, pooling, args.max_length), test,
+                                      max_length=args.max_length)]
     objectives = {"AnglE (cos+ibn+angle)": LossConfig(), "cosine only (CoSENT)": LossConfig(w_ibn=0.0, w_angle=0.0)}
     rows: list[dict[str, object]] = []
     for seed in seeds:
         for name, loss in objectives.items():
             folder = args.out / f"seed-{seed}" / ("angle" if name.startswith("AnglE") else "cos-only")
-            config = TrainConfig(data=args.dataset, output=folder, max_length=args.max_length,
+            config = TrainConfig(data=args.dataset, output=folder, model=args.model, max_length=args.max_length,
                                  batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.lr,
                                  warmup_steps=args.warmup_steps, seed=seed, valid_split=None,
                                  max_train_pairs=args.max_train_pairs, progress=False, loss=loss)
             result = train(config)
+            if result.interrupted:  # Ctrl-C: the run is checkpointed; rerunning this command resumes
+                raise SystemExit(130)
             scores = cosine_scores(load_encoder(result.model_dir), test, max_length=args.max_length)
             models.setdefault(name, []).append(scores)
             rows.append({"model": name, "seed": seed, "steps": result.steps,
@@ -110,7 +115,7 @@ def main() -> None:
     print(f"{'model':34} {'mean':>7} {'seed sd':>8} {'95% CI':>18}")
     for name in models:
         print(f"{name:34} {point[name]:7.2f} {spread[name]:8.2f} {interval(boot[name]):>18}")
-    angle, cosine, own = "AnglE (cos+ibn+angle)", "cosine only (CoSENT)", "backbone (mean+norm, its own)"
+    angle, cosine, own = "AnglE (cos+ibn+angle)", "cosine only (CoSENT)", "backbone, its own pooling"
     differences = {"AnglE - cosine only": boot[angle] - boot[cosine], "AnglE - backbone": boot[angle] - boot[own],
                    "cosine only - backbone": boot[cosine] - boot[own]}
     print(f"\n{'paired difference':34} {'mean':>7} {'95% CI':>27}")

@@ -7,6 +7,7 @@
     │   ├── BadCredentials         401: the token was rejected
     │   ├── RepoNotFound           the repository does not exist or is not visible
     │   ├── RateLimited            a limit window is open longer than we may wait
+    │   ├── Unreachable            the server never answered (refused, DNS, not HTTP)
     │   └── RetriesExhausted       transient faults outlasted the retry budget
     ├── DatasetError               the build cannot produce a trustworthy dataset
     │   ├── NoDuplicates           the store has no usable duplicate links
@@ -80,6 +81,10 @@ class RepoNotFound(GitHubError):
 
 class RateLimited(GitHubError):
     default_hint = "wait for the reset time shown, or use a token with a higher limit; the crawl resumes where it stopped"
+
+
+class Unreachable(GitHubError):
+    default_hint = "check --api-url and the network connection, then run the same command again"
 
 
 class RetriesExhausted(GitHubError):

@@ -396,9 +396,10 @@ class Store:
         return self._frame("SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number", schema)
 
     def issues_frame(self, *, include_raw: bool = False, repo: str | None = None,
-                     numbers: Iterable[int] | None = None) -> pl.DataFrame:
+                     numbers: Iterable[int] | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:
         """All issues and PRs (tombstones included, flagged); `labels` is a list of names.
-        `repo` (and `numbers` within it) keep memory to one repository (or a few issues)."""
+        `repo` (and `numbers` within it) keep memory to one repository (or a few issues),
+        `columns` to what is read."""
         schema: dict[str, Any] = {
             "repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "state": pl.Utf8,
             "state_reason": pl.Utf8, "title": pl.Utf8, "body": pl.Utf8, "user_login": pl.Utf8,
@@ -406,6 +407,8 @@ class Store:
             "created_at": pl.Utf8, "updated_at": pl.Utf8, "closed_at": pl.Utf8, "closed_by": pl.Utf8,
             "html_url": pl.Utf8, "tombstone": pl.Utf8,
         }
+        if columns is not None:
+            schema = {name: schema[name] for name in columns}
         columns = list(schema)
         if include_raw:  # the object as GitHub sent it, as sorted compact JSON text
             schema["raw"] = pl.Utf8
@@ -419,6 +422,8 @@ class Store:
             frame = pl.DataFrame(rows, schema=schema, orient="row")
         else:
             frame = self._frame(sql, schema, params)
+        if "labels" not in schema:
+            return frame
         return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
 
     def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:

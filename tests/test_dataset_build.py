@@ -148,6 +148,16 @@ def test_hard_negative_build(store_dir: Path, tmp_path: Path) -> None:
     assert summary.stats["table"]["train"]["negative"] == summary.stats["table"]["train"]["positive"]
 
 
+def test_time_split_and_raw_recipe_are_recorded_in_the_card(store_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "timed"
+    run_build(BuildConfig(store=store_dir, out=out, split_by="time", text_recipe="raw"), progress=False)
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "by time (`--split-by time`)" in card and "recipe `raw`" in card
+    assert "--split-by time --text-recipe raw" in card  # the command that rebuilds it
+    config = json.loads((out / "build_config.json").read_text())
+    assert (config["split_by"], config["text_recipe"], config["version"]) == ("time", "raw", "v1")
+
+
 def test_rebuild_over_an_earlier_build_but_not_over_foreign_files(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     run_build(BuildConfig(store=store_dir, out=out), progress=False)
@@ -172,7 +182,7 @@ def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "code", "needle"), [
     (["--store", "{tmp}/missing"], 3, "no crawl store"),
-    (["--store", "{store}", "--tokenizer", "{tmp}/no-tokenizer"], 2, "cannot load tokenizer"),
+    (["--store", "{store}", "--tokenizer", "{tmp}/no-tokenizer"], 2, "no tokenizer at"),
     (["--store", "{store}", "--out", "{tmp}/foreign"], 6, "did not write"),
     (["--store", "{store}", "--negatives", "nope"], 2, "--negatives"),
     (["--store", "{tmp}/empty"], 3, "holds no issues"),

@@ -13,7 +13,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from issues_sts.cli.app import main
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.runner import run_crawl
 from issues_sts.dataset.build import run_build
@@ -24,6 +23,7 @@ from issues_sts.fakegh.world import WorldConfig, generate_world
 from issues_sts.fakegh.world_growth import Growth, grow_world
 from issues_sts.hub.fake import serve_fake_hub
 from issues_sts.store import Store
+from tests.conftest import cli_exit_code
 
 TOKEN = "ghp_" + "versionsTestToken" + "0" * 22
 HF_TOKEN = "hf_fake_versions_token_0123456789"
@@ -94,7 +94,7 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(tmp_path: Path, caps
     assert (f"{splits['merged_clusters']:,} clusters that new links merged across splits went where most of "
             f"their earlier pairs were, leaving {splits['merge_left_out_issues']:,} earlier issues") in card
 
-    assert main_exit(["diff", str(v1), str(v2), "--json", str(tmp_path / "diff.json")]) == 0
+    assert cli_exit_code(["diff", str(v1), str(v2), "--json", str(tmp_path / "diff.json")]) == 0
     report = json.loads((tmp_path / "diff.json").read_text())
     assert report == json.loads((v2 / "changes.json").read_text())
     assert report["issues_changed_split"] == 0
@@ -132,10 +132,3 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(tmp_path: Path, caps
         assert remote.returncode == 0, remote.stderr[-2000:]
         assert json.loads(remote.stdout)["pairs"] == report["pairs"]
 
-
-def main_exit(args: list[str]) -> int:
-    try:
-        main(args)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0

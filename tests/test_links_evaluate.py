@@ -141,3 +141,15 @@ def test_the_two_readings_of_the_project_annotations_agree() -> None:
     got = agreement(read_annotations(Path("data/annotations/rust_duplicates.csv")), read_annotations(SECOND_READING))
     assert got.threads == 160
     assert got.link / got.threads >= 0.95 and got.kappa >= 0.9, got
+
+
+ONNX_SECOND_READING = Path("data/annotations/onnxruntime_duplicates_second_reading.csv")
+
+
+@pytest.mark.skipif(not ONNX_SECOND_READING.exists(), reason="no modern second reading in data/annotations")
+def test_the_two_readings_of_the_modern_round_agree() -> None:
+    """90 onnx-1 threads were read again; 78 carry a label in both readings."""
+    got = agreement(read_annotations(Path("data/annotations/onnxruntime_duplicates.csv")),
+                    read_annotations(ONNX_SECOND_READING))
+    assert (got.threads, got.link) == (78, 77)
+    assert got.kappa >= 0.95, got

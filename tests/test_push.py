@@ -17,7 +17,7 @@ import pytest
 
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
-from issues_sts.errors import HubError
+from issues_sts.errors import DatasetError
 from issues_sts.hub.fake import FakeHub, StoredFile, serve_fake_hub
 from issues_sts.hub.push import push_dataset
 from tests.dataset_store import make_store
@@ -114,7 +114,7 @@ def test_rejected_token_is_one_line_and_never_echoed(built: Path, hub: FakeHub, 
 def test_folder_that_is_not_a_build_is_refused(hub: FakeHub, tmp_path: Path) -> None:
     (tmp_path / "random").mkdir()
     (tmp_path / "random" / "data.csv").write_text("a,b\n")
-    with pytest.raises(HubError, match="not a dataset built by"):
+    with pytest.raises(DatasetError, match="not a dataset built by"):
         push_dataset(tmp_path / "random", REPO, TOKEN, endpoint=hub.url)
     assert not hub.repos
 
@@ -123,7 +123,7 @@ def test_tampered_build_is_refused(built: Path, hub: FakeHub, tmp_path: Path) ->
     copy = tmp_path / "copy"
     shutil.copytree(built, copy)
     (copy / "README.md").write_text("edited by hand\n")
-    with pytest.raises(HubError, match="differs from the build's manifest"):
+    with pytest.raises(DatasetError, match="differs from the build's manifest"):
         push_dataset(copy, REPO, TOKEN, endpoint=hub.url)
     assert not hub.repos
 
@@ -151,3 +151,40 @@ def test_in_process_push_with_xet_on_commits_regular_files(built: Path, tmp_path
     assert got["url"] == f"{got['base']}/datasets/{REPO}" and got["lfs"] == 0
     local = {p.relative_to(built).as_posix(): p.read_bytes().hex() for p in built.rglob("*") if p.is_file()}
     assert {k: v for k, v in got["files"].items() if k != ".gitattributes"} == local
+
+
+def test_the_token_saved_by_hf_auth_login_is_used(built: Path, hub: FakeHub, tmp_path: Path) -> None:
+    env = _env(hub, tmp_path, token=None)
+    token_file = Path(env["HF_HOME"]) / "token"  # where `hf auth login` saves it
+    token_file.parent.mkdir(parents=True, exist_ok=True)
+    token_file.write_text(TOKEN)
+    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
+                             "--dataset", str(built)], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert ("dataset", REPO) in hub.repos
+
+
+def test_an_unreachable_hub_is_not_called_a_token_problem(built: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
+    env |= {"HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf"),
+            "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_XET": "1"}
+    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
+                             "--dataset", str(built)], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 7
+    line = " ".join(result.stderr.split())
+    assert line.startswith("error: cannot reach the Hub") and "network" in line
+    assert "token" not in line.split("(")[-1] and TOKEN not in result.stderr
+
+
+def test_a_folder_that_is_not_a_build_is_a_dataset_problem(tmp_path: Path) -> None:
+    (tmp_path / "random").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))} | {"HF_TOKEN": TOKEN}
+    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
+                             "--dataset", str(tmp_path / "random")], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 6 and "no manifest.json" in result.stderr

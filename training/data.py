@@ -56,8 +56,9 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
         ) from exc
 
 
-def load_pairs(source: str, split: str, limit: int | None = None) -> PairSet:
-    """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows."""
+def load_pairs(source: str, split: str, limit: int | None = None, *, option: str = "--split") -> PairSet:
+    """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows. `option` is
+    the command-line option that chose `split`, named in the error when it does not exist."""
     loaded = _load_dataset_dict(source)
     if not hasattr(loaded, "keys"):  # a single save_to_disk Dataset has no splits
         table = loaded
@@ -66,7 +67,7 @@ def load_pairs(source: str, split: str, limit: int | None = None) -> PairSet:
         if name is None:
             raise TrainingError(
                 f"{source!r} has no split {split!r} (it has {', '.join(loaded.keys())})",
-                hint="choose --split among those",
+                hint=f"choose {option} among those",
             )
         table = loaded[name]
     missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]

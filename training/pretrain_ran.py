@@ -1,13 +1,13 @@
 """Masked-language-model pretraining of a RAN on issue texts, for users without the paper's
 RAN checkpoint (it is Keras-only and lives off PyPI).
 
-    python -m training.pretrain_ran --data data/rust/dataset --output runs/ran-mlm \\
+    issues-sts pretrain-ran --dataset data/rust/dataset --out runs/ran-mlm \\
         --model ran-base --steps 20000 --max-length 1024
 
-`--data` is a crawl store (a folder with `crawl.sqlite`: every issue's title and body, built
-with the dataset's own text recipe and secret redaction) or a built dataset folder (the
+The texts come from a crawl store (`--store`: every issue's title and body, built with the
+dataset's own text recipe and secret redaction) or a built dataset folder (`--dataset`: the
 unique texts of `--splits`, `train` by default, so valid/test texts stay unseen). The output
-folder is a RAN encoder that `python -m training train --model DIR` fine-tunes with AnglE;
+folder is a RAN encoder that `issues-sts train --model DIR` fine-tunes with AnglE;
 the MLM head is saved beside it (`mlm_head.safetensors`) and ignored by the trainer.
 
 Texts longer than `--max-length` are cut into segments of that length (each with [CLS] and
@@ -31,7 +31,6 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-import typer
 from safetensors.torch import save_file
 from torch import Tensor, nn
 
@@ -364,61 +363,11 @@ def parse_settings(settings: list[str]) -> dict[str, Any]:
     return overrides
 
 
-def register(app: Any) -> None:
-    """Add `pretrain-ran` to a typer app (`python -m training pretrain-ran`)."""
-    app.command("pretrain-ran")(pretrain_command)
-
-
-def pretrain_command(
-    data: Path = typer.Option(..., "--data", help="crawl store or built dataset folder"),
-    output: Path = typer.Option(..., "--output", help="where the pretrained RAN encoder goes"),
-    model: str = typer.Option(
-        "ran-base", "--model", help="ran-base, ran-small, ran-tiny or a RAN folder"
-    ),
-    splits: str = typer.Option("train", "--splits", help="dataset splits to read, comma separated"),
-    max_length: int = typer.Option(512, "--max-length"),
-    batch_size: int = typer.Option(8, "--batch-size"),
-    steps: int = typer.Option(1000, "--steps"),
-    learning_rate: float = typer.Option(5e-4, "--lr"),
-    warmup_steps: int = typer.Option(100, "--warmup-steps"),
-    max_texts: int | None = typer.Option(None, "--max-texts"),
-    init_embeddings_from: Path | None = typer.Option(
-        None, "--init-embeddings-from", help="BERT-vocabulary checkpoint folder (e.g. MiniLM)"
-    ),
-    seed: int = typer.Option(42, "--seed"),
-    device: str = typer.Option("cpu", "--device"),
-    settings: list[str] | None = typer.Option(
-        None, "--set", help="RAN config field of a fresh preset, e.g. --set window_size=128"
-    ),
-) -> None:
-    """MLM-pretrain a RAN on issue texts and save it for AnglE fine-tuning."""
-    from issues_sts.cli.common import console
-
-    config = PretrainConfig(
-        data=data, output=output, model=model, splits=tuple(splits.split(",")),
-        max_length=max_length, batch_size=batch_size, steps=steps, learning_rate=learning_rate,
-        warmup_steps=warmup_steps, max_texts=max_texts,
-        init_embeddings_from=init_embeddings_from, seed=seed, device=device,
-        overrides=parse_settings(settings or []),
-    )  # fmt: skip
-    result = pretrain(config)
-    console.print(
-        f"pretrained {config.model} on {result.texts} texts: {len(result.losses)} steps, "
-        f"{result.tokens} tokens in {result.seconds:.0f}s; MLM loss {result.first_loss:.3f} "
-        f"-> {result.last_loss:.3f}; saved to {result.output}"
-    )
-
-
 def main(argv: list[str] | None = None) -> None:
-    from issues_sts.errors import IssuesStsError
+    """`python -m training.pretrain_ran ...` = `issues-sts pretrain-ran ...` (one CLI)."""
+    from issues_sts.cli.app import main as issues_sts_main
 
-    app = typer.Typer(add_completion=False)
-    app.command()(pretrain_command)
-    try:
-        app(args=argv, standalone_mode=False)
-    except IssuesStsError as error:
-        print(f"error: {error.one_line()}", file=sys.stderr)
-        raise SystemExit(error.exit_code) from None
+    issues_sts_main(["pretrain-ran", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -210,7 +210,8 @@ class Trainer:
     def _make_evaluator(self) -> SimilarityEvaluator | None:
         if not self.config.valid_split:
             return None
-        pairs = load_pairs(self.config.data, self.config.valid_split, self.config.max_eval_pairs)
+        pairs = load_pairs(self.config.data, self.config.valid_split, self.config.max_eval_pairs,
+                           option="--valid-split (or '' to train without validation)")
         return SimilarityEvaluator(pairs, self.config.valid_split, self.config.eval_batch_size,
                                    self.config.max_length, self.bf16)
 

@@ -108,8 +108,10 @@ def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
 
 
 def _store_failure(exc: sqlite3.Error) -> StoreError:
-    if "full" in str(exc).lower():
-        return StoreError(f"the crawl store could not be written: the disk is full ({exc})",
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR_WRITE") or "full" in str(exc).lower():
+        why = "the disk is full" if name == "SQLITE_FULL" else "a write failed: is the disk full?"
+        return StoreError(f"the crawl store could not be written: {why} ({exc})",
                           hint="free some space and run the same command again: every committed page is kept")
     return StoreError(f"the crawl store could not be read or written ({exc})",
                       hint="if it is damaged, move it away and crawl again; a crawl resumes from what is intact")

@@ -11,6 +11,7 @@ from rich.table import Table
 from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, config_error, console
 from issues_sts.dataset.build import BuildSummary, run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
+from issues_sts.errors import interruption
 from issues_sts.links.renames import parse_aliases
 
 HELP = """Build the dataset from a crawl store: positive pairs from duplicate links, seeded
@@ -66,7 +67,11 @@ def build_command(
                           version=version)
     except ValidationError as exc:
         raise config_error(exc, "build") from None
-    print_summary(run_build(cfg, progress=not quiet))
+    try:
+        summary = run_build(cfg, progress=not quiet)
+    except KeyboardInterrupt as exc:
+        raise interruption(exc)(kept=f"{cfg.out} is unchanged (a build replaces it only once complete)") from None
+    print_summary(summary)
 
 
 def print_summary(summary: BuildSummary) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from issues_sts.errors import ConfigError
 DATA_DIR = Path("data")
 DEFAULT_STORE = DATA_DIR / "store"
 DEFAULT_OUT = DATA_DIR / "dataset"
+DEFAULT_LINKS = DATA_DIR / "links"  # its own: `build` refuses a folder holding links files
 DEFAULT_REPOS = Path("repos.yaml")
 
 # Progress and summaries go to stderr so that `--json` output on stdout stays clean.
@@ -59,3 +61,16 @@ def config_error(exc: ValidationError, command: str) -> ConfigError:
     option = "--" + "-".join(str(part) for part in first["loc"]).replace("_", "-")
     message = str(first["msg"]).removeprefix("Value error, ")
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
+
+
+def activation_line() -> str | None:
+    """`source .venv/bin/activate` for the virtual environment running us (None outside one),
+    so printed next steps work in a fresh shell."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    venv = Path(sys.prefix)
+    try:
+        shown = venv.relative_to(Path.cwd())
+    except ValueError:
+        shown = venv
+    return f"source {shlex.quote(str(shown / 'bin' / 'activate'))}"

@@ -163,9 +163,8 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
         console.print(f"{r.repo}: {r.status}: {r.message}", markup=False, highlight=False, soft_wrap=True)
     if bad:
         names = ", ".join(f"{r.repo} ({r.status})" for r in bad)
-        first = bad[0].message
-        raise GitHubError(f"{len(bad)} of {len(summary.repos)} repositories not crawled: {names}; first reason: {first}",
-                          hint="fix the cause, then run the same command again: finished repositories cost only free 304s")
+        raise GitHubError(f"{len(bad)} of {len(summary.repos)} repositories not crawled: {names}; "
+                          f"{bad[0].repo}: {bad[0].message}", hint="")
 
 
 def status(

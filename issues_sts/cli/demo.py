@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DATA_DIR, console
+from issues_sts.cli.common import DATA_DIR, activation_line, console
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from issues_sts.fakegh.world import PRESETS
 
@@ -66,6 +66,9 @@ def print_summary(result: DemoResult) -> None:
                       f"after {result.after['spearman']:.2f} (AnglE fine-tuning)")
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
     console.print(f"timings: {timings}; total {sum(result.timings.values()):.1f}s", soft_wrap=True)
+    activate = activation_line()
+    if activate is not None:  # the commands below are on the PATH only inside the environment
+        console.print(f"In a new shell, first: {activate}", soft_wrap=True)
     console.print(NEXT_STEPS, soft_wrap=True)  # commands must stay copy-pasteable
 
 

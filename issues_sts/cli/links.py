@@ -11,7 +11,7 @@ import polars as pl
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, console, out
+from issues_sts.cli.common import DEFAULT_LINKS, DEFAULT_STORE, console, out
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.links.archive import load_rust_archive
@@ -62,7 +62,7 @@ def _summary(table: LinkTable) -> None:
 @links_app.command("extract")
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
-    out_dir: Path = typer.Option(DEFAULT_OUT, "--out", help="Where links.parquet and link_counters.json go."),
+    out_dir: Path = typer.Option(DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."),
     min_confidence: float = typer.Option(0.5, help="Links below this confidence are kept but not usable."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository, old/name=new/name (repeatable)."),
     archive: Path | None = typer.Option(None, "--archive", help="Read the rust issue archive instead of --store "

@@ -23,7 +23,7 @@ from issues_sts.crawl import pacing
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.pacing import LimitHit, PacingConfig, TransientError, Verdict
 from issues_sts.crawl.pagination import next_url, same_origin
-from issues_sts.errors import BadCredentials, GitHubError, RetriesExhausted
+from issues_sts.errors import BadCredentials, GitHubError, RetriesExhausted, Unreachable
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -203,13 +203,12 @@ class GitHubClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _gave_up(self, method: str, url: str, exc: Exception) -> GitHubError:
-        reason = self.scrub(str(exc)) or type(exc).__name__
+        reason = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))
         if not pacing.is_retryable(exc):
             return GitHubError(f"{method} {self.scrub(url)} cannot be sent: {reason}", url=self.scrub(url),
                                hint="check --api-url (e.g. https://api.github.com)")
         if not self.reached and pacing.unreachable(exc):
-            return GitHubError(f"cannot reach {self.scrub(self.api_url)}: {reason}", url=self.scrub(url),
-                               hint="check --api-url and the network connection, then run the same command again")
+            return Unreachable(f"cannot reach {self.scrub(self.api_url)}: {reason}", url=self.scrub(url))
         return RetriesExhausted(f"{method} {self.scrub(url)} kept failing: {reason}", url=self.scrub(url))
 
     def _wait(self, state: tenacity.RetryCallState) -> float:

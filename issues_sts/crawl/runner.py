@@ -60,6 +60,7 @@ from issues_sts.errors import (
     RateLimited,
     RepoNotFound,
     SignalInterrupt,
+    Unreachable,
 )
 from issues_sts.store import Checkpoint, Store, utcnow
 
@@ -416,7 +417,7 @@ def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[
         result.status, summary.stopped = "stopped", f"{exc}; run the same command again to resume"
     except RateLimited as exc:
         result.status, summary.stopped = "stopped", exc.one_line()
-    except BadCredentials:
+    except (BadCredentials, Unreachable):  # nothing else can work either: stop the whole run
         raise
     except GitHubError as exc:
         result.status, result.message = "failed", exc.one_line()

@@ -29,8 +29,8 @@ def _pairs(folder: Path) -> pl.DataFrame:
 def _usable_links(folder: Path) -> pl.DataFrame:
     path = folder / "links.parquet"
     if not path.is_file():
-        return pl.DataFrame(schema={c: pl.Utf8 if c != "number" and c != "target_number" else pl.Int64
-                                    for c in [*LINK_KEY, *LINK_EVIDENCE]})
+        return pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8,
+                                    "target_number": pl.Int64, "signal": pl.Utf8, "evidence_url": pl.Utf8})
     links = pl.read_parquet(path)
     keep = [c for c in (*LINK_KEY, *LINK_EVIDENCE) if c in links.columns]
     return links.filter(pl.col("usable")).select(keep).unique(LINK_KEY, keep="first").sort(LINK_KEY)

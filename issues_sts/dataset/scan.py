@@ -26,6 +26,9 @@ from issues_sts.dataset.references import mention_edges
 from issues_sts.dataset.texts import TextRecipe, issue_texts
 from issues_sts.store import Store
 
+# the columns `issue_texts` reads
+TEXT_INPUTS = ("repo", "number", "is_pull_request", "tombstone", "title", "body", "html_url", "created_at")
+
 
 @dataclass(frozen=True)
 class StoreScan:
@@ -50,7 +53,7 @@ def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], Non
     counters: dict[str, int] = {}
     redaction: dict[str, int] = {}
     for repo in store.repo_names():
-        texts, text_counters = issue_texts(store.issues_frame(repo=repo), recipe)
+        texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS), recipe)
         texts, redacted = redact_column(texts)
         _add(counters, text_counters)
         _add(redaction, redacted)
@@ -75,7 +78,7 @@ def fill_texts(store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: Te
     rows: list[np.ndarray] = []
     values: list[pl.Series] = []
     for (repo,), group in wanted.sort("repo", "number").group_by("repo", maintain_order=True):
-        issues = store.issues_frame(repo=str(repo), numbers=group["number"].to_list())
+        issues = store.issues_frame(repo=str(repo), numbers=group["number"].to_list(), columns=TEXT_INPUTS)
         made, _ = issue_texts(issues, recipe)
         made, _ = redact_column(made)
         made = group.join(made.select("number", "text"), on="number", how="left")

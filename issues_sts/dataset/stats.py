@@ -37,16 +37,22 @@ def default_tokenizer_path() -> Path:
 
 def load_tokenizer(name_or_path: str | None) -> Tokenizer:
     """The default offline BERT uncased tokenizer, a local tokenizer.json / folder, or a Hub
-    name (from the local cache when offline). Raises TokenizerError for anything else."""
+    name (from the local cache first). Raises TokenizerError, with the real reason, at once:
+    a name that is not in the cache is looked up on the Hub once, never retried for minutes."""
     try:
         tokenizer = _load(name_or_path)
     except TokenizerError:
         raise
     except Exception as exc:  # the loaders raise many unrelated types for "not found"
-        raise TokenizerError(f"cannot load tokenizer {name_or_path!r}: {type(exc).__name__}") from None
+        raise TokenizerError(f"cannot load tokenizer {name_or_path!r}: {_reason(exc)}") from None
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return tokenizer
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__
 
 
 def _load(name_or_path: str | None) -> Tokenizer:
@@ -57,12 +63,31 @@ def _load(name_or_path: str | None) -> Tokenizer:
         return Tokenizer.from_file(str(path))
     if (path / "tokenizer.json").is_file():
         return Tokenizer.from_file(str(path / "tokenizer.json"))
+    if path.exists() or name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:
+        raise TokenizerError(f"no tokenizer at {name_or_path!r} (neither tokenizer.json nor a folder holding one)")
+    return _from_hub(name_or_path)
+
+
+def _from_hub(name: str) -> Tokenizer:
     from transformers import AutoTokenizer
 
-    loaded = AutoTokenizer.from_pretrained(name_or_path)
+    try:
+        loaded = AutoTokenizer.from_pretrained(name, local_files_only=True)
+    except Exception:  # not cached: ask the Hub once, below
+        loaded = None
+    if loaded is None:
+        from huggingface_hub import HfApi, is_offline_mode
+
+        if is_offline_mode():
+            raise TokenizerError(f"tokenizer {name!r} is not in the local cache and the Hub is off (HF_HUB_OFFLINE)")
+        try:
+            HfApi().model_info(name, timeout=10)
+        except Exception as exc:
+            raise TokenizerError(f"cannot find tokenizer {name!r} on the Hub ({_reason(exc)})") from None
+        loaded = AutoTokenizer.from_pretrained(name)
     backend = getattr(loaded, "backend_tokenizer", None)
     if backend is None:
-        raise TokenizerError(f"tokenizer {name_or_path!r} has no fast (Rust) version")
+        raise TokenizerError(f"tokenizer {name!r} has no fast (Rust) version")
     return backend
 
 

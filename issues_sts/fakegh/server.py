@@ -83,6 +83,7 @@ class FakeGitHub:
         self.log: list[RequestRecord] = []
         self.limiter = RateLimiter(self.settings)
         self.faults = FaultPlan(self.settings)
+        self.outage_until = clock() + self.settings.outage_seconds
         self.rest = RestApi(corpus, self.settings, lambda: self.api_url)
         self._graphql: Any = None
         self._log_lock = threading.Lock()
@@ -185,8 +186,8 @@ class FakeGitHub:
             answer = error(401, "This endpoint requires you to be authenticated.", "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql")
             answer.bucket = None
             return self._finish(request, now, answer, identity, counted=False, violation=False)
-        fault = self.faults.next_fault()
-        if fault in ("502", "503", "drop"):
+        fault = "500" if now < self.outage_until else self.faults.next_fault()
+        if fault in ("500", "502", "503", "drop"):
             violation = self.limiter.window_open(identity, bucket, now)
             answer = error(int(fault), "Server Error") if fault != "drop" else Response(0)
             return self._finish(request, now, answer, identity, counted=False, violation=violation, fault=fault)

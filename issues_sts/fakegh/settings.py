@@ -23,6 +23,7 @@ class FakeSettings:
     secondary_retry_after: its `retry-after` (whole seconds); None sends none, and then the
         bucket stays closed for `secondary_min_wait` seconds (GitHub says "a few minutes").
     fault_rate/fault_seed/fault_kinds/slow_seconds: injected faults, decided by a seeded RNG.
+    outage_seconds: every request in the first N seconds after the server starts answers 500.
     per_page_default/per_page_max: GitHub's 30 and 100.
     page_cap: `page=N` beyond it answers 422 and Link stops there (None: no cap).
     comments_cap: repo-wide comment listings end after this many items (no rel=next).
@@ -59,6 +60,7 @@ class FakeSettings:
     fault_seed: int = 0
     fault_kinds: tuple[str, ...] = FAULT_KINDS
     slow_seconds: float = 0.5
+    outage_seconds: float = 0.0
     per_page_default: int = 30
     per_page_max: int = 100
     page_cap: int | None = None

@@ -18,7 +18,7 @@ from issues_sts.fakegh import world_dupes as D
 from issues_sts.fakegh import world_vocab as V
 from issues_sts.fakegh.corpus import Corpus, Json, RepoData
 from issues_sts.fakegh.world import RepoBuilder, WorldConfig, generate_world
-from issues_sts.fakegh.world_render import Draft, iso, node_id, render_repo, stamp
+from issues_sts.fakegh.world_render import Draft, count_comments, iso, node_id, render_repo, stamp
 
 DAY = 86400.0
 ISSUE_ID_BASE = 1_500_000_000
@@ -175,13 +175,7 @@ def _render_into(drafts: dict[int, Draft], repo: RepoData, ids: _Ids, merged: se
     for number, events in scratch.timeline.items():
         repo.timeline[number] = sorted([*repo.timeline.get(number, []), *events], key=lambda e: e["created_at"])
     repo.event_canonical.update(scratch.event_canonical)
-    counts: dict[int, int] = {}
-    for comment in repo.comments:
-        num = int(comment["issue_url"].rsplit("/", 1)[1])
-        counts[num] = counts.get(num, 0) + 1
-    for item in repo.issues:
-        item["comments"] = counts.get(item["number"], 0)
-    repo.reindex()
+    count_comments(repo)
 
 
 def _new_repos(corpus: Corpus, growth: Growth, ids: _Ids) -> list[RepoData]:

@@ -117,6 +117,11 @@ def render_repo(drafts: dict[int, Draft], repo: RepoData, repo_index: int, next_
     for t, number, who, body in pending:
         next_comment_id[0] += 1
         repo.comments.append(_comment(repo.full_name, number, next_comment_id[0], t, who, body))
+    count_comments(repo)
+
+
+def count_comments(repo: RepoData) -> None:
+    """Set every issue's `comments` count from the repository's comments, and reindex."""
     counts: dict[int, int] = {}
     for comment in repo.comments:
         num = int(comment["issue_url"].rsplit("/", 1)[1])

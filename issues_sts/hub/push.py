@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.dataset.export import MANIFEST, read_manifest, sha256
-from issues_sts.errors import HubError
+from issues_sts.errors import DatasetError, HubError, HubUnreachable
 
 KEEP_REMOTE = {".gitattributes"}
 
@@ -37,13 +37,13 @@ def built_files(folder: Path) -> list[str]:
     """The manifest's files (and the manifest), after verifying every hash."""
     manifest = read_manifest(folder)
     if manifest is None:
-        raise HubError(f"{folder} is not a dataset built by `issues-sts build` (no manifest.json)",
-                       hint="run `issues-sts build` first, or pass --dataset DIR")
+        raise DatasetError(f"{folder} is not a dataset built by `issues-sts build` (no manifest.json)",
+                           hint="run `issues-sts build` first, or pass --dataset DIR")
     for name, meta in sorted(manifest["files"].items()):
         path = folder / name
         if not path.is_file() or sha256(path) != meta["sha256"]:
-            raise HubError(f"{path} differs from the build's manifest",
-                           hint="rebuild with `issues-sts build`; pushed data must be what the build wrote")
+            raise DatasetError(f"{path} differs from the build's manifest",
+                               hint="rebuild with `issues-sts build`; pushed data must be what the build wrote")
     return sorted([*manifest["files"], "manifest.json"])
 
 
@@ -78,6 +78,15 @@ def _describe(exc: Exception) -> str:
     return f"HTTP {status}: {first}" if status else first
 
 
+def _refusal_hint(exc: Exception) -> str:
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if status in (401, 403):
+        return "the token was refused: check that it has write access to the repository"
+    if status is not None and status >= 500:
+        return "the Hub failed; run the same command again later"
+    return "check --repo-id and that your token has write access"
+
+
 def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: bool = False,
                  endpoint: str | None = None, *, branch: str = "main", tag: str | None = None) -> PushResult:
     """Create `repo_id` (a dataset repository) if needed, commit the built folder to `branch`
@@ -88,9 +97,10 @@ def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: b
     folder = Path(folder)
     files = built_files(folder)
     if not token:
-        raise HubError("no Hugging Face token", hint="pass --token or set HF_TOKEN (a token with write access)")
+        raise HubError("no Hugging Face token",
+                       hint="pass --token, set HF_TOKEN, or run `hf auth login` (a token with write access)")
     api = HfApi(endpoint=endpoint, token=token)
-    failures: tuple[type[Exception], ...] = (OSError, ValueError, *_transport_errors())
+    failures: tuple[type[Exception], ...] = (OSError, ValueError)
     try:
         repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         new_tag = bool(tag) and _tag_is_new(api, repo_id, str(tag), folder)
@@ -109,7 +119,11 @@ def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: b
             api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
                            tag_message=f"issues-sts dataset version {tag}")
     except HfHubHTTPError as exc:
-        raise HubError(f"the Hub refused the push to {repo_id} ({_describe(exc)})") from None
+        raise HubError(f"the Hub refused the push to {repo_id} ({_describe(exc)})",
+                       hint=_refusal_hint(exc)) from None
+    except _transport_errors() as exc:  # never reached the Hub: not a token problem
+        raise HubUnreachable(f"cannot reach the Hub at {endpoint or 'https://huggingface.co'} "
+                             f"({_describe(exc)})") from None
     except failures as exc:
         raise HubError(f"push to {repo_id} failed ({_describe(exc)})") from None
     return PushResult(url=str(repo_url), commit_url=commit.commit_url, uploaded=tuple(files), deleted=tuple(stale),
