@@ -9,7 +9,7 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
 `--world paper` writes the paper-scale world (`issues_sts.fakegh.world_paper`) straight into
 a store per scale (no HTTP; reused by later runs) and prints, per scale: the store's bytes per
 stored object, one plain pass over all its texts (each read and tested for a cue substring,
-the floor any build has to pay), the build's wall time and its ratio to that pass (target
+the floor any build has to pay), the build's wall time and its ratio to that pass (the fastest of three, target
 <= 8x), the build's peak RSS (target <= 4 GB at scale 1.0) and seconds per stage. The pass
 and the build run in the same child process, one after the other.
 
@@ -114,7 +114,9 @@ def paper_child(store: Path, out: Path) -> None:
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
 
-    baseline = plain_pass(store)
+    # The machine is shared: the fastest of three passes is the baseline (a conservative ratio).
+    passes = [plain_pass(store) for _ in range(3)]
+    baseline = min(passes, key=lambda p: p["seconds"])
     start = time.perf_counter()
     summary = run_build(BuildConfig(store=store, out=out), progress=sys.stderr.isatty())
     wall = time.perf_counter() - start

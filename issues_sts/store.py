@@ -238,15 +238,24 @@ def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str
     )
 
 
-def _where(repo: str | None, numbers: Iterable[int] | None) -> tuple[str, tuple[Any, ...]]:
-    """A WHERE clause for one repository (and some of its numbers); '' for the whole table."""
+def _where(repo: str | None, numbers: Iterable[int] | None,
+           span: tuple[int, int] | None = None) -> tuple[str, tuple[Any, ...]]:
+    """A WHERE clause for one repository (and some of its numbers, or the numbers within
+    `span`, both ends included); '' for the whole table."""
     if repo is None:
         return "", ()
+    if span is not None:
+        return "WHERE repo=? AND number BETWEEN ? AND ?", (repo, span[0], span[1])
     if numbers is None:
         return "WHERE repo=?", (repo,)
     wanted = sorted({int(n) for n in numbers})
     # numbers are ints we made, so inlining them is safe (and avoids SQLite's variable limit)
     return f"WHERE repo=? AND number IN ({','.join(map(str, wanted)) or 'NULL'})", (repo,)
+
+
+# Issues per part when a stage streams the store: bounds memory whatever a repository's size.
+PART_ISSUES = 20_000
+Part = tuple[str, int, int]  # repo, first number, last number
 
 
 class Store:
@@ -384,7 +393,30 @@ class Store:
                              hint="move it away and crawl again") from None
 
     def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
-        return pl.DataFrame(self._rows(sql, params), schema=schema, orient="row")
+        """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
+        (several times the size of the same rows in a frame), not the whole answer."""
+        try:
+            cursor = self.conn.execute(sql, params)
+            parts = []
+            while rows := cursor.fetchmany(20_000):
+                parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
+                             hint="move it away and crawl again") from None
+        if not parts:
+            return pl.DataFrame(schema=schema)
+        return pl.concat(parts, rechunk=len(parts) > 1)
+
+    def parts(self, max_issues: int | None = None) -> list[Part]:
+        """The store cut into (repo, first, last) number ranges of at most `max_issues` issues
+        (PART_ISSUES), in the frames' order; a thread (an issue and its comments) never spans two."""
+        max_issues = max_issues or PART_ISSUES
+        out: list[Part] = []
+        for repo in self.repo_names():
+            numbers = [row[0] for row in self._rows("SELECT number FROM issues WHERE repo=? ORDER BY number", (repo,))]
+            out += [(repo, numbers[i], numbers[min(i + max_issues, len(numbers)) - 1])
+                    for i in range(0, len(numbers), max_issues)]
+        return out
 
     def repo_names(self) -> list[str]:
         """The repositories that hold issues, in the frames' order (the stages stream by these)."""
@@ -396,7 +428,8 @@ class Store:
         return self._frame("SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number", schema)
 
     def issues_frame(self, *, include_raw: bool = False, repo: str | None = None,
-                     numbers: Iterable[int] | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:
+                     numbers: Iterable[int] | None = None, columns: Iterable[str] | None = None,
+                     span: tuple[int, int] | None = None) -> pl.DataFrame:
         """All issues and PRs (tombstones included, flagged); `labels` is a list of names.
         `repo` (and `numbers` within it) keep memory to one repository (or a few issues),
         `columns` to what is read."""
@@ -413,7 +446,7 @@ class Store:
         if include_raw:  # the object as GitHub sent it, as sorted compact JSON text
             schema["raw"] = pl.Utf8
             columns.append("raw")
-        where, params = _where(repo, numbers)
+        where, params = _where(repo, numbers, span)
         sql = f"SELECT {', '.join(columns)} FROM issues {where} ORDER BY repo, number"
         if include_raw:
             title, body = columns.index("title"), columns.index("body")
@@ -426,7 +459,8 @@ class Store:
             return frame
         return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
 
-    def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None) -> pl.DataFrame:
+    def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None,
+                       span: tuple[int, int] | None = None) -> pl.DataFrame:
         """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is read."""
         schema = {
             "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
@@ -434,16 +468,16 @@ class Store:
         }
         if columns is not None:
             schema = {name: schema[name] for name in columns}
-        where, params = _where(repo, None)
+        where, params = _where(repo, None, span)
         return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, id",
                            schema, params)
 
-    def events_frame(self, *, repo: str | None = None) -> pl.DataFrame:
+    def events_frame(self, *, repo: str | None = None, span: tuple[int, int] | None = None) -> pl.DataFrame:
         schema = {
             "repo": pl.Utf8, "number": pl.Int64, "event_key": pl.Utf8, "event": pl.Utf8, "actor": pl.Utf8,
             "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
         }
-        where, params = _where(repo, None)
+        where, params = _where(repo, None, span)
         return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, event_key",
                            schema, params)
 
@@ -493,6 +527,11 @@ class Store:
             "SELECT number, state_reason, updated_at, labels FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
+
+    def open_numbers(self, repo: str) -> set[int]:
+        """Numbers of the live issues of `repo` that are open."""
+        rows = self.conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
+        return {r[0] for r in rows}
 
     def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
         """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""

@@ -45,7 +45,13 @@ def small_world_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_streamed_build_equals_the_in_memory_build(small_world_store: Path, tmp_path: Path) -> None:
+def test_streamed_build_equals_the_in_memory_build(small_world_store: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import issues_sts.store
+
+    monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)  # repositories cut into several parts
+    with Store.open(small_world_store) as store:
+        assert len(store.parts()) > len(store.repo_names())
     whole, streamed = _both(small_world_store, tmp_path)
     assert whole.keys() == streamed.keys() and "data/train-00000-of-00001.parquet" in str(sorted(whole))
     assert [name for name in whole if whole[name] != streamed[name]] == []

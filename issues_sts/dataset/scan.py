@@ -1,5 +1,5 @@
-"""The build's reading of the store, one repository at a time, so that memory does not grow
-with the store.
+"""The build's reading of the store, a part of a repository at a time (at most
+`store.PART_ISSUES` issues and their comments), so that memory does not grow with the store.
 
 A dataset needs the texts of the few issues that end in pairs (about 40,000 of the paper's
 2.5 million), but its statistics and its negatives need facts about every text: how many
@@ -47,17 +47,18 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
 
 
 def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None) -> StoreScan:
-    """One pass over the store, repository by repository (see the module's docstring)."""
+    """One pass over the store, a part of a repository at a time (see the module's docstring)."""
     parts: list[pl.DataFrame] = []
     mentions: list[pl.DataFrame] = []
     counters: dict[str, int] = {}
     redaction: dict[str, int] = {}
-    for repo in store.repo_names():
-        texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS), recipe)
+    for repo, first, last in store.parts():
+        span = (first, last)
+        texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span), recipe)
         texts, redacted = redact_column(texts)
         _add(counters, text_counters)
         _add(redaction, redacted)
-        comments = store.comments_frame(repo=repo, columns=("repo", "number", "body"))
+        comments = store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span)
         found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
         mentions.append(pl.concat(found).unique())  # repeats change nothing downstream
         parts.append(texts.with_columns(pl.lit(None, pl.Utf8).alias("text")))

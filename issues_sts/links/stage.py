@@ -76,12 +76,12 @@ _POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "
 
 
 def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
-                    repo: str | None = None) -> dict[tuple[str, int], list[Post]]:
+                    repo: str | None = None, span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Post]]:
     """Every comment of the threads where a cue word appears (in a comment or the body), or
     that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
     without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
-    With `repo`, only that repository's comments are read."""
-    comments = store.comments_frame(repo=repo, columns=_POST_COLUMNS)
+    With `repo` (and `span`), only that repository's comments (in that range) are read."""
+    comments = store.comments_frame(repo=repo, columns=_POST_COLUMNS, span=span)
     cued = pl.concat([
         comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
         issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
@@ -96,9 +96,10 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
     return posts
 
 
-def _events_by_issue(store: Store, repo: str | None = None) -> dict[tuple[str, int], list[Event]]:
+def _events_by_issue(store: Store, repo: str | None = None,
+                     span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Event]]:
     # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
-    frame = store.events_frame(repo=repo).filter(
+    frame = store.events_frame(repo=repo, span=span).filter(
         pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
@@ -111,17 +112,19 @@ def _events_by_issue(store: Store, repo: str | None = None) -> dict[tuple[str, i
     return events
 
 
-def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: str | None = None) -> Iterator[Thread]:
+def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: str | None = None,
+                 span: tuple[int, int] | None = None) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim.
-    With `repo`, `issues` are that repository's and only its comments and events are read."""
-    events = _events_by_issue(store, repo)
+    With `repo` (and `span`), `issues` are that repository's (in that range of numbers) and
+    only its comments and events are read."""
+    events = _events_by_issue(store, repo, span)
     said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
             issues.select("repo", "number", "state_reason", "labels").iter_rows()
             if (reason or "").lower() == DUPLICATE_STATE_REASON
             or any(is_duplicate_label(x, cfg) for x in labels or ())]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
-    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo)
+    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo, span)
     # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
     cued_bodies = set(issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows())
     live = issues.filter(pl.col("tombstone").is_null())
@@ -147,21 +150,31 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: s
 
 def store_index(store: Store, links: list[DuplicateLink]) -> StoreIndex:
     """The store facts about the issues these links name (and where their redirects lead):
-    a handful of rows instead of one Python object per stored issue."""
+    a handful of rows instead of one Python object per stored issue. A repository crawled
+    under a name it has since left (repos.yaml's tiangolo/fastapi, now fastapi/fastapi) is
+    also found under its current name, which GraphQL and new comments use."""
+    keys = store.issue_keys_frame()
+    stored = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
+    moved = {new.lower(): old.lower() for old, new in aliases_from_store(store)
+             if old.lower() in stored and new.lower() not in stored}
     redirects = store.redirects_frame()
     hops = {(r.lower(), n): (to_r.lower(), to_n) for r, n, to_r, to_n in redirects.iter_rows()}
     ends = {(lk.repo.lower(), lk.number) for lk in links} | {(lk.target_repo.lower(), lk.target_number) for lk in links}
+    ends |= {(moved[r], n) for r, n in ends if r in moved}
     frontier = set(ends)
     while frontier:  # redirect chains (loops end: a key is added once)
         frontier = {hops[k] for k in frontier if k in hops} - ends
         ends |= frontier
     wanted = pl.DataFrame({"_key": [r for r, _ in ends], "number": [n for _, n in ends]},
                           schema={"_key": pl.Utf8, "number": pl.Int64})
-    keys = store.issue_keys_frame()
     subset = keys.with_columns(pl.col("repo").str.to_lowercase().alias("_key")).join(
         wanted, on=["_key", "number"], how="semi").drop("_key")
     index = StoreIndex(subset, redirects)
-    index.repos = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
+    index.repos = stored | set(moved)
+    for (repo, number), known in list(index.items.items()):
+        for new, old in moved.items():
+            if repo == old:
+                index.items[(new, number)] = known  # the store's spelling comes back from follow()
     return index
 
 
@@ -240,11 +253,12 @@ def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callab
     cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))  # renames are store facts
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
-    # One repository at a time (threads never span two), so memory follows the largest
-    # repository, not the store; repositories come in the frames' order, so the links do too.
+    # One part of a repository at a time (a thread never spans two), so memory is bounded
+    # whatever the store's size; parts come in the frames' order, so the links do too.
     with _Readers(cfg) as readers:
-        for repo in store.repo_names():
-            threads = list(iter_threads(store, cfg, store.issues_frame(repo=repo), repo=repo))
+        for repo, first, last in store.parts():
+            span = (first, last)
+            threads = list(iter_threads(store, cfg, store.issues_frame(repo=repo, span=span), repo=repo, span=span))
             for reading in readers.read(threads):
                 counters["threads_read"] += 1
                 counters.update(reading.counters)
