@@ -37,6 +37,22 @@ class BudgetReached(Exception):
     """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
 
 
+# The longest a blocking wait may last without a look at pending signals: the kernel may hand
+# Ctrl-C to a worker thread, and Python then runs the handler only when the main thread wakes.
+SIGNAL_SLICE = 0.25
+
+
+def _wait_in_slices(event: threading.Event, seconds: float) -> bool:
+    """`event.wait(seconds)`, woken every SIGNAL_SLICE so Ctrl-C is never held back."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return event.is_set()
+        if event.wait(min(left, SIGNAL_SLICE)):
+            return True
+
+
 class CrawlCancelled(Exception):
     """The crawl is stopping (Ctrl-C / SIGTERM): a worker's wait or retry ends here."""
 
@@ -133,7 +149,7 @@ class GitHubClient:
     def pause(self, seconds: float) -> None:
         """Sleep (the injected sleep, or a wait that `cancel` ends at once)."""
         if self.sleep is None:
-            stopped = self.cancelled.wait(seconds)
+            stopped = _wait_in_slices(self.cancelled, seconds)
         else:
             stopped = self.cancelled.is_set()
             if not stopped:

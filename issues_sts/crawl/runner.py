@@ -46,7 +46,14 @@ from issues_sts.crawl.chains import (
     RefChain,
     RepoContext,
 )
-from issues_sts.crawl.client import BudgetReached, GitHubClient, Page, Scrubber, make_http_client
+from issues_sts.crawl.client import (
+    SIGNAL_SLICE,
+    BudgetReached,
+    GitHubClient,
+    Page,
+    Scrubber,
+    make_http_client,
+)
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
@@ -121,7 +128,10 @@ def _pump(source: Iterator[Chain], client: GitHubClient, width: int, pool: Threa
             ready.extend(parked)
             parked.clear()
             continue
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        # A bounded wait: Ctrl-C delivered to a worker thread reaches us within a slice.
+        done, _ = wait(running, timeout=SIGNAL_SLICE, return_when=FIRST_COMPLETED)
+        if not done:
+            continue
         for future in done:
             chain = running.pop(future)
             chain.commit(future.result())
