@@ -528,6 +528,11 @@ class Store:
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
+    def open_numbers(self, repo: str) -> set[int]:
+        """Numbers of the live issues of `repo` that are open."""
+        rows = self.conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
+        return {r[0] for r in rows}
+
     def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
         """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
         return self.conn.execute(

@@ -70,3 +70,24 @@ def test_bad_input_is_one_line(argv: list[str], message: str, tmp_path: Path, ca
     monkeypatch.chdir(tmp_path)
     code, _, err = run(argv, capsys)
     assert code != 0 and message in err and "Traceback" not in err
+
+
+def test_plan_projects_then_the_crawl_compares(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = small_world(seed=5, repos=2, issues=80)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    store = tmp_path / "s"
+    with FakeGitHub(corpus) as gh:
+        repos = [a for name in corpus.repos for a in ("--repo", name)]
+        code, out, err = run(["crawl", *repos, "--api-url", gh.api_url, "--store", str(store), "--plan"], capsys)
+        assert code == 0, err
+        assert "crawl plan" in out and "KiB per issue" in out  # the table and its stated assumptions
+        saved = json.loads((store / "crawl-plan.json").read_text())
+        assert [r["repo"] for r in saved["repos"]] == list(corpus.repos) and saved["graphql"]
+        assert not gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues"), "--plan crawled"
+        assert gh.stats()["counted"] == 2 * len(corpus.repos)  # GET /repos + one GraphQL point each
+        code, out, err = run(["crawl", *repos, "--api-url", gh.api_url, "--store", str(store), "--quiet"], capsys)
+        assert code == 0, err
+        assert "planned" in err and "spent" in err
+        code, out, err = run(["crawl", *repos, "--api-url", gh.api_url, "--store", str(store), "--quiet"], capsys)
+        assert "planned" not in err  # compared once, after the first crawl

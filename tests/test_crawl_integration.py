@@ -59,6 +59,7 @@ def test_rest_fallback_when_graphql_is_404(tmp_path: Path) -> None:
         summary = crawl(gh, tmp_path)
         assert summary.ok and not summary.graphql_used
         assert gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues/{n}/timeline", 0) > 0
+        assert gh.stats()["by_endpoint"].get("POST /graphql", 0) <= 2  # asked until the first 404, not per batch
     assert_store_matches_corpus(tmp_path, corpus, graphql=False)
 
 

@@ -221,3 +221,18 @@ def test_limiter_refuses_an_endless_pause() -> None:
     limiter.limit_hit("core", Verdict.RETRY_AFTER, {"retry-after": "3600"})
     with pytest.raises(RateLimited):
         limiter.acquire("core")
+
+
+def test_secondary_delay_keeps_points_and_cpu_time_per_minute() -> None:
+    from issues_sts.crawl.pacing import Sent, secondary_delay
+
+    cfg = PacingConfig(minute=60.0, rest_points_per_minute=10, cpu_per_minute=10.0, graphql_cpu_per_minute=5.0,
+                       secondary_margin=1.0)
+    assert secondary_delay([], 100.0, "core", 1.0, cfg) == 0.0
+    ten = [Sent(50.0 + i, "core", 0.1) for i in range(10)]  # the 10th point of the minute is spent
+    assert secondary_delay(ten, 100.0, "core", 0.1, cfg) == pytest.approx(10.0)  # the oldest leaves at 110
+    assert secondary_delay(ten, 100.0, "graphql", 0.1, cfg) == 0.0  # another bucket's points
+    slow = [Sent(70.0, "graphql", 4.0), Sent(80.0, "core", 5.0)]
+    assert secondary_delay(slow, 100.0, "core", 0.5, cfg) == 0.0  # 9.5 s of 10
+    assert secondary_delay(slow, 100.0, "core", 2.0, cfg) == pytest.approx(30.0)  # wait until 70 + 60
+    assert secondary_delay(slow, 100.0, "graphql", 2.0, cfg) == pytest.approx(30.0)  # GraphQL: 6 s of 5

@@ -201,3 +201,33 @@ def test_the_fakes_schema_is_a_subset_of_githubs(shared_dir: Path) -> None:
             assert value in real_type.values, f"{name}.{value}"  # type: ignore[union-attr]
         if hasattr(own_type, "types"):
             assert {t.name for t in own_type.types} <= {t.name for t in real_type.types}, name  # type: ignore[union-attr]
+
+
+def test_the_crawlers_thread_and_count_queries_are_valid_on_githubs_real_schema(shared_dir: Path) -> None:
+    from issues_sts.crawl.plan import COUNTS_QUERY
+    from issues_sts.crawl.threads import Ask, build_query
+
+    schema_path = shared_dir / "reference" / "github-graphql" / "schema.graphql"
+    if not schema_path.is_file():
+        pytest.skip(f"GitHub's GraphQL schema is absent ({schema_path})")
+    real = load_schema(str(schema_path), True)
+    threads, _ = build_query("a/b", [Ask(1, None, 7), Ask(2, None, 100, "Y3Vyc29yOnYyOjk5")])
+    assert validate(real, parse(threads)) == []
+    assert validate(real, parse(COUNTS_QUERY)) == []
+
+
+def test_query_cost_and_resource_limits(corpus: Corpus) -> None:
+    """GitHub's formula: one request per parent of each connection, / 100, at least 1; a query
+    asking for more nodes than the resource limit is refused and still costs a point."""
+    from issues_sts.crawl.threads import Ask, build_query
+
+    repo = next(iter(corpus.repos.values()))
+    numbers = [i["number"] for i in repo.issues if "pull_request" not in i][:120]
+    with FakeGitHub(corpus, FakeSettings(resource_node_limit=1000)) as gh:
+        light, variables = build_query(repo.full_name, [Ask(n, None, 5) for n in numbers])
+        answer = httpx.post(gh.graphql_url, json={"query": light, "variables": variables}, headers=AUTH)
+        assert answer.status_code == 200 and answer.json()["data"]["repository"]
+        heavy, variables = build_query(repo.full_name, [Ask(n, None, 100) for n in numbers[:20]])
+        refused = httpx.post(gh.graphql_url, json={"query": heavy, "variables": variables}, headers=AUTH).json()
+        assert refused["data"] is None and refused["errors"][0]["type"] == "RESOURCE_LIMITS_EXCEEDED"
+        assert [r.cost for r in gh.log] == [1, 1]  # 120 aliases: round(1.2) = 1 point; refused: 1

@@ -50,6 +50,7 @@ def test_a_trained_tiny_bert_is_a_sentence_transformers_model(tmp_path: Path) ->
     # the model card that a push publishes: data, objective with its weights, metrics
     card = (result.model_dir / "README.md").read_text()
     assert "library_name: sentence-transformers" in card and str(data) in card
+    assert "a BertEncoder given to train()" in card and "base_model" not in card
     assert "1.0 * cosine(tau 0.05) + 1.0 * in-batch negatives(tau 0.05) + 1.0 * angle(tau 1.0)" in card
     assert f"Best valid Spearman x100: {result.best_metric:.2f}" in card and "| spearman |" in card
 

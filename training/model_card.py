@@ -21,12 +21,17 @@ def _hub_id(value: str | None) -> str | None:
     return value
 
 
-def model_card(config: TrainConfig, progress: Progress, encoder: Encoder) -> str:
+def model_card(config: TrainConfig, progress: Progress, encoder: Encoder, custom_encoder: bool = False) -> str:
+    """`custom_encoder`: the run started from an encoder object handed to `train()` (Python
+    API), so `config.model` does not name the base model."""
     loss = config.loss
-    base = config.model or "sentence-transformers/all-MiniLM-L6-v2 (offline copy)"
+    if custom_encoder:
+        base = f"a {type(encoder).__name__} given to train()"
+    else:
+        base = config.model or "sentence-transformers/all-MiniLM-L6-v2 (offline copy)"
     header: dict[str, Any] = {"library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
                               "tags": ["sentence-transformers", "sentence-similarity", "angle", "issues-sts"]}
-    if _hub_id(config.model) or not config.model:
+    if not custom_encoder and (_hub_id(config.model) or not config.model):
         header["base_model"] = _hub_id(config.model) or "sentence-transformers/all-MiniLM-L6-v2"
     if _hub_id(config.data):
         header["datasets"] = [config.data]

@@ -163,6 +163,8 @@ class Trainer:
         self.process = distributed.setup(config.device)
         self.out = Path(config.output)
         self.progress = Progress()
+        #: started from an encoder object rather than `config.model` (the model card says so)
+        self.custom_encoder = encoder is not None
         seed_everything(config.seed)
         self.train_pairs = load_pairs(config.data, config.train_split, config.max_train_pairs)
         resuming = config.resume and is_resumable(self.out / "last")
@@ -326,7 +328,7 @@ class Trainer:
             if best is None or primary > best:
                 self.progress.best_metric, self.progress.best_step = primary, self.progress.step
                 save_checkpoint(self.out / "best", self.encoder, self.progress,
-                                card=model_card(self.config, self.progress, self.encoder))
+                                card=model_card(self.config, self.progress, self.encoder, self.custom_encoder))
         self.progress.extra["evaluated_step"] = self.progress.step
         self._barrier()
         return metrics
@@ -334,7 +336,7 @@ class Trainer:
     def _checkpoint(self) -> None:
         if self.process.is_main:
             save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler,
-                            card=model_card(self.config, self.progress, self.encoder))
+                            card=model_card(self.config, self.progress, self.encoder, self.custom_encoder))
         self._barrier()
 
     def _barrier(self) -> None:

@@ -20,8 +20,9 @@ from issues_sts.cli.common import (
 )
 from issues_sts.crawl.client import Scrubber
 from issues_sts.crawl.config import GITHUB_API, CrawlConfig, CrawlSummary
+from issues_sts.crawl.plan import Plan, plan_table_rows
 from issues_sts.crawl.progress import summary_table
-from issues_sts.crawl.runner import run_crawl
+from issues_sts.crawl.runner import plan_crawl, run_crawl
 from issues_sts.errors import GitHubError, Interrupted, Terminated
 from issues_sts.repos import load_repos, parse_repo_name
 from issues_sts.store import SCHEMA_VERSION, Store
@@ -37,6 +38,21 @@ Examples:
     issues-sts crawl --api-url https://ghe.example.com/api/v3 --repo team/app
 
     issues-sts crawl --repos repos.yaml --max-requests 1000   # stop after 1000 requests
+
+    issues-sts crawl --repos repos.yaml --plan           # sizes, requests, points, hours; nothing crawled
+
+What each request buys (two separate budgets of 5,000 an hour: REST requests, GraphQL points):
+
+    REST GET /repos/{r}               where the repository lives now (renames followed, kept in the store)
+    REST issue list page              100 issues and PRs with labels and state_reason
+    GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long threads continue by cursor
+    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50 candidates
+    REST GET /issues/{n}              a number the duplicate evidence names but the lists did not return
+    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes open again
+
+Unnamed gaps in the numbering are never probed. Requests run several at a time, paced to
+GitHub's per-minute secondary limits (900 REST / 2,000 GraphQL points, 90 s of response
+time of which 60 s GraphQL); GraphQL batches halve on RESOURCE_LIMITS_EXCEEDED.
 
 A crawl killed at any moment resumes where it stopped; run the same command again. A crawl
 after a finished one is incremental (unchanged lists cost only free 304 answers).
@@ -86,6 +102,7 @@ def crawl(
     timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
+    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), print the projected requests, points and hours, and save the plan for the crawl's summary to compare with."),
 ) -> None:
     """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
     secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
@@ -100,6 +117,14 @@ def crawl(
     if secret is None:
         console.print("[yellow]no token: GitHub allows 60 requests per hour without one[/yellow]")
     handler = _setup_log(log_file, Scrubber([secret]))
+    if plan:
+        try:
+            _print_plan(plan_crawl(cfg))
+        finally:
+            if handler is not None:
+                logging.getLogger("issues_sts").removeHandler(handler)
+                handler.close()
+        return
     try:
         summary = run_crawl(cfg, progress=not quiet, console=console)
     finally:
@@ -108,6 +133,23 @@ def crawl(
             handler.close()
     console.print(summary_table(summary))
     _verdict(summary, cfg.store)
+
+
+def _print_plan(plan: Plan) -> None:
+    a = plan.assumptions
+    table = Table(title="crawl plan (one token, github.com's documented limits)")
+    for column in ("repository", "items", "issues", "comments", "REST requests", "GraphQL points", "hours"):
+        table.add_column(column, justify="left" if column == "repository" else "right")
+    for row in plan_table_rows(plan):
+        table.add_row(*row)
+    table.caption = (
+        f"asking cost {plan.asked_requests} requests and {plan.asked_points} points. Assumed: "
+        f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; {a.cpu_per_minute:g} s of "
+        f"response time a minute ({a.graphql_cpu_per_minute:g} s GraphQL); an answer takes "
+        f"{a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; {a.issue_kb:g} KiB per issue, "
+        f"{a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
+    )
+    out.print(table)
 
 
 def _verdict(summary: CrawlSummary, store: Path) -> None:

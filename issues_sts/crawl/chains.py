@@ -207,6 +207,8 @@ class GraphQLChain:
             self.fallback[0].commit(result)
             return
         numbers, answer = result
+        if not isinstance(answer, GraphQLUnavailable):
+            self.ctx.summary.points += gql.points(len(numbers))
         if not isinstance(answer, GraphQLUnavailable) and gql.refused_as_too_heavy(answer):
             self.sizer.shrink()  # the next step asks fewer candidates at once
             return

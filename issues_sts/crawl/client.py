@@ -37,6 +37,22 @@ class BudgetReached(Exception):
     """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
 
 
+# The longest a blocking wait may last without a look at pending signals: the kernel may hand
+# Ctrl-C to a worker thread, and Python then runs the handler only when the main thread wakes.
+SIGNAL_SLICE = 0.25
+
+
+def _wait_in_slices(event: threading.Event, seconds: float) -> bool:
+    """`event.wait(seconds)`, woken every SIGNAL_SLICE so Ctrl-C is never held back."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return event.is_set()
+        if event.wait(min(left, SIGNAL_SLICE)):
+            return True
+
+
 class CrawlCancelled(Exception):
     """The crawl is stopping (Ctrl-C / SIGTERM): a worker's wait or retry ends here."""
 
@@ -123,6 +139,7 @@ class GitHubClient:
         self.stats = ClientStats()
         self.reached = False  # has the server answered anything yet?
         self._stats_lock = threading.Lock()  # workers update the counts concurrently
+        self._local = threading.local()  # per worker: how long its last answer took
         self.cancelled = threading.Event()
 
     def cancel(self) -> None:
@@ -132,7 +149,7 @@ class GitHubClient:
     def pause(self, seconds: float) -> None:
         """Sleep (the injected sleep, or a wait that `cancel` ends at once)."""
         if self.sleep is None:
-            stopped = self.cancelled.wait(seconds)
+            stopped = _wait_in_slices(self.cancelled, seconds)
         else:
             stopped = self.cancelled.is_set()
             if not stopped:
@@ -140,6 +157,10 @@ class GitHubClient:
                 stopped = self.cancelled.is_set()
         if stopped:
             raise CrawlCancelled("the crawl is stopping")
+
+    def last_seconds(self) -> float:
+        """How long the last answer this thread received took (waits at the gate excluded)."""
+        return float(getattr(self._local, "seconds", 0.0))
 
     def url(self, path: str) -> str:
         return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
@@ -244,8 +265,9 @@ class GitHubClient:
                 self.limiter.limit_hit(bucket, verdict, response.headers)
         finally:
             # the response time is what GitHub's CPU-time secondary limit is estimated from
+            self._local.seconds = time.monotonic() - started
             self.limiter.release(bucket, response.headers if response is not None else None, ticket,
-                                 time.monotonic() - started)
+                                 self._local.seconds)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
         with self._stats_lock:
             if response.status_code == 304:

@@ -92,6 +92,8 @@ class RepoSummary:
     redirects: int = 0
     tombstones: int = 0
     requests: int = 0
+    points: int = 0  # GraphQL points by GitHub's formula (requests the query needs / 100, at least 1)
+    thread_points: int = 0  # of them, for issue threads (the rest: duplicate candidates)
     seconds: float = 0.0
 
 
@@ -111,6 +113,11 @@ class CrawlSummary:
     interrupted: bool = False  # Ctrl-C / SIGTERM: pages committed so far are kept
     graphql_used: bool = False
     graphql_shrinks: int = 0  # GraphQL batches made smaller (RESOURCE_LIMITS_EXCEEDED or slow)
+    plan_line: str | None = None  # the --plan projection against what this crawl spent
+
+    @property
+    def graphql_points(self) -> int:
+        return sum(r.points for r in self.repos)
 
     @property
     def pages(self) -> int:

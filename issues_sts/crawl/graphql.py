@@ -35,6 +35,11 @@ RESOURCE_LIMITS = "RESOURCE_LIMITS_EXCEEDED"
 TIMELINE_PAGE = 25  # duplicate events asked per issue and query (more continue with a cursor)
 
 
+def points(aliases: int) -> int:
+    """GitHub's cost of a query asking `aliases` issues for one connection each."""
+    return max(1, round(aliases / 100))
+
+
 @dataclass
 class PageSizer:
     """The node budget of one GraphQL batch: halved on a refusal or a slow answer, regrown by

@@ -90,8 +90,10 @@ class Limiter:
                     return ticket
             if delay > self.cfg.max_pause:
                 raise RateLimited(f"the {bucket} rate limit is closed for {delay:.0f} s more")
-            if secondary:  # a per-minute budget frees up as the minute moves on: no announcement
+            if secondary:  # a per-minute budget frees up as the minute moves on: wait in small steps
                 self.stats.secondary_waits += 1
+                if self.on_wait is not None:  # the announcer says only long ones, once each
+                    self.on_wait(f"{bucket} per-minute", delay)
                 self.sleep(min(delay, 1.0))
             else:
                 self._wait(bucket, delay)

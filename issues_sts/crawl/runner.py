@@ -11,7 +11,8 @@ Order per repository:
    numbering that no evidence names costs nothing (deleted spam, transferred issues).
 Without GraphQL, a REST timeline is asked only where its answer can change a link: REST
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
-keyword (which a later `unmarked_as_duplicate` event retracts) is worth one.
+keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
+worth one.
 Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
@@ -25,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -44,11 +46,19 @@ from issues_sts.crawl.chains import (
     RefChain,
     RepoContext,
 )
-from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber, make_http_client
+from issues_sts.crawl.client import (
+    SIGNAL_SLICE,
+    BudgetReached,
+    GitHubClient,
+    Page,
+    Scrubber,
+    make_http_client,
+)
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
 from issues_sts.crawl.progress import Reporter
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
@@ -118,13 +128,26 @@ def _pump(source: Iterator[Chain], client: GitHubClient, width: int, pool: Threa
             ready.extend(parked)
             parked.clear()
             continue
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        # A bounded wait: Ctrl-C delivered to a worker thread reaches us within a slice.
+        done, _ = wait(running, timeout=SIGNAL_SLICE, return_when=FIRST_COMPLETED)
+        if not done:
+            continue
         for future in done:
             chain = running.pop(future)
             chain.commit(future.result())
             ready.appendleft(chain)
         ready.extend(parked)
         parked.clear()
+
+
+def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
+    """GET a repository, following up to 3 redirects (a renamed or moved repository answers
+    301 with where it lives now); the answer and how many hops it took."""
+    page = client.get(path, etag=etag, expect=(404,))
+    hops = 0
+    while page.status in (301, 302, 307, 308) and page.location and hops < 3:
+        page, hops = client.get(page.location, expect=(404,)), hops + 1
+    return page, hops
 
 
 class RepoSync:
@@ -138,6 +161,7 @@ class RepoSync:
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
+        self.open_numbers: set[int] = set()  # its issues that are open now
         self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
 
     def run(self, repo: str, summary: RepoSummary) -> None:
@@ -146,6 +170,7 @@ class RepoSync:
         ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
         feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c))
         self.keyword_closed.clear()
+        self.open_numbers = set()
 
         def on_comments(items: list[dict[str, Any]]) -> None:
             self.keyword_closed |= keyword_closes(items)
@@ -154,9 +179,11 @@ class RepoSync:
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
         by_threads = self.graphql_ok
         threads = ThreadFeed(lambda asks: self._threads(ctx, asks, on_comments), self.sizer,
-                             lambda: all(chain.finished for chain in feed.lists))
+                             lambda: all(chain.finished for chain in feed.lists), lambda: self.graphql_ok)
 
         def on_issues(items: list[dict[str, Any]]) -> None:
+            for item in items:
+                (self.open_numbers.add if item.get("state") == "open" else self.open_numbers.discard)(int(item["number"]))
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
@@ -177,6 +204,7 @@ class RepoSync:
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
             pump([comments], self.client, width)
         worded, named, self.keyword_closed = self.comment_evidence(repo)
+        self.open_numbers = self.store.open_numbers(repo)
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
@@ -189,10 +217,7 @@ class RepoSync:
         cp = self.store.checkpoint(repo, "repo")
         known = self.store.repo_row(repo) or {}
         etag = cp.etag if cp.done and known.get("current_name") else None
-        page = self.client.get(f"repos/{repo}", etag=etag, expect=(404,))
-        hops = 0
-        while page.status in (301, 302, 307, 308) and page.location and hops < 3:
-            page, hops = self.client.get(page.location, expect=(404,)), hops + 1
+        page, hops = get_following(self.client, f"repos/{repo}", etag)
         if page.status == 304:
             return str(known["current_name"])
         if page.status != 200 or not isinstance(page.data, dict):
@@ -241,8 +266,9 @@ class RepoSync:
 
     def rest_worthy(self, number: int) -> bool:
         """Whether a REST timeline (no canonical named) can change this issue's link: only an
-        issue closed with the "Duplicate of #N" keyword, whose mark a later unmark retracts."""
-        return number in self.keyword_closed
+        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
+        have retracted the keyword's mark (a closed one's last word stands)."""
+        return number in self.keyword_closed and number in self.open_numbers
 
     def named_missing(self, repo: str, named: set[int]) -> list[int]:
         """Numbers the duplicate evidence names (comment references, events' canonicals in this
@@ -314,10 +340,54 @@ def run_crawl(
         summary.graphql_used = cfg.graphql and sync.graphql_ok
         summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
+        if summary.ok:
+            summary.plan_line = _compare_with_plan(cfg.store, summary)
         store.close()
         if own_http:
             http.close()
     return summary
+
+
+def _compare_with_plan(store: Path, summary: CrawlSummary) -> str | None:
+    """The `crawl --plan` projection against this crawl, once: after the first complete crawl
+    the plan is marked compared (re-crawls cost a fraction of it)."""
+    plan = Plan.load(store)
+    if plan is None or plan.compared:
+        return None
+    line = compare(plan, summary.requests - summary.graphql_requests, summary.graphql_points, summary.seconds)
+    plan.compared = line
+    plan.save(store)
+    return line
+
+
+def plan_crawl(cfg: CrawlConfig, *, http: httpx.Client | None = None,
+               assumptions: Assumptions = Assumptions()) -> Plan:
+    """Ask each repository for its size (one point or one request each, plus `GET /repos`
+    to follow renames), project the crawl, save the plan next to the store and return it."""
+    token = cfg.token_value()
+    own_http = http is None
+    http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
+    limiter = Limiter(cfg.pacing, time.time, time.sleep, max_in_flight=cfg.max_in_flight)
+    client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=None,
+                          scrub=Scrubber([token]), max_requests=cfg.max_requests)
+    graphql = cfg.graphql and token is not None
+    plans = []
+    try:
+        for repo in cfg.repos:
+            page, _ = get_following(client, f"repos/{repo}")
+            if page.status != 200 or not isinstance(page.data, dict):
+                raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
+            counts, graphql = ask_counts(client, str(page.data.get("full_name") or repo), graphql=graphql)
+            counts.repo = repo
+            plans.append(plan_repo(counts, graphql=graphql, a=assumptions))
+    finally:
+        if own_http:
+            http.close()
+    plan = Plan(plans, graphql, assumptions, asked_requests=client.stats.counted - client.stats.graphql,
+                asked_points=client.stats.graphql)
+    Store.open(cfg.store, create=True).close()
+    plan.save(cfg.store)
+    return plan
 
 
 class WaitAnnouncer:

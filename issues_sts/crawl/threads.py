@@ -16,14 +16,13 @@ back slowly while answers come back fast.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from issues_sts.crawl.chains import IDLE, RepoContext, Step
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable
-from issues_sts.crawl.graphql import PageSizer, refused_as_too_heavy
+from issues_sts.crawl.graphql import PageSizer, points, refused_as_too_heavy
 from issues_sts.store import Checkpoint
 
 MAX_ALIASES = 100  # one request each: 100 aliases are one point
@@ -105,9 +104,8 @@ class ThreadChain:
         query, variables = build_query(self.ctx.api_path.split("/", 1)[1], asks)
 
         def ask(client: GitHubClient) -> Any:
-            started = time.monotonic()
-            try:
-                return asks, client.graphql(query, variables), time.monotonic() - started
+            try:  # the answer's own time: waits at the bucket gate say nothing about its weight
+                return asks, client.graphql(query, variables), client.last_seconds()
             except GraphQLUnavailable as exc:
                 return asks, exc, 0.0
 
@@ -120,6 +118,8 @@ class ThreadChain:
             self.unavailable = True
             self.on_unavailable()
             return
+        self.ctx.summary.points += points(len(asks))
+        self.ctx.summary.thread_points += points(len(asks))
         if refused_as_too_heavy(answer):
             self.sizer.shrink()
             if len(asks) > 1:
@@ -165,10 +165,11 @@ class ThreadFeed:
     did not see."""
 
     def __init__(self, make_chain: Callable[[list[Ask]], ThreadChain], sizer: PageSizer,
-                 lists_done: Callable[[], bool]) -> None:
+                 lists_done: Callable[[], bool], available: Callable[[], bool] = lambda: True) -> None:
         self.make_chain = make_chain
         self.sizer = sizer
         self.lists_done = lists_done
+        self.available = available  # False once GraphQL answered 404: the runner lists comments instead
         self.pending: list[tuple[int, str | None, int]] = []
         self.current: ThreadChain | None = None
 
@@ -184,6 +185,9 @@ class ThreadFeed:
                 if step is not None:
                     return step
                 self.current = None
+            if not self.available():
+                self.pending.clear()
+                return None
             if not self.pending:
                 return None if self.lists_done() else IDLE
             full = len(self.pending) >= MAX_ALIASES or sum(min(MAX_FIRST, c) for *_, c in self.pending) >= self.sizer.budget
