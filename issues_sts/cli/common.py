@@ -22,6 +22,11 @@ DEFAULT_REPOS = Path("repos.yaml")
 # Progress and summaries go to stderr so that `--json` output on stdout stays clean.
 console = Console(stderr=True, highlight=False)
 out = Console(highlight=False, soft_wrap=True)
+# Off a terminal (a scheduler's log, a pipe) rich assumes 80 columns and cuts repository names
+# in the summary tables to "lum…"; a log file has room for the whole line.
+for _console in (console, out):
+    if not _console.is_terminal and "COLUMNS" not in os.environ:
+        _console.width = 160
 
 
 def env_token(*names: str) -> str | None:
