@@ -14,12 +14,24 @@ import gc
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from issues_sts.fakegh import world_dupes as D
 from issues_sts.fakegh import world_text as T
 from issues_sts.fakegh import world_vocab as V
 from issues_sts.fakegh.corpus import Corpus, RepoData
 from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo, stamp
+
+
+class Reported(Protocol):
+    """What a new report of an issue needs to know of it."""
+
+    @property
+    def topic(self) -> T.Topic: ...
+
+    @property
+    def title(self) -> str: ...
+
 
 DUPLICATE_REASON_SINCE = stamp("2024-11-01T00:00:00Z")  # GitHub's state_reason "duplicate"
 NOT_PLANNED_SINCE = stamp("2022-03-01T00:00:00Z")
@@ -277,7 +289,15 @@ class RepoBuilder:
 
     def duplicate(self, number: int, created: float) -> None:
         owner, target = self.canonical(created)
-        original = owner.drafts[target]
+        draft = self.draft_duplicate(number, created, owner.full_name, target, owner.drafts[target])
+        if owner is self:
+            self.canonicals.append(target)
+        self.close_as_duplicate(draft, D.Ref(owner.full_name, target, self.full_name))
+
+    def draft_duplicate(self, number: int, created: float, owner: str, target: int,
+                        original: Reported) -> Draft:
+        """A new report of `original` in other words, with the truth recorded; closing it is
+        the caller's."""
         topic = T.reword(self.rng, original.topic)
         draft = self.new_draft(number, created, topic)
         for _ in range(4):  # another reporter rarely picks the very same title
@@ -285,11 +305,8 @@ class RepoBuilder:
                 break
             draft.title = T.title(self.rng, topic)
         draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
-        self.truth[number] = (owner.full_name, target)
-        if owner is self:
-            self.canonicals.append(target)
-        ref = D.Ref(owner.full_name, target, self.full_name)
-        self.close_as_duplicate(draft, ref)
+        self.truth[number] = (owner, target)
+        return draft
 
     def close_as_duplicate(self, draft: Draft, ref: D.Ref) -> None:
         """Close `draft` as a duplicate of `ref`, with evidence of one of several shapes."""

@@ -261,15 +261,7 @@ class PaperRepoBuilder(RepoBuilder):
 
     def duplicate(self, number: int, created: float) -> None:
         owner, target = self.pick_canonical(created)
-        original = owner.recent[target]
-        topic = T.reword(self.rng, original.topic)
-        draft = self.new_draft(number, created, topic)
-        for _ in range(4):  # another reporter rarely picks the very same title
-            if draft.title != original.title:
-                break
-            draft.title = T.title(self.rng, topic)
-        draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
-        self.truth[number] = (owner.full_name, target)
+        draft = self.draft_duplicate(number, created, owner.full_name, target, owner.recent[target])
         owner.referenced.add(target)
         if owner is self and target not in self.popular:
             self.popular[target] = None
