@@ -109,8 +109,9 @@ class CrawlSummary:
     retries: int = 0
     waited_seconds: float = 0.0
     seconds: float = 0.0
-    stopped: str | None = None  # why the run ended early (budget), None when complete
-    interrupted: bool = False  # Ctrl-C / SIGTERM: pages committed so far are kept
+    # why the run ended early (budget, "interrupted" by Ctrl-C, "terminated" by SIGTERM), None
+    # when complete; pages committed before are kept either way
+    stopped: str | None = None
     graphql_used: bool = False
     graphql_shrinks: int = 0  # GraphQL batches made smaller (RESOURCE_LIMITS_EXCEEDED or slow)
     plan_line: str | None = None  # the --plan projection against what this crawl spent
@@ -118,6 +119,10 @@ class CrawlSummary:
     @property
     def graphql_points(self) -> int:
         return sum(r.points for r in self.repos)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stopped in ("interrupted", "terminated")
 
     @property
     def pages(self) -> int:

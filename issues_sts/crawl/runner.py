@@ -331,7 +331,6 @@ def run_crawl(
                 if not _sync_one(sync, repo, summary, clock):
                     break
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every committed page is kept
-        summary.interrupted = True
         summary.stopped = "interrupted" if not isinstance(exc, SignalInterrupt) else "terminated"
         for result in summary.repos:
             if result.status == "pending":
