@@ -28,43 +28,45 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
 
 
+def _cached(root: Path, write: Callable[[Path], str]) -> tuple[Path, float]:
+    """`root` as `write` fills it, reused when an earlier run finished it (a GENERATED marker
+    holding what `write` returned); seconds spent generating."""
+    import shutil
+
+    done = root / "GENERATED"
+    if done.exists():
+        return root, 0.0
+    if root.exists():
+        shutil.rmtree(root)
+    start = time.perf_counter()
+    done_text = write(root)
+    done.write_text(done_text)
+    return root, time.perf_counter() - start
+
+
 def ensure_store(work: Path, n: int, seed: int) -> tuple[Path, float]:
     """The generated store for `n` issues (reused when complete); seconds spent generating."""
     from issues_sts.dataset.synthetic import write_generated_store
 
-    root = work / f"store-{n}"
-    done = root / "GENERATED"
-    if done.exists():
-        return root, 0.0
-    if root.exists():
-        import shutil
+    def write(root: Path) -> str:
+        links = write_generated_store(root, n, n_repos=55, dup_share=0.05, seed=seed)
+        links.links.write_parquet(root / "planted_links.parquet")
+        return str(n)
 
-        shutil.rmtree(root)
-    start = time.perf_counter()
-    links = write_generated_store(root, n, n_repos=55, dup_share=0.05, seed=seed)
-    links.links.write_parquet(root / "planted_links.parquet")
-    done.write_text(str(n))
-    return root, time.perf_counter() - start
+    return _cached(work / f"store-{n}", write)
 
 
 def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float]:
     """The paper world at `scale` written into a store (reused when complete); seconds spent."""
-    import shutil
-
     from issues_sts.fakegh.world_paper import PaperConfig, write_paper_store
 
-    root = work / f"paper-{scale:g}-seed{seed}"
-    done = root / "GENERATED"
-    if done.exists():
-        return root, 0.0
-    if root.exists():
-        shutil.rmtree(root)
     cfg = PaperConfig(seed=seed, scale=scale)
     start = time.perf_counter()
     expected, written = cfg.expected_items(), [0]
@@ -75,9 +77,10 @@ def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float
             print(f"  generating: {written[0]:,} of ~{expected:,} items ({time.perf_counter() - start:.0f} s)",
                   file=sys.stderr, flush=True)
 
-    summary = write_paper_store(root, cfg, progress=tick)
-    done.write_text(json.dumps(summary.__dict__))
-    return root, time.perf_counter() - start
+    def write(root: Path) -> str:
+        return json.dumps(write_paper_store(root, cfg, progress=tick).__dict__)
+
+    return _cached(work / f"paper-{scale:g}-seed{seed}", write)
 
 
 def plain_pass(store: Path) -> dict[str, float]:
