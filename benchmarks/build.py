@@ -6,7 +6,7 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
     .venv/bin/python -m benchmarks.build --link-stage fixed        # the build stage alone
     .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0   # the paper's 55 repositories
 
-`--world paper` writes the paper-scale world (`issues_sts.fakegh.world_paper`) straight into
+`--world paper` writes the paper-scale world (`issues_sts.sandbox.worlds.paper`) straight into
 a store per scale (no HTTP; reused by later runs) and prints, per scale: the store's bytes per
 stored object, one plain pass over all its texts (each read and tested for a cue substring,
 the floor any build has to pay), the build's wall time and its ratio to that pass (the fastest of three, target
@@ -53,7 +53,7 @@ def _cached(root: Path, write: Callable[[Path], str]) -> tuple[Path, float]:
 
 def ensure_store(work: Path, n: int, seed: int) -> tuple[Path, float]:
     """The generated store for `n` issues (reused when complete); seconds spent generating."""
-    from issues_sts.dataset.synthetic import write_generated_store
+    from issues_sts.sandbox.stores import write_generated_store
 
     def write(root: Path) -> str:
         links = write_generated_store(root, n, n_repos=55, dup_share=0.05, seed=seed)
@@ -65,7 +65,7 @@ def ensure_store(work: Path, n: int, seed: int) -> tuple[Path, float]:
 
 def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float]:
     """The paper world at `scale` written into a store (reused when complete); seconds spent."""
-    from issues_sts.fakegh.world_paper import PaperConfig, write_paper_store
+    from issues_sts.sandbox.worlds.paper import PaperConfig, write_paper_store
 
     cfg = PaperConfig(seed=seed, scale=scale)
     start = time.perf_counter()
@@ -159,7 +159,7 @@ def child(store: Path, out: Path, link_stage: str) -> None:
 
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
-    from issues_sts.dataset.synthetic import FixedLinks
+    from issues_sts.sandbox.stores import FixedLinks
 
     stage = None
     if link_stage == "fixed":

@@ -5,7 +5,7 @@
 
 Paper world (`--world paper`): the 55 repositories of repos.yaml at `--scale` of their sizes,
 served by a fake GitHub with GitHub's documented limits and a latency that grows with the
-answer's size (`fakegh.settings.github_like`), on a clock `--speedup` times faster. Prints
+answer's size (`sandbox.github.settings.github_like`), on a clock `--speedup` times faster. Prints
 REST requests and GraphQL points against their lower bounds, the wall time against the least
 time the limits imply for what was asked (both buckets, per-minute CPU time), requests inside
 limit windows, the `crawl --plan` projection against what was measured, and the projection
@@ -34,8 +34,8 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHIVE = Path(os.environ.get("ISSUES_STS_SHARED", ROOT.parent / "shared")) / "data" / "rust-issue-archive"
@@ -85,8 +85,8 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     """The paper-scale world under GitHub's limits (see the module docstring)."""
     from issues_sts.crawl.plan import Assumptions, hours
     from issues_sts.crawl.runner import plan_crawl
-    from issues_sts.fakegh.settings import github_like
-    from issues_sts.fakegh.world_paper import PaperConfig, generate_paper_world
+    from issues_sts.sandbox.github.settings import github_like
+    from issues_sts.sandbox.worlds.paper import PaperConfig, generate_paper_world
 
     started = time.time()
     corpus = generate_paper_world(PaperConfig(seed=seed, scale=scale))
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (ARCHIVE / "main.jsonl.gz").exists():
         print(f"skipped: the rust issue archive is absent ({ARCHIVE})")
         return 0
-    from issues_sts.fakegh.rust import load_rust_archive
+    from issues_sts.sandbox.worlds.rust import load_rust_archive
 
     print(f"loading {ARCHIVE} ...", flush=True)
     corpus = load_rust_archive(ARCHIVE, limit=args.limit)

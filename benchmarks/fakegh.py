@@ -23,9 +23,9 @@ from pathlib import Path
 
 import httpx
 
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.world import WorldConfig, generate_world
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
 RUST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "rust-issue-archive"
 AUTH = {"Authorization": "Bearer test-token"}
@@ -104,7 +104,7 @@ def bench_rust() -> None:
     if not (RUST / "main.jsonl.gz").exists():
         print(f"rust: skipped, the archive is absent ({RUST})")
         return
-    from issues_sts.fakegh.rust import load_rust_archive
+    from issues_sts.sandbox.worlds.rust import load_rust_archive
 
     corpus, seconds = timed(load_rust_archive, RUST)
 

@@ -1,6 +1,6 @@
 """The embedded default: the whole pipeline, offline, on a generated GitHub.
 
-A seeded world of issues (issues_sts.fakegh.world) is served by the project's fake GitHub on
+A seeded world of issues (issues_sts.sandbox.worlds.generator) is served by the project's fake GitHub on
 127.0.0.1; the real crawler collects it, the real build turns it into the dataset, and the
 offline MiniLM backbone is fine-tuned briefly with the AnglE objective and evaluated before
 and after. Nothing here is special-cased for the demo: the same code runs against
@@ -85,9 +85,9 @@ class _Timer:
 
 def run_demo(cfg: DemoConfig, console: Console, *, progress: bool = True) -> DemoResult:
     """Generate -> serve -> crawl -> build -> (train, evaluate); returns what happened."""
-    from issues_sts.fakegh.server import FakeGitHub
-    from issues_sts.fakegh.settings import FakeSettings
-    from issues_sts.fakegh.world import generate_world, preset
+    from issues_sts.sandbox.github.server import FakeGitHub
+    from issues_sts.sandbox.github.settings import FakeSettings
+    from issues_sts.sandbox.worlds.generator import generate_world, preset
 
     prepare_directory(cfg.directory)
     result = DemoResult(cfg.directory)

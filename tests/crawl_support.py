@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.crawl import CrawlConfig, CrawlSummary, PacingConfig, run_crawl
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.world import WorldConfig, generate_world
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 from issues_sts.store import Store
 
 TOKEN = "test-token"

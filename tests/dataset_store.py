@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from issues_sts.dataset.synthetic import raw_comment, raw_issue, write_store
+from issues_sts.sandbox.stores import raw_comment, raw_issue, write_store
 
 WIDGETS = "acme/widgets"
 GADGETS = "acme/gadgets"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from issues_sts.cli.app import main
-from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.sandbox.github.server import FakeGitHub
 from tests.crawl_support import TOKEN, small_world
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from issues_sts.errors import BadCredentials
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store import Store
 from tests.crawl_support import (
     FAST,
@@ -205,7 +205,7 @@ def test_anonymous_crawl_uses_rest_timelines_only(tmp_path: Path) -> None:
 def test_sparse_numbering_costs_a_handful_of_requests_every_time(tmp_path: Path) -> None:
     """~97 live issues numbered up to ~2,000 (deleted spam, transfers): unnamed gaps are never
     probed, on the first crawl or any re-crawl."""
-    from issues_sts.fakegh.world import WorldConfig, generate_world
+    from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
     cfg = WorldConfig(seed=21, repos=1, issues_per_repo=2000, deleted_rate=0.95, duplicate_rate=0.0,
                       hard_negative_rate=0.0, unmarked_rate=0.0, renamed_repos=0)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.sandbox.github.server import FakeGitHub
 from tests.crawl_support import assert_store_matches_corpus, crawl, small_world, snapshot
 
 SECRET = "ghp_kill-test-secret-0123456789"
@@ -70,7 +70,7 @@ def _kill_after(proc: subprocess.Popen[bytes], gh: FakeGitHub, requests: int) ->
 
 
 def _settings():
-    from issues_sts.fakegh.settings import FakeSettings
+    from issues_sts.sandbox.github.settings import FakeSettings
 
     return FakeSettings(tokens=frozenset({SECRET}))
 

@@ -13,8 +13,8 @@ from issues_sts.dataset.negatives import sample_negatives
 from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.references import pair_keys
 from issues_sts.dataset.splits import assign_splits, check_no_leakage, issue_groups
-from issues_sts.dataset.synthetic import FixedLinks
 from issues_sts.errors import LeakageError
+from issues_sts.sandbox.stores import FixedLinks
 
 FRACTIONS = {"train": 18565 / 21660, "valid": 1547 / 21660, "test": 1548 / 21660}
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.splits import Previous, assign_splits, issue_groups, split_counters
-from issues_sts.dataset.synthetic import FixedLinks
+from issues_sts.sandbox.stores import FixedLinks
 
 FRACTIONS = {"train": 0.6, "valid": 0.2, "test": 0.2}  # wide splits: small stores exercise all three
 Key = tuple[str, int]

@@ -16,9 +16,9 @@ from issues_sts.dataset.redact import redact_column, redact_text
 from issues_sts.dataset.references import reference_keys
 from issues_sts.dataset.splits import assign_splits, issue_groups
 from issues_sts.dataset.stats import build_stats, load_tokenizer, token_lengths, violin_plot
-from issues_sts.dataset.synthetic import FixedLinks
 from issues_sts.dataset.texts import issue_text, issue_texts
 from issues_sts.errors import TokenizerError
+from issues_sts.sandbox.stores import FixedLinks
 
 # -- texts ------------------------------------------------------------------------------
 

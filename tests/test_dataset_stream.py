@@ -9,8 +9,8 @@ import pytest
 
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
-from issues_sts.fakegh.world import WorldConfig, generate_world
-from issues_sts.fakegh.world_paper import PaperConfig, write_paper_store, write_repo_data
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
+from issues_sts.sandbox.worlds.paper import PaperConfig, write_paper_store, write_repo_data
 from issues_sts.store import Store
 
 

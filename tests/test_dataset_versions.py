@@ -17,11 +17,11 @@ from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.runner import run_crawl
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
-from issues_sts.fakegh.world import WorldConfig, generate_world
-from issues_sts.fakegh.world_growth import Growth, grow_world
-from issues_sts.hub.fake import serve_fake_hub
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.hub import serve_fake_hub
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
+from issues_sts.sandbox.worlds.growth import Growth, grow_world
 from issues_sts.store import Store
 from tests.conftest import cli_exit_code
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from issues_sts.errors import EXIT_CODES
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store import Store
 from tests.cli_process import free_port, run, run_and_signal
 from tests.crawl_support import TOKEN, small_world

@@ -8,12 +8,12 @@ import httpx
 import pytest
 from graphql import parse, validate
 
-import issues_sts.fakegh
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.graphql_api import load_schema
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
-from issues_sts.fakegh.world import WorldConfig, generate_world
+import issues_sts.sandbox.github
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.graphql_api import load_schema
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
 AUTH = {"Authorization": "bearer test-token"}
 ITEM = """
@@ -151,7 +151,7 @@ def test_graphql_bucket_is_separate_and_exhausts_with_rate_limited(corpus: Corpu
 
 def test_schema_check_refuses_queries_the_reference_schema_rejects(corpus: Corpus, tmp_path) -> None:
     # A reference SDL without `stateReason`: valid on the fake's own schema, refused by the check.
-    own = (Path(issues_sts.fakegh.__file__).parent / "schema.graphql").read_text()
+    own = (Path(issues_sts.sandbox.github.__file__).parent / "schema.graphql").read_text()
     reference = tmp_path / "reference.graphql"
     reference.write_text(own.replace("  stateReason(enableDuplicate: Boolean = false): IssueStateReason\n", ""))
     repo = next(iter(corpus.repos.values()))
@@ -186,7 +186,7 @@ def test_the_fakes_schema_is_a_subset_of_githubs(shared_dir: Path) -> None:
     if not schema_path.is_file():
         pytest.skip(f"GitHub's GraphQL schema is absent ({schema_path})")
     real = load_schema(str(schema_path), True)
-    own = load_schema(str(Path(issues_sts.fakegh.__file__).parent / "schema.graphql"), False)
+    own = load_schema(str(Path(issues_sts.sandbox.github.__file__).parent / "schema.graphql"), False)
     for name, own_type in own.type_map.items():
         if name.startswith("__"):
             continue

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from issues_sts.fakegh.world import generate_world, preset
-from issues_sts.fakegh.world_growth import Growth, grow_world
+from issues_sts.sandbox.worlds.generator import generate_world, preset
+from issues_sts.sandbox.worlds.growth import Growth, grow_world
 
 
 def test_growth_is_deterministic_later_and_keeps_ids_unique() -> None:

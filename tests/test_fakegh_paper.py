@@ -12,16 +12,16 @@ import pytest
 
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.runner import run_crawl
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
-from issues_sts.fakegh.world_paper import (
+from issues_sts.links import build_links
+from issues_sts.repos import load_repos
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.worlds.paper import (
     PAPER_REPOS,
     PaperConfig,
     generate_paper_world,
     write_paper_store,
 )
-from issues_sts.links import build_links
-from issues_sts.repos import load_repos
 from issues_sts.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

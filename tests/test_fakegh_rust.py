@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from issues_sts.errors import ConfigError
-from issues_sts.fakegh.rust import RUST_REPO, load_rust_archive
-from issues_sts.fakegh.server import FakeGitHub
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.worlds.rust import RUST_REPO, load_rust_archive
 
 
 def test_a_directory_without_the_archive_is_a_config_error(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
-from issues_sts.fakegh.world import WorldConfig, generate_world
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
 AUTH = {"Authorization": "Bearer test-token"}
 

@@ -9,8 +9,8 @@ from collections import Counter
 
 import pytest
 
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.world import PRESETS, WorldConfig, generate_world, preset
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.worlds.generator import PRESETS, WorldConfig, generate_world, preset
 
 
 @pytest.fixture(scope="module")

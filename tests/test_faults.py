@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store import DB_NAME, Store
 from tests.cli_process import Outcome, env, free_port, raw_server, run, script
 from tests.crawl_support import TOKEN, small_world, snapshot

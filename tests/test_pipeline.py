@@ -13,10 +13,10 @@ from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.runner import run_crawl
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
-from issues_sts.fakegh.server import FakeGitHub
-from issues_sts.fakegh.settings import FakeSettings
-from issues_sts.fakegh.world import generate_world, preset
 from issues_sts.links import build_links
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.worlds.generator import generate_world, preset
 from issues_sts.store import Store
 
 # Shaped like a real token (built at run time so no token-like literal is tracked in git).

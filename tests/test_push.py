@@ -18,8 +18,8 @@ import pytest
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.errors import DatasetError
-from issues_sts.hub.fake import FakeHub, StoredFile, serve_fake_hub
 from issues_sts.hub.push import push_dataset
+from issues_sts.sandbox.hub import FakeHub, StoredFile, serve_fake_hub
 from tests.dataset_store import make_store
 
 TOKEN = "hf_fake_push_token_0123456789"
@@ -131,7 +131,7 @@ def test_tampered_build_is_refused(built: Path, hub: FakeHub, tmp_path: Path) ->
 IN_PROCESS = """
 import json, sys
 from pathlib import Path
-from issues_sts.hub.fake import serve_fake_hub
+from issues_sts.sandbox.hub import serve_fake_hub
 from issues_sts.hub.push import push_dataset
 with serve_fake_hub(token=sys.argv[2], lfs=False) as fake:
     result = push_dataset(Path(sys.argv[1]), sys.argv[3], sys.argv[2], endpoint=fake.url)

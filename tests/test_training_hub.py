@@ -17,7 +17,7 @@ import pytest
 
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
-from issues_sts.hub.fake import LFS_SUFFIXES, StoredFile, serve_fake_hub
+from issues_sts.sandbox.hub import LFS_SUFFIXES, StoredFile, serve_fake_hub
 from tests.dataset_store import make_store
 from tests.test_training_support import tiny_encoder
 

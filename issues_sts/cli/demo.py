@@ -9,7 +9,7 @@ from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, activation_line, console
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
-from issues_sts.fakegh.world import PRESETS
+from issues_sts.sandbox.worlds.generator import PRESETS
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
 project's fake GitHub, crawl it, build the dataset, fine-tune the bundled all-MiniLM-L6-v2

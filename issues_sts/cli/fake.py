@@ -11,8 +11,8 @@ import typer
 
 from issues_sts.cli.common import console, out
 from issues_sts.errors import ConfigError
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.settings import FAULT_KINDS, FakeSettings
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.settings import FAULT_KINDS, FakeSettings
 
 HELP = """Serve a fake GitHub on 127.0.0.1 until Ctrl-C: REST (issues, comments, timelines, Link
 pagination, rate limits, ETags, redirects) and GraphQL, over a deterministic generated world or
@@ -63,14 +63,14 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
-        from issues_sts.fakegh.rust import load_rust_archive
+        from issues_sts.sandbox.worlds.rust import load_rust_archive
 
         with console.status(f"loading {rust_archive}"):
             corpus = load_rust_archive(rust_archive, limit=rust_limit)
     elif world == "paper":
         corpus = _paper_corpus(seed, scale)
     else:
-        from issues_sts.fakegh.world import PRESETS, WorldConfig, generate_world, preset
+        from issues_sts.sandbox.worlds.generator import PRESETS, WorldConfig, generate_world, preset
 
         if world not in PRESETS:
             raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}, paper")
@@ -90,7 +90,7 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
 
 
 def _paper_corpus(seed: int, scale: float) -> Corpus:
-    from issues_sts.fakegh.world_paper import PaperConfig, generate_paper_world
+    from issues_sts.sandbox.worlds.paper import PaperConfig, generate_paper_world
 
     try:
         cfg = PaperConfig(seed=seed, scale=scale)
@@ -101,7 +101,7 @@ def _paper_corpus(seed: int, scale: float) -> Corpus:
 
 
 def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:
-    from issues_sts.fakegh.server import FakeGitHub
+    from issues_sts.sandbox.github.server import FakeGitHub
 
     try:
         gh = FakeGitHub(corpus, settings, port=port)

@@ -16,5 +16,4 @@ One pure stage per module, sequenced by `build.run_build`:
     stats        token lengths, the paper's table, per-repository counts, the violin plot
     card         README.md dataset card
     export       deterministic Parquet, manifest, staged write-then-rename
-    synthetic    hand-made and generated stores for tests and benchmarks
 """

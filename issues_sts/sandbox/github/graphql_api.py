@@ -28,10 +28,10 @@ from graphql import (
 from graphql.language import OperationDefinitionNode, SelectionSetNode
 from graphql.utilities import value_from_ast_untyped
 
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.graphql_nodes import RepoNode
-from issues_sts.fakegh.http_types import Request, Response
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.graphql_nodes import RepoNode
+from issues_sts.sandbox.github.http_types import Request, Response
+from issues_sts.sandbox.github.settings import FakeSettings
 
 OWN_SCHEMA = Path(__file__).with_name("schema.graphql")
 REAL_SCHEMA_IN_SHARED = Path("reference") / "github-graphql" / "schema.graphql"
@@ -104,7 +104,7 @@ class GraphqlApi:
         full = f"{owner}/{name}"
         repo = self.corpus.find(full) or (self.corpus.renamed(full) if followRenames else None)
         if repo is None:
-            from issues_sts.fakegh.graphql_nodes import NotFound
+            from issues_sts.sandbox.github.graphql_nodes import NotFound
 
             raise NotFound(f"Could not resolve to a Repository with the name '{full}'.")
         return RepoNode(self.corpus, repo)

@@ -5,7 +5,7 @@
 Each repository gets issues and pull requests about generated *topics* (a component, an API,
 an error message, a trigger). A duplicate re-reports its canonical's topic in other words, with
 other code and environment, and is closed with evidence phrased many ways (see
-`world_dupes.py`); the truth is kept in `RepoData.truth_duplicates`.
+`dupes.py`); the truth is kept in `RepoData.truth_duplicates`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from issues_sts.fakegh import world_dupes as D
-from issues_sts.fakegh import world_text as T
-from issues_sts.fakegh import world_vocab as V
-from issues_sts.fakegh.corpus import Corpus, RepoData
-from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo, stamp
+from issues_sts.sandbox.corpus import Corpus, RepoData
+from issues_sts.sandbox.worlds import dupes as D
+from issues_sts.sandbox.worlds import text as T
+from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.render import Draft, Person, iso, render_repo, stamp
 
 
 class Reported(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import threading
 
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.settings import FakeSettings
 
 # Faults after which the request was served (and so counted against the limit).
 SERVED_FAULTS = frozenset({"truncate", "short_body", "slow"})

@@ -160,7 +160,7 @@ def bot_closed(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> f
 
 
 def bot_person() -> Any:
-    from issues_sts.fakegh.world_render import Person  # the renderer's account type
+    from issues_sts.sandbox.worlds.render import Person  # the renderer's account type
 
     return Person(TRIAGE_BOT, 41_898_282, "NONE", "Bot")
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issues_sts.fakegh import world_dupes as D
-from issues_sts.fakegh import world_paper_text as PT
-from issues_sts.fakegh import world_text as T
-from issues_sts.fakegh.corpus import Corpus, RepoData
-from issues_sts.fakegh.world import RepoBuilder, WorldConfig
-from issues_sts.fakegh.world_render import Draft, Person, iso, render_repo
+from issues_sts.sandbox.corpus import Corpus, RepoData
+from issues_sts.sandbox.worlds import dupes as D
+from issues_sts.sandbox.worlds import paper_text as PT
+from issues_sts.sandbox.worlds import text as T
+from issues_sts.sandbox.worlds.generator import RepoBuilder, WorldConfig
+from issues_sts.sandbox.worlds.render import Draft, Person, iso, render_repo
 from issues_sts.store import Store, utcnow
 
 

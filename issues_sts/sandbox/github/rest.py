@@ -11,16 +11,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from issues_sts.fakegh.corpus import Corpus, Json, RepoData
-from issues_sts.fakegh.http_types import Request, Response, error
-from issues_sts.fakegh.listing import (
+from issues_sts.sandbox.corpus import Corpus, Json, RepoData
+from issues_sts.sandbox.github.http_types import Request, Response, error
+from issues_sts.sandbox.github.listing import (
     InvalidQuery,
     PageCapExceeded,
     paginate,
     select_comments,
     select_issues,
 )
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.settings import FakeSettings
 
 PAGE_CAP_MESSAGE = (
     "In order to keep the API fast for everyone, pagination is limited for this resource. "

@@ -14,11 +14,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from issues_sts.fakegh import world_dupes as D
-from issues_sts.fakegh import world_vocab as V
-from issues_sts.fakegh.corpus import Corpus, Json, RepoData
-from issues_sts.fakegh.world import RepoBuilder, WorldConfig, generate_world
-from issues_sts.fakegh.world_render import Draft, count_comments, iso, node_id, render_repo, stamp
+from issues_sts.sandbox.corpus import Corpus, Json, RepoData
+from issues_sts.sandbox.worlds import dupes as D
+from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.generator import RepoBuilder, WorldConfig, generate_world
+from issues_sts.sandbox.worlds.render import Draft, count_comments, iso, node_id, render_repo, stamp
 
 DAY = 86400.0
 ISSUE_ID_BASE = 1_500_000_000

@@ -25,12 +25,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from issues_sts.fakegh.corpus import Corpus
-from issues_sts.fakegh.faults import SERVED_FAULTS, FaultPlan, tamper
-from issues_sts.fakegh.http_types import Request, Response, error
-from issues_sts.fakegh.ratelimit import RateLimiter
-from issues_sts.fakegh.rest import RestApi
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.corpus import Corpus
+from issues_sts.sandbox.github.faults import SERVED_FAULTS, FaultPlan, tamper
+from issues_sts.sandbox.github.http_types import Request, Response, error
+from issues_sts.sandbox.github.ratelimit import RateLimiter
+from issues_sts.sandbox.github.rest import RestApi
+from issues_sts.sandbox.github.settings import FakeSettings
 
 BASE_HEADERS = {
     "content-type": "application/json; charset=utf-8",
@@ -246,7 +246,7 @@ class FakeGitHub:
     def _graphql_api(self) -> Any:
         # Built on first use: loading the schema costs time that REST-only tests need not pay.
         if self._graphql is None:
-            from issues_sts.fakegh.graphql_api import GraphqlApi
+            from issues_sts.sandbox.github.graphql_api import GraphqlApi
 
             self._graphql = GraphqlApi(self.corpus, self.settings)
         return self._graphql

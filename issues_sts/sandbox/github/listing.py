@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from issues_sts.fakegh.corpus import Json
+from issues_sts.sandbox.corpus import Json
 
 
 class InvalidQuery(ValueError):

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from issues_sts.fakegh import world_vocab as V
-from issues_sts.fakegh.corpus import Json, RepoData
-from issues_sts.fakegh.world_text import Topic
+from issues_sts.sandbox.corpus import Json, RepoData
+from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.text import Topic
 
 API = "https://api.github.com"
 WEB = "https://github.com"

@@ -8,7 +8,7 @@ from typing import Any
 
 from graphql import GraphQLError
 
-from issues_sts.fakegh.corpus import Corpus, Json, RepoData
+from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
 MAX_PAGE = 100
 EVENT_TYPES = {

@@ -13,7 +13,7 @@ import threading
 from collections import Counter, deque
 from dataclasses import dataclass
 
-from issues_sts.fakegh.settings import FakeSettings
+from issues_sts.sandbox.github.settings import FakeSettings
 
 
 @dataclass

@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 import random
 
-from issues_sts.fakegh import world_text as T
-from issues_sts.fakegh import world_vocab as V
-from issues_sts.fakegh.world_text import Topic
+from issues_sts.sandbox.worlds import text as T
+from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.text import Topic
 
 # Pasted log lines per bug report: log-normal, median exp(mu). Calibrated so that about 61 %
 # of the issues' `title + "\n\n" + body` exceed 512 BERT tokens (the paper's figure).

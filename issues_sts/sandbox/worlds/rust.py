@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.errors import ConfigError
-from issues_sts.fakegh.corpus import Corpus, Json, RepoData
+from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
 RUST_REPO = "rust-lang/rust"
 RUST_REPO_ID = 724712

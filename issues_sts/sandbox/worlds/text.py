@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from issues_sts.fakegh import world_vocab as V
+from issues_sts.sandbox.worlds import vocab as V
 
 
 @dataclass(frozen=True)
