@@ -151,6 +151,8 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     print(f"{'GraphQL points':44}{points:>14,}{point_bound:>14,}{points / max(1, point_bound):>8.3f}")
     print(f"{'wall s (clock x' + format(speedup, 'g') + ')':44}{wall:>14.1f}{minimum:>14.1f}{efficiency:>8.3f}")
     print(f"{'  response s in all / GraphQL':44}{seconds:>14.1f}{gql_seconds:>14.1f}")
+    mine = summary.response_seconds
+    print(f"{'  the same, as the crawler measured them':44}{sum(mine.values()):>14.1f}{mine.get('graphql', 0.0):>14.1f}")
     print(f"{'requests inside limit windows':44}{stats['violations']:>14}")
     print(f"{'secondary limits tripped':44}{sum(stats['secondary_trips'].values()):>14}")
     print(f"{'most requests in flight':44}{stats['max_in_flight']:>14}")

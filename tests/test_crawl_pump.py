@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from issues_sts.crawl.chains import IDLE
-from issues_sts.crawl.runner import pump
+from issues_sts.crawl.pump import pump
 
 
 class Counter:

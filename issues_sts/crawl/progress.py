@@ -39,9 +39,9 @@ class Reporter:
             disable=not enabled,
             transient=False,
         )
-        self._task: TaskID | None = None
-        self._left: dict[str, int | None] = {}
-        self._items = 0
+        self._tasks: dict[str, TaskID] = {}  # the repositories under way (several at once)
+        self._left: dict[str, dict[str, int | None]] = {}
+        self._items: dict[str, int] = {}
 
     def __enter__(self) -> Reporter:
         self.progress.start()
@@ -51,33 +51,33 @@ class Reporter:
         self.progress.stop()
 
     def start_repo(self, repo: str) -> None:
-        self._left, self._items = {}, 0
-        self._task = self.progress.add_task(repo, total=None, items=0, budget="?", note="")
+        self._left[repo], self._items[repo] = {}, 0
+        self._tasks[repo] = self.progress.add_task(repo, total=None, items=0, budget="?", note="")
 
-    def page(self, resource: str, items: int, pages_left: int | None, budget: str) -> None:
-        if self._task is None:
+    def page(self, repo: str, resource: str, items: int, pages_left: int | None, budget: str) -> None:
+        task = self._tasks.get(repo)
+        if task is None:
             return
-        self._items += items
+        self._items[repo] += items
         key = "timelines" if resource.startswith(("timeline", "graphql", "refs")) else resource
-        self._left[key] = pages_left
-        done = self.progress.tasks[self._task].completed + 1 if self.enabled else 0
-        known = [v for v in self._left.values() if v is not None]
-        total = done + sum(known) if len(known) == len(self._left) else None
-        self.progress.update(self._task, advance=1, total=total, items=self._items, budget=budget, note="")
+        left = self._left[repo]
+        left[key] = pages_left
+        done = self.progress.tasks[task].completed + 1 if self.enabled else 0
+        known = [v for v in left.values() if v is not None]
+        total = done + sum(known) if len(known) == len(left) else None
+        self.progress.update(task, advance=1, total=total, items=self._items[repo], budget=budget, note="")
 
     def notice(self, text: str) -> None:
         """A line that must be seen even without a terminal or with --quiet: waits and retries."""
         self.progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
 
-    def note(self, text: str) -> None:
-        if self._task is not None:
-            self.progress.update(self._task, note=text)
-
     def end_repo(self, summary: RepoSummary) -> None:
-        if self._task is not None:
-            done = self.progress.tasks[self._task].completed if self.enabled else 0
-            self.progress.update(self._task, total=done, note=summary.status)
-            self._task = None
+        task = self._tasks.pop(summary.repo, None)
+        self._left.pop(summary.repo, None)
+        self._items.pop(summary.repo, None)
+        if task is not None:
+            done = self.progress.tasks[task].completed if self.enabled else 0
+            self.progress.update(task, total=done, note=summary.status)
 
 
 def summary_table(summary: CrawlSummary) -> Table:
