@@ -13,7 +13,10 @@ Without GraphQL, a REST timeline is asked only where its answer can change a lin
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
 keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
 worth one.
-Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
+Each repository's sync is a flow of these phases, and `repos_at_once` flows run together
+(`pump.pump_flows`): one repository's round trips overlap with another's pages, so the
+crawl waits on GitHub's limits rather than its latency. Fetching runs on at most
+`max_in_flight` worker threads, paced by the limiter; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
 
