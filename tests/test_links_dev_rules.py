@@ -46,6 +46,18 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'the same: see the log' confirms nothing but disputes nothing either",
      thread(c("m", "Duplicate of #12.", "MEMBER", 60), c("reporter", "Same backtrace here: see the log.", "NONE", 70),
             closed_by="m", closed_minute=60), 12),
+    # the issue that replaces this one named as the subject: "#N supersedes", "#N would subsume it"
+    ("'#12 supersedes.' by the closer",
+     thread(c("m", "#12 supersedes.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
+    ("'#12 would subsume it, and has more discussion, so closing' by the closer",
+     thread(c("u", "Related to #13, it seems.", "CONTRIBUTOR", 30),
+            c("m", "This seems like #12 would subsume it, and #12 has more discussion so I'm closing this.",
+              "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
+    ("... 'the API of #12 supersedes the old flag' is about something else",
+     thread(c("m", "The API of #12 supersedes the old flag.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60),
+     None),
+    ("... '#12 supersedes #13' is about two other issues",
+     thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
 
 
