@@ -56,6 +56,15 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'the API of #12 supersedes the old flag' is about something else",
      thread(c("m", "The API of #12 supersedes the old flag.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60),
      None),
+    # an untargeted "closing as a duplicate" after the comment's own claim confirms that claim
+    ("'dup of #12, not sure about #13. Regardless, closing as a duplicate' keeps #12",
+     thread(c("u", "Duplicate #12? And #13?", "CONTRIBUTOR", 30),
+            c("m", "Yeah I think this is definitely a duplicate of #12, but not so sure about #13 because it's "
+              "through a constant. Regardless though, closing as a duplicate, thanks!", "MEMBER", 60),
+            closed_by="m", closed_minute=60), 12),
+    ("... 'covered by #13, closing as a duplicate' still takes the number before it",
+     thread(c("m", "This is covered by #13. Closing as a duplicate.", "MEMBER", 60), closed_by="m", closed_minute=60),
+     13),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
