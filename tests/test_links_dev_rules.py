@@ -65,6 +65,19 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'covered by #13, closing as a duplicate' still takes the number before it",
      thread(c("m", "This is covered by #13. Closing as a duplicate.", "MEMBER", 60), closed_by="m", closed_minute=60),
      13),
+    # closed to be followed in another issue, possibly of another repository (said by the closer)
+    ("'I opened an issue in other/models (<url>) to track it', then closing",
+     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to track it. "
+              "Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    ("'I think this is best tracked at #12? I'll close it' by the author who closes",
+     thread(c("reporter", "I think this is best tracked at #12? I'll close it and let you re-open if needed.",
+              "CONTRIBUTOR", 60), closed_by="reporter", closed_minute=60), 12),
+    ("... the same words by someone who does not close it are not a link",
+     thread(c("u", "I opened an issue (https://github.com/other/models/issues/12) to track it.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    ("... nor 'I opened an issue to track it' naming two issues",
+     thread(c("m", "I opened an issue (#12) to track it, see also #13.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
