@@ -78,6 +78,21 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... nor 'I opened an issue to track it' naming two issues",
      thread(c("m", "I opened an issue (#12) to track it, see also #13.", "MEMBER", 60),
             closed_by="m", closed_minute=60), None),
+    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed it
+    ("a maintainer's 'likely the same issue as <url>' in an issue left open is not a link",
+     thread(c("reporter", "gdb shows this is likely the same issue as https://github.com/other/lib/issues/12, so "
+              "bumping the submodule should resolve it.", "MEMBER", 60), state="open"), None),
+    ("... 'Possible dupe of #12' closed by the stale bot is not a link",
+     thread(c("m", "Possible dupe of #12.", "MEMBER", 60),
+            c("stale[bot]", "This issue has been automatically closed due to inactivity.", "NONE", 9000),
+            closed_by="stale[bot]"), None),
+    ("... the same suggestion closed by a person is",
+     thread(c("m", "Possible dupe of #12.", "MEMBER", 60), closed_by="m2"), 12),
+    ("... a firm claim in an open issue still is",
+     thread(c("m", "This is the same issue as #12.", "MEMBER", 60), state="open"), 12),
+    ("... a bot that closes as a duplicate acts for the maintainers",
+     thread(c("triage[bot]", "Thanks for the report. Possible duplicate of #12, closing.", "NONE", 60),
+            closed_by="triage[bot]", closed_minute=60), 12),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
