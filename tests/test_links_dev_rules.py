@@ -93,6 +93,16 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... a bot that closes as a duplicate acts for the maintainers",
      thread(c("triage[bot]", "Thanks for the report. Possible duplicate of #12, closing.", "NONE", 60),
             closed_by="triage[bot]", closed_minute=60), 12),
+    # "the same issue as <pull request>" in an issue: the pull request is the fix, not a canonical
+    ("'It looks like the same issue as <pull/12>' in an issue is not a link",
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also need to "
+              "handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
+    ("... 'the same issue as <issues/12>' is",
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), 12),
+    ("... and in a pull request, 'same as <pull/12>' is a superseded change",
+     thread(c("m", "This is the same as https://github.com/acme/widgets/pull/12, closing.", "MEMBER", 60),
+            closed_by="m", closed_minute=60, is_pr=True), 12),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]

@@ -30,6 +30,7 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
+    SAME_AS,
     WORDING,
     Claim,
     Reading,
@@ -129,6 +130,10 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         key = _normalise(claim.target, thread, cfg)
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
+            continue
+        if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
+            # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
+            counters["dropped:same_as_pull_request"] += 1
             continue
         if claim.successor and key[0] != thread.repo:
             counters["dropped:moved_elsewhere"] += 1  # "Refiled as other/tool#4": moved, not duplicated
