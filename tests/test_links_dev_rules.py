@@ -103,6 +103,13 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... and in a pull request, 'same as <pull/12>' is a superseded change",
      thread(c("m", "This is the same as https://github.com/acme/widgets/pull/12, closing.", "MEMBER", 60),
             closed_by="m", closed_minute=60, is_pr=True), 12),
+    # "a duplicate for #N" (a common non-native phrasing)
+    ("'Ok this is a duplicate for #12 because ...' by the author who closes",
+     thread(c("reporter", "Ok this is a duplicate for #12 because I had max boxes set to -1.", "NONE", 60),
+            closed_by="reporter", closed_minute=60), 12),
+    ("... 'closing in favour of a solution for #12' is not about #12",
+     thread(c("m", "Closing in favour of a solution for #12 that we discussed.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]

@@ -303,6 +303,7 @@ def _gap_ok(gap: str) -> bool:
 
 
 _BARE_DUP = re.compile(r"dup|dupe|dupes|duplicate|duplicates|duplicated", re.I)
+_FOR = re.compile(r"^\s*for\b", re.I)
 _DESCRIBED = re.compile(r"^\s*(?:of\s+|by\s+|in\s+)?(?:the|a|an|this|that|our|its|your)\b", re.I)
 
 
@@ -323,6 +324,8 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_t
         return []
     first = following[0]
     gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
+    if _BARE_DUP.fullmatch(cue_text):
+        gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]
