@@ -110,6 +110,15 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'closing in favour of a solution for #12' is not about #12",
      thread(c("m", "Closing in favour of a solution for #12 that we discussed.", "MEMBER", 60),
             closed_by="m", closed_minute=60), None),
+    # a duplicate label plus pointers: "Also #13" adds to the earlier pointer, the first named stays
+    ("label + 'Can you check #12?' then 'Also #13': #12",
+     thread(c("m", "Can you please check #12 and see if that helps?", "MEMBER", 60), c("m", "Also #13", "MEMBER", 70),
+            c("reporter", "thanks, I got it.", "NONE", 200), labels=("duplicate",), closed_by="reporter"), 12),
+    ("... without 'Also' the last pointer wins",
+     thread(c("m", "Can you please check #12 and see if that helps?", "MEMBER", 60),
+            c("m", "Actually #13 is the one.", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
+    ("... a lone 'Also #13' is still a pointer",
+     thread(c("m", "Also #13", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
@@ -134,7 +143,9 @@ def test_outcome_forms(text: str, disagrees: bool, answers_no: bool) -> None:
     assert (said.disagrees, said.answers_no) == (disagrees, answers_no)
 
 
-@pytest.mark.parametrize(("case", "th", "expected"), [r for r in CASES if r[2] is not None],
-                         ids=[r[0] for r in CASES if r[2] is not None])
+WORDED = [r for r in CASES if r[2] is not None and not r[1].labels]  # labelled threads are read for their label
+
+
+@pytest.mark.parametrize(("case", "th", "expected"), WORDED, ids=[r[0] for r in WORDED])
 def test_the_stage_prefilter_lets_every_linking_case_through(case: str, th: Thread, expected: int) -> None:
     assert any(re.search(CUE_REGEX, post.body) for post in th.posts), case
