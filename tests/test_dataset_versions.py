@@ -85,14 +85,16 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(tmp_path: Path, caps
 
     summary = run_build(BuildConfig(store=store, out=v2, seed=7, previous=str(v1)))
     assert json.loads((v2 / "build_config.json").read_text())["version"] == "v2"
-    # every issue of v1 that v2 uses keeps its split; those a merge across splits moved are counted, not used
+    # every issue of v1 that v2 uses keeps its split; those a merge across splits moved are counted,
+    # not used
     old, new = _issue_splits(v1), _issue_splits(v2)
     assert all(new[k] == split for k, split in old.items() if k in new)
     splits = summary.counters["splits"]
     card = (v2 / "README.md").read_text()
     assert "## Changes since v1" in card and "version `v2`" in card
-    assert (f"{splits['merged_clusters']:,} clusters that new links merged across splits went where most of "
-            f"their earlier pairs were, leaving {splits['merge_left_out_issues']:,} earlier issues") in card
+    assert (f"{splits['merged_clusters']:,} clusters that new links merged across splits went where "
+            f"most of their earlier pairs were, leaving {splits['merge_left_out_issues']:,} earlier "
+            "issues") in card
 
     assert cli_exit_code(["diff", str(v1), str(v2), "--json", str(tmp_path / "diff.json")]) == 0
     report = json.loads((tmp_path / "diff.json").read_text())

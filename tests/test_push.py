@@ -30,7 +30,10 @@ import json, sys, datasets
 out = {}
 for config in ("default", "positive"):
     d = datasets.load_dataset(sys.argv[1], config)
-    out[config] = {s: {"features": {k: v.dtype for k, v in d[s].features.items()}, "rows": d[s].to_list()} for s in d}
+    out[config] = {
+        s: {"features": {k: v.dtype for k, v in d[s].features.items()}, "rows": d[s].to_list()}
+        for s in d
+    }
 print(json.dumps(out))
 """
 

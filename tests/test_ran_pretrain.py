@@ -123,8 +123,9 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     frame = pl.DataFrame({"text1": CORPUS[:4], "text2": CORPUS[4:], "label": [1, 0, 1, 0]})
     frame.write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet")
     out = tmp_path / "out"
-    assert run(app, ["pretrain-ran", "--dataset", str(tmp_path), "--out", str(out), "--model", "ran-tiny",
-                     "--steps", "3", "--batch-size", "2", "--max-length", "16", "--warmup-steps", "1"],
+    assert run(app, ["pretrain-ran", "--dataset", str(tmp_path), "--out", str(out),
+                     "--model", "ran-tiny", "--steps", "3", "--batch-size", "2",
+                     "--max-length", "16", "--warmup-steps", "1"],
                "issues-sts") == 0  # fmt: skip
     assert RanEncoder.load(out).max_seq_length == 16
     assert "MLM loss" in capsys.readouterr().err
