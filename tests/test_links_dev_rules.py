@@ -119,6 +119,13 @@ CASES: list[tuple[str, Thread, int | None]] = [
             c("m", "Actually #13 is the one.", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
     ("... a lone 'Also #13' is still a pointer",
      thread(c("m", "Also #13", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
+    # "I met the same problem with #N": about this issue when its author says it
+    ("the author's 'I met the same problem with [#12](url)', then closing",
+     thread(c("reporter", "Thanks! I met the same problem with [#12](https://github.com/acme/widgets/issues/12), "
+              "after adding op_version it works now.", "NONE", 60), closed_by="reporter", closed_minute=60), 12),
+    ("... a bystander's 'I'm having the same issue as #12' is their own problem",
+     thread(c("bystander", "I'm having the same issue as #12 on Windows.", "NONE", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
