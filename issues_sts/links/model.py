@@ -165,6 +165,8 @@ class LinkConfig(BaseModel):
     # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
     w_open_drive_by: float = -1.5
     w_open_question: float = -1.0
+    # On top of w_still_open: a hedged suggestion ("likely the same as #N") nobody acted on.
+    w_open_hedged: float = -1.5
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
     # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the
