@@ -12,6 +12,7 @@ from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.export import read_manifest, sha256
 from issues_sts.errors import NoDuplicates, OutputDirError, StoreError
+from issues_sts.links import LinkConfig, build_links
 from issues_sts.sandbox.stores import raw_comment, raw_issue
 from issues_sts.store import Store
 from tests.conftest import cli_exit_code
@@ -210,13 +211,15 @@ def test_cli_build_prints_the_summary(store_dir: Path, tmp_path: Path, capsys: p
 
 
 def test_min_confidence_reaches_the_link_stage(tmp_path: Path) -> None:
-    """A hedged "Maybe a duplicate of #9?" scores about 0.38: the link stage's default 0.5
-    leaves it unusable, and `--min-confidence 0.3` must make a pair of it (it once stopped
-    at the build's own filter, after the link stage had dropped the link at 0.5)."""
+    """A hedged "Possibly duplicate of #9" scores about 0.38: the link stage's default 0.5
+    leaves it unusable, and `--min-confidence 0.3` must make a pair of it (the option once
+    stopped at the build's own filter, after the link stage had dropped the link at 0.5)."""
     store_dir = make_store(tmp_path / "store")
     hedged = raw_issue(GADGETS, 11, "Gadget problem 11", "When I run it, it breaks.")
     with Store.open(store_dir) as store:
-        store.write_page(GADGETS, issues=[hedged], comments=[raw_comment(GADGETS, 11, 5000, "Maybe a duplicate of #9?")])
+        store.write_page(GADGETS, issues=[hedged], comments=[raw_comment(GADGETS, 11, 5000, "Possibly duplicate of #9")])
+        scored = build_links(store, LinkConfig(min_confidence=0.0)).links.filter(pl.col("number") == 11)
+    assert 0.3 <= scored["confidence"].item() < 0.5, "the link rules moved: pick a wording scored in [0.3, 0.5)"
     counts = {}
     for option in ("0.5", "0.3"):
         out = tmp_path / f"at-{option}"
