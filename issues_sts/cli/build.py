@@ -45,7 +45,8 @@ def build_command(
     negatives: str = typer.Option("random", "--negatives", help="random (default) or hard (BM25-similar non-duplicates)."),
     negative_ratio: float = typer.Option(1.0, "--negative-ratio", help="Negatives per positive in each split."),
     same_repo_share: float = typer.Option(0.8, "--same-repo-share", help="Share of negatives drawn inside one repository."),
-    tokenizer: str | None = typer.Option(None, "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, offline)."),
+    tokenizer: str | None = typer.Option(None, "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, "
+                                                                   "offline)."),
     min_confidence: float = typer.Option(0.0, "--min-confidence", help="Drop duplicate links below this confidence (0-1)."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository old/name=new/name, for links to its old name "
                                     "(repeatable; renames the crawl saw are known already)."),

@@ -76,5 +76,6 @@ def find_outcome(text: str) -> Outcome:
 
 
 def disagrees(text: str) -> bool:
-    """Some sentence of `text` says the issues are not the same ("Update: not the same after all")."""
+    """Some sentence of `text` says the issues are not the same ("Update: not the same after
+    all")."""
     return bool(_DISAGREES.search(text))
