@@ -116,6 +116,7 @@ def store_facts(store: Path) -> dict[str, float]:
 
 def paper_child(store: Path, out: Path) -> None:
     """Plain pass, then the build, in this process; one JSON line of measurements."""
+    from benchmarks.report import terminal_reporter
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
 
@@ -123,7 +124,7 @@ def paper_child(store: Path, out: Path) -> None:
     passes = [plain_pass(store) for _ in range(3)]
     baseline = min(passes, key=lambda p: p["seconds"])
     start = time.perf_counter()
-    summary = run_build(BuildConfig(store=store, out=out), progress=sys.stderr.isatty())
+    summary = run_build(BuildConfig(store=store, out=out), reporter=terminal_reporter())
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"wall_s": wall, "plain_s": baseline["seconds"], "plain": baseline, "peak_mib": peak_kib / 1024,
@@ -171,7 +172,7 @@ def child(store: Path, out: Path, link_stage: str) -> None:
         fixed = FixedLinks(planted)
         stage = lambda _store: fixed  # noqa: E731
     start = time.perf_counter()
-    summary = run_build(BuildConfig(store=store, out=out), progress=False, link_stage=stage)
+    summary = run_build(BuildConfig(store=store, out=out), link_stage=stage)
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     pairs = sum(summary.sizes["default"].values())

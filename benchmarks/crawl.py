@@ -26,13 +26,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from pydantic import SecretStr
 
+from benchmarks.report import terminal_reporter
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
@@ -62,7 +62,7 @@ def run_ours(gh: FakeGitHub, repo: str) -> tuple[int, int, float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = CrawlConfig(repos=(repo,), token=SecretStr(TOKEN), api_url=gh.api_url, store=Path(tmp), pacing=PACING)
         start = time.time()
-        summary = run_crawl(cfg, progress=sys.stderr.isatty())
+        summary = run_crawl(cfg, reporter=terminal_reporter())
         wall = time.time() - start
     if not summary.ok:
         raise SystemExit(f"the crawl did not finish: {summary}")
@@ -106,7 +106,7 @@ def paper(scale: float, speedup: float, seed: int) -> int:
         plan = plan_crawl(cfg)
         asked = len(gh.log)
         start = time.time()
-        summary = run_crawl(cfg, progress=sys.stderr.isatty())
+        summary = run_crawl(cfg, reporter=terminal_reporter())
         wall = time.time() - start
         records = gh.log[asked:]
         stats = gh.stats()

@@ -42,7 +42,7 @@ print(json.dumps(out))
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("push")
     out = root / "dataset"
-    run_build(BuildConfig(store=make_store(root / "store"), out=out), progress=False)
+    run_build(BuildConfig(store=make_store(root / "store"), out=out))
     return out
 
 
