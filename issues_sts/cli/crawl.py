@@ -110,7 +110,8 @@ def crawl(
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
     max_requests: int | None = typer.Option(_default("max_requests"), "--max-requests", min=1, help="Stop cleanly after N counted requests."),
     max_candidates: int = typer.Option(_default("max_candidates"), "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
+    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
+                                                                                                 "pace them."),
     per_page: int = typer.Option(_default("per_page"), "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
     timeout: float = typer.Option(_default("timeout"), "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),

@@ -519,7 +519,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 continue
             stated = [c.target for c in reading.claims if not c.negated and c.target.end <= m.start()]
             if antecedent is not None and stated and antecedent.number not in {t.number for t in stated}:
-                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a duplicate":
+                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a
+                # duplicate":
                 # the comment's own claim, not the last number before the cue
                 antecedent = stated[-1]
             if antecedent is not None:
