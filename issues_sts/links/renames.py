@@ -19,8 +19,8 @@ Aliases = tuple[tuple[str, str], ...]
 def aliases_from_store(store: Store) -> Aliases:
     """Every `repos.repo` whose `current_name` differs (case-insensitively), sorted."""
     rows = store.conn.execute(
-        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND lower(current_name) != lower(repo)"
-        " ORDER BY repo"
+        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND "
+        "lower(current_name) != lower(repo) ORDER BY repo"
     ).fetchall()
     return tuple((str(old), str(new)) for old, new in rows)
 
