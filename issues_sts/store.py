@@ -217,9 +217,10 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
 _EVENT_COLUMNS = ("repo", "number", "event_key", "event", "actor", "created_at",
                   "canonical_repo", "canonical_number", "source", "raw")
 _EVENT_UPSERT = (
-    f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
-    "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, actor=excluded.actor, "
-    "created_at=excluded.created_at, "
+    f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) "
+    f"VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
+    "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, "
+    "actor=excluded.actor, created_at=excluded.created_at, "
     "canonical_repo=COALESCE(excluded.canonical_repo, events.canonical_repo), "
     "canonical_number=COALESCE(excluded.canonical_number, events.canonical_number), "
     "source=CASE WHEN excluded.canonical_repo IS NULL AND events.canonical_repo IS NOT NULL "
@@ -363,7 +364,8 @@ class Store:
 
     def checkpoint(self, repo: str, resource: str) -> Checkpoint:
         row = self._conn.execute(
-            "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE repo=? AND resource=?",
+            "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE "
+            "repo=? AND resource=?",
             (repo, resource),
         ).fetchone()
         if row is None:
@@ -381,7 +383,8 @@ class Store:
     def add_redirect(self, repo: str, number: int, to_repo: str, to_number: int) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO redirects(repo, number, to_repo, to_number) VALUES(?,?,?,?)",
+                "INSERT OR REPLACE INTO redirects(repo, number, to_repo, to_number) "
+                "VALUES(?,?,?,?)",
                 (repo, number, to_repo, to_number),
             )
 
@@ -410,7 +413,8 @@ class Store:
 
     def parts(self, max_issues: int | None = None) -> list[Part]:
         """The store cut into (repo, first, last) number ranges of at most `max_issues` issues
-        (PART_ISSUES), in the frames' order; a thread (an issue and its comments) never spans two."""
+        (PART_ISSUES), in the frames' order; a thread (an issue and its comments) never spans
+        two."""
         max_issues = max_issues or PART_ISSUES
         out: list[Part] = []
         for repo in self.repo_names():
@@ -462,7 +466,8 @@ class Store:
 
     def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None,
                        span: tuple[int, int] | None = None) -> pl.DataFrame:
-        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is read."""
+        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is
+        read."""
         schema = {
             "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
             "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
@@ -470,7 +475,8 @@ class Store:
         if columns is not None:
             schema = {name: schema[name] for name in columns}
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, id",
+        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, "
+                           "id",
                            schema, params)
 
     def events_frame(self, *, repo: str | None = None, span: tuple[int, int] | None = None) -> pl.DataFrame:
@@ -479,7 +485,8 @@ class Store:
             "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
         }
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, event_key",
+        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, "
+                           "event_key",
                            schema, params)
 
     def redirects_frame(self) -> pl.DataFrame:
@@ -490,12 +497,15 @@ class Store:
         """Per repository: what `issues-sts status --json` prints (a stable interface)."""
         sql = """
         SELECT r.repo, r.status, r.current_name, r.last_sync,
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0),
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=1),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=0),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=1),
           (SELECT COUNT(*) FROM comments c WHERE c.repo=r.repo),
           (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=0
              AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
                              AND duplicate_wording(c.body))))
@@ -555,7 +565,8 @@ class Store:
     def known_numbers(self, repo: str) -> set[int]:
         """Numbers stored for `repo` as issues (tombstones included) or as redirects."""
         rows = self._conn.execute(
-            "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE repo=?", (repo, repo)
+            "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE "
+            "repo=?", (repo, repo)
         )
         return {r[0] for r in rows}
 
@@ -590,8 +601,8 @@ class Store:
         """(old name, current name) of every repository whose `current_name` differs from the
         name it was stored under (case-insensitively), sorted by the old name."""
         rows = self._conn.execute(
-            "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND lower(current_name) != lower(repo)"
-            " ORDER BY repo"
+            "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND "
+            "lower(current_name) != lower(repo) ORDER BY repo"
         ).fetchall()
         return tuple((str(old), str(new)) for old, new in rows)
 

@@ -35,7 +35,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
      thread(c("u", "duplicate of #12", "CONTRIBUTOR", 60),
             c("reporter", "@u Is it? This one is a legitimate cast, the other issue is not.", "CONTRIBUTOR", 70),
             closed_by="bors"), None),
-    # "Not the same: #N ..." and full-width punctuation are disagreement (the colon was the known bug)
+    # "Not the same: #N ..." and full-width punctuation are disagreement (the colon was the known
+    # bug)
     ("'Not the same: #12 is about X' disputes a question",
      thread(c("m", "Is it the same as #12? If so, please track this issue there.", "MEMBER", 60),
             c("reporter", "Not the same: #12 uses tensorflow, this one pytorch.", "NONE", 70), state="open"), None),
@@ -51,7 +52,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
      thread(c("m", "#12 supersedes.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("'#12 would subsume it, and has more discussion, so closing' by the closer",
      thread(c("u", "Related to #13, it seems.", "CONTRIBUTOR", 30),
-            c("m", "This seems like #12 would subsume it, and #12 has more discussion so I'm closing this.",
+            c("m", "This seems like #12 would subsume it, and #12 has more discussion so I'm closing "
+                   "this.",
               "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("... 'the API of #12 supersedes the old flag' is about something else",
      thread(c("m", "The API of #12 supersedes the old flag.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60),
@@ -59,16 +61,17 @@ CASES: list[tuple[str, Thread, int | None]] = [
     # an untargeted "closing as a duplicate" after the comment's own claim confirms that claim
     ("'dup of #12, not sure about #13. Regardless, closing as a duplicate' keeps #12",
      thread(c("u", "Duplicate #12? And #13?", "CONTRIBUTOR", 30),
-            c("m", "Yeah I think this is definitely a duplicate of #12, but not so sure about #13 because it's "
-              "through a constant. Regardless though, closing as a duplicate, thanks!", "MEMBER", 60),
+            c("m", "Yeah I think this is definitely a duplicate of #12, but not so sure about #13 "
+              "because it's through a constant. Regardless though, closing as a duplicate, "
+              "thanks!", "MEMBER", 60),
             closed_by="m", closed_minute=60), 12),
     ("... 'covered by #13, closing as a duplicate' still takes the number before it",
      thread(c("m", "This is covered by #13. Closing as a duplicate.", "MEMBER", 60), closed_by="m", closed_minute=60),
      13),
     # closed to be followed in another issue, possibly of another repository (said by the closer)
     ("'I opened an issue in other/models (<url>) to track it', then closing",
-     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to track it. "
-              "Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to "
+              "track it. Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     ("'I think this is best tracked at #12? I'll close it' by the author who closes",
      thread(c("reporter", "I think this is best tracked at #12? I'll close it and let you re-open if needed.",
               "CONTRIBUTOR", 60), closed_by="reporter", closed_minute=60), 12),
@@ -78,9 +81,11 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... nor 'I opened an issue to track it' naming two issues",
      thread(c("m", "I opened an issue (#12) to track it, see also #13.", "MEMBER", 60),
             closed_by="m", closed_minute=60), None),
-    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed it
+    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed
+    # it
     ("a maintainer's 'likely the same issue as <url>' in an issue left open is not a link",
-     thread(c("reporter", "gdb shows this is likely the same issue as https://github.com/other/lib/issues/12, so "
+     thread(c("reporter", "gdb shows this is likely the same issue as "
+                          "https://github.com/other/lib/issues/12, so "
               "bumping the submodule should resolve it.", "MEMBER", 60), state="open"), None),
     ("... 'Possible dupe of #12' closed by the stale bot is not a link",
      thread(c("m", "Possible dupe of #12.", "MEMBER", 60),
@@ -95,8 +100,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
             closed_by="triage[bot]", closed_minute=60), 12),
     # "the same issue as <pull request>" in an issue: the pull request is the fix, not a canonical
     ("'It looks like the same issue as <pull/12>' in an issue is not a link",
-     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also need to "
-              "handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also "
+              "need to handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
     ("... 'the same issue as <issues/12>' is",
      thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
             closed_by="m", closed_minute=60), 12),

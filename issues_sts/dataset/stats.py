@@ -162,7 +162,8 @@ def violin_plot(by_split: dict[str, np.ndarray], path: Path, threshold: int = 51
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
     if names:
         ax.violinplot([np.log10(np.maximum(by_split[n], 1)) for n in names], showmedians=True)
-    labels = [f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > {threshold}"
+    labels = [f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > "
+              f"{threshold}"
               for n in names]
     ax.set_xticks(range(1, len(names) + 1), labels)
     ax.axhline(np.log10(threshold), color="grey", linestyle="--", linewidth=1, label=f"{threshold} tokens")

@@ -1,4 +1,5 @@
-"""The issue archives (../shared/data/rust-issue-archive, onnxruntime-issue-archive) as crawl stores.
+"""The issue archives (../shared/data/rust-issue-archive, onnxruntime-issue-archive) as crawl
+stores.
 
 The archive holds raw REST issue objects (`main.jsonl.gz`) and their comments
 (`comments.jsonl.gz`) for rust-lang/rust #1..~#30700. Loading it through
@@ -88,7 +89,8 @@ def check_archive(archive: Path) -> None:
 
 
 def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
-    """A store holding the whole archive (built once, then reused while the archive is unchanged)."""
+    """A store holding the whole archive (built once, then reused while the archive is
+    unchanged)."""
     archive, store_dir = Path(archive), Path(store_dir)
     check_archive(archive)
     store = Store.open(store_dir, create=True)

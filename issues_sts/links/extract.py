@@ -236,7 +236,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
 
 def _answers_claim(statements: list[Statement], post: Post, index: int, thread: Thread, earlier: list[Key],
                    cfg: LinkConfig) -> bool:
-    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes one?"""
+    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes
+    one?"""
     return (any(st.positive and st.order[0] == index - 1 for st in statements)
             or bool(_answered_claims(post, thread, earlier, cfg)))
 

@@ -162,7 +162,8 @@ class LinkConfig(BaseModel):
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
     w_still_open: float = -1.0
-    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
+    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by
+    # closing.
     w_open_drive_by: float = -1.5
     w_open_question: float = -1.0
     # On top of w_still_open: a hedged suggestion ("likely the same as #N") nobody acted on.

@@ -31,7 +31,8 @@ _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*
 _CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
 _CROSS_HINT = re.compile(r"/[\w.-]+#\d")
 _SHORT = re.compile(r"(?<![\w&#/])(?:#|GH-)(\d+)\b", re.I)
-_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
+_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"
+                   r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
     for m in _MD_LINK.finditer(text):
         ref = _url_ref(m.group(2), repo, m.start(), m.end())
         if ref is None and not _GH_ISSUE_URL.match(m.group(2)):
-            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is the text
+            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is
+            # the text
             ref = _url_ref(m.group(1).strip(), repo, m.start(), m.end())
         if ref is not None:
             refs.append(ref)
@@ -129,14 +131,16 @@ _WORDING = re.compile(
     r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?"
     # "Consolidating to tracking issue #N": this issue is folded into another
     r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
-    # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
+    # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N",
+    # "This is now #N"
     r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
 _SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)",
                         re.I)
-# Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a successor)
+# Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
+# successor)
 _NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?",
                      re.I)
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
@@ -147,12 +151,13 @@ _SAME = re.compile(
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
 # Words allowed between a cue and the reference it governs ("dupe of the older issue #4").
-_FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older old original
-    earlier previous same see at in to with is it's its as basically essentially just mostly
-    probably likely possibly maybe perhaps i think believe of: tracked upstream already
+_FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older
+    old original earlier previous same see at in to with is it's its as basically essentially just
+    mostly probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
     other main broader canonical umbrella tracking meta larger bigger long standing known open
-    associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed
+    associated rfc new follow-up followup combined updated rebased version merged landed rolled
+    rollup squashed
     particularly specifically especially mainly mostly primarily
     correct right proper real actual better solution approach proposal"""
 _FILLER = frozenset(_FILLER_WORDS.split())
@@ -167,7 +172,8 @@ _HEDGE = re.compile(
 )
 _NEGATION = re.compile(
     # "may or may not be a dup of #N" and "whether or not" hedge; they do not deny
-    r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
+    r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|"
+    r"no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$"
     r"|\bnot\s+convinced\b[^.!?\n]{0,40}$",
     re.I,
@@ -188,7 +194,8 @@ _SUBJECT_VERB = re.compile(
 )
 _ANAPHOR = re.compile(
     r"^\s*(?:of\s+)?(?:that\s+(?:one|issue|bug|ticket|pr|pull\s+request|rfc|report)\b|that\b"
-    # a bare "that" points back at an issue only when no other noun follows ("in favor of that process")
+    # a bare "that" points back at an issue only when no other noun follows ("in favor of that
+    # process")
     r"(?=\s*(?:[^\w\s]|$)|\s+(?:since|because|as|instead|then|for|and|which|one|though|now|here|to|so|but|too|anyway)\b)"
     r"|the\s+(?:other|former|latter|older|original)(?:\s+(?:one|issue|bug|ticket))?\b)(?!\s+(?:is|was|has)\b)",
     re.I,
@@ -200,7 +207,8 @@ _AS_BEFORE = re.compile(r"^\s*as\s+(?:an?\s+)?(?:\w+\s+)?$", re.I)
 _OPEN_ALTERNATIVE = re.compile(
     r"^[^.!?\n]{0,20}?\bor\s+(?:is\s+(?:it|this)\s+|are\s+they\s+)?(?:an?\s+)?(?:distinct|different|separate|new|"
     r"unrelated|independent|its\s+own)\b", re.I)
-# "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the canonical
+# "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the
+# canonical
 _PLURAL_ANAPHOR = re.compile(
     r"^\s*(?:of\s+)?(?:those|these|them|both(?:\s+of\s+(?:those|these|them))?)"
     r"(?:\s+(?:two|three|both))?(?:\s+(?:issues|bugs|tickets|ones|reports))?\b(?!\s+(?:is|are|was|were|have)\b)",
@@ -217,7 +225,8 @@ _PART_SUBJECT = re.compile(
 # "there is a more recent duplicate issue #N": #N is another copy, not this issue's canonical
 _OTHER_COPY_BEFORE = re.compile(
     r"\b(?:newer|more\s+recent|later|another|other)\s+$"
-    r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"  # "I've filed a duplicate #N"
+    # "I've filed a duplicate #N"
+    r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"
     r"|\bfrom\s+(?:the\s+|a\s+)?$"  # "comment copied from duplicate #N"
     r"|\b(?:fix(?:es|ed)?|clos(?:es|ed|e))\s+(?:the\s+|a\s+)?$",  # "Also fixes dup #N"
     re.I,
@@ -225,7 +234,8 @@ _OTHER_COPY_BEFORE = re.compile(
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
 _INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
-# "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun, those point here
+# "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun,
+# those point here
 _INBOUND_NOUN_BEFORE = re.compile(
     r"\b(?:these|those|its|many|several|some|other|known|more|lots?\s+of|has|have|all)\s+(?:\w+\s+)?$", re.I)
 _PLURAL_NOUN = re.compile(r"(?:duplicates|dupes)$", re.I)
@@ -509,7 +519,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 continue
             stated = [c.target for c in reading.claims if not c.negated and c.target.end <= m.start()]
             if antecedent is not None and stated and antecedent.number not in {t.number for t in stated}:
-                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a duplicate":
+                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a
+                # duplicate":
                 # the comment's own claim, not the last number before the cue
                 antecedent = stated[-1]
             if antecedent is not None:
@@ -525,7 +536,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             end = max(targets[-1].end, m.end())
             negated, conditional, hedged = _polarity(text, m, end)
             if conditional and negated:
-                # "reopen if you think this is not a duplicate of #N": neither a link nor a retraction
+                # "reopen if you think this is not a duplicate of #N": neither a link nor a
+                # retraction
                 reading.skips.extend(["conditional_negation"] * len(targets))
                 continue
             if _OPEN_ALTERNATIVE.match(text[end:]):
@@ -564,7 +576,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
 # claim when the comment names exactly one issue and its author closes the issue (the extractor
 # checks the close).
 _TRACKED_ELSEWHERE = re.compile(
-    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue, not "the design"
+    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue,
+    # not "the design"
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|by|at|under|over\s+(?:in|at)|there)\b"

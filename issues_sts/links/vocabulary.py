@@ -84,7 +84,8 @@ RULES: tuple[Rule, ...] = (
     Rule("tracked_elsewhere", Reason.CONSOLIDATED,
          r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there)|track(?:ing)?\s+(?:it|this|the)|please\s+follow"
          r"|stay\s+tuned", r"track|follow|tuned",
-         ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please follow that one.",
+         ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
+          "follow that one.",
           "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
           "I think this is best tracked at #12? I'll close it."),
          ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.")),
@@ -124,7 +125,8 @@ class _CueScreen:
         self._pattern = re.compile(regex.removeprefix("(?i)"))
 
     def search(self, text: str) -> re.Match[str] | None:
-        """A match in the lowercased text (use it as a yes/no: positions are the lowercased text's)."""
+        """A match in the lowercased text (use it as a yes/no: positions are the lowercased
+        text's)."""
         return self._pattern.search(text.lower())
 
 

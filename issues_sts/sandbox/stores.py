@@ -49,7 +49,8 @@ def raw_comment(repo: str, number: int, comment_id: int, body: str) -> dict[str,
 
 @dataclass
 class FixedLinks:
-    """A LinkTable-shaped object from explicit (repo, number) -> (target_repo, target_number) rows."""
+    """A LinkTable-shaped object from explicit (repo, number) -> (target_repo, target_number)
+    rows."""
 
     links: pl.DataFrame
     clusters: pl.DataFrame = field(init=False)
@@ -61,7 +62,8 @@ class FixedLinks:
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[Any, ...]]) -> FixedLinks:
-        """Rows of (repo, number, target_repo, target_number[, signal, confidence, usable, reason])."""
+        """Rows of (repo, number, target_repo, target_number[, signal, confidence, usable,
+        reason])."""
         defaults = ("duplicate_keyword", 1.0, True, None)
         full = [tuple(r) + defaults[len(r) - 4:] for r in rows]
         return cls(pl.DataFrame(full, schema=LINK_SCHEMA, orient="row"))

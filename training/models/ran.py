@@ -50,7 +50,8 @@ class RanBackbone(nn.Module):
     def forward(
         self, input_ids: Tensor, attention_mask: Tensor
     ) -> tuple[Tensor, Tensor, Tensor, WindowLayout]:
-        """-> (windows [B, N, T, D], cells of the last layer [B, N, D], last cell [B, D], layout)."""
+        """-> (windows [B, N, T, D], cells of the last layer [B, N, D], last cell [B, D],
+        layout)."""
         layout = plan_windows(attention_mask, self.config.window_size, self.config.min_window_size)
         embedded = self.dropout(self.embedding_norm(self.embeddings(input_ids)))
         windows = to_windows(embedded, layout)
