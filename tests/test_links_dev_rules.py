@@ -124,6 +124,22 @@ CASES: list[tuple[str, Thread, int | None]] = [
             c("m", "Actually #13 is the one.", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
     ("... a lone 'Also #13' is still a pointer",
      thread(c("m", "Also #13", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
+    # "I met the same problem with #N": about this issue when its author says it
+    ("the author's 'I met the same problem with [#12](url)', then closing",
+     thread(c("reporter", "Thanks! I met the same problem with [#12](https://github.com/acme/widgets/issues/12), "
+              "after adding op_version it works now.", "NONE", 60), closed_by="reporter", closed_minute=60), 12),
+    ("... a bystander's 'I'm having the same issue as #12' is their own problem",
+     thread(c("bystander", "I'm having the same issue as #12 on Windows.", "NONE", 60),
+            closed_by="m", closed_minute=60), None),
+    # a claim by someone without standing, made after the final close: nobody acted on it
+    ("a bystander's 'New PR: #12' months after a pull request was closed is not a link",
+     thread(c("m", "Closing due to inactivity.", "MEMBER", 60), c("bystander", "New PR: #12", "CONTRIBUTOR", 90_000),
+            closed_by="m", closed_minute=60, is_pr=True), None),
+    ("... the pull request's author saying it is a link",
+     thread(c("m", "Closing due to inactivity.", "MEMBER", 60), c("reporter", "New PR: #12", "CONTRIBUTOR", 90_000),
+            closed_by="m", closed_minute=60, is_pr=True), 12),
+    ("... a bystander's 'dup of #12' before the close still is",
+     thread(c("bystander", "Duplicate of #12", "NONE", 60), closed_by="m", closed_minute=90), 12),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]

@@ -132,6 +132,13 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
+        if not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
+            # "New PR: #N" from a bystander months after the close: nobody acted on it
+            counters["dropped:drive_by_after_close"] += 1
+            continue
+        if claim.first_person and (not post.author or post.author != thread.author):
+            counters["dropped:me_too"] += 1  # "I have the same problem as #4" from a bystander: their problem
+            continue
         if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
             # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
             counters["dropped:same_as_pull_request"] += 1

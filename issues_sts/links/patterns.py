@@ -287,6 +287,7 @@ class Claim:
     target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
     successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
     cue_text: str = ""  # the words the cue matched (which vocabulary rule it is)
+    first_person: bool = False  # "I met the same problem as #4": about this issue only from its author
 
 
 @dataclass
@@ -466,6 +467,19 @@ _SUBJECTLESS = re.compile(
 )
 
 
+# "I met the same problem with #N", "I'm having the same issue as #N": the writer's problem
+_FIRST_PERSON = re.compile(
+    r"\bi(?:'?m|\s+am|'?ve|\s+have)?\s+(?:also\s+|just\s+|now\s+)?(?:met|meet|have|had|got|get|hit|encountered|"
+    r"faced|face|see|saw|ran\s+into|run\s+into|having|seeing|getting|experiencing)\s+(?:exactly\s+)?(?:the\s+)?$",
+    re.I,
+)
+
+
+def _first_person(text: str, m: re.Match[str]) -> bool:
+    s, _ = _sentence_bounds(text, m.start(), m.end())
+    return bool(_FIRST_PERSON.search(text[s:m.start()]))
+
+
 def _about_this(text: str, m: re.Match[str]) -> bool:
     """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
     ("Probably the same as #N"), not "That error message is the same as #N"."""
@@ -503,7 +517,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     used: set[int] = set()
     for pattern, cue, strict in _CUES + (((_NEW_PR, WORDING, False),) if pull_request else ()):
         for m in pattern.finditer(text):
-            if m.start() in used or (cue == SAME_AS and not _about_this(text, m)):
+            first_person = cue == SAME_AS and _first_person(text, m)
+            if m.start() in used or (cue == SAME_AS and not first_person and not _about_this(text, m)):
                 continue
             targets = _governed_refs(text, refs, m.end(), strict, m.group(0))
             if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
@@ -552,7 +567,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
                                             question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
-                                            successor=successor, cue_text=m.group(0)))
+                                            successor=successor, cue_text=m.group(0), first_person=first_person))
     for ref, m in _subsumed_by(text, refs, self_number):
         negated, conditional, hedged = _polarity(text, m, m.end())
         if conditional:
