@@ -260,11 +260,12 @@ Part = tuple[str, int, int]  # repo, first number, last number
 
 
 class Store:
-    """A crawl store directory holding `crawl.sqlite`."""
+    """A crawl store directory holding `crawl.sqlite`. The connection is private: every SQL
+    statement of the project is a typed method here, so the schema can change in one file."""
 
     def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
         self.root = root
-        self.conn = conn
+        self._conn = conn
 
     # -- opening -------------------------------------------------------------------
     @classmethod
@@ -296,7 +297,7 @@ class Store:
         return cls(root, conn)
 
     def close(self) -> None:
-        self.conn.close()
+        self._conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -307,18 +308,18 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic unit: everything inside commits together or not at all."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            yield self.conn
+            yield self._conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        self._conn.execute("COMMIT")
 
     # -- writing (crawler) -----------------------------------------------------------
     def upsert_repo(self, repo: str, **fields: Any) -> None:
         row = {"repo": repo, **fields}
-        self.conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
+        self._conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
                           "INSERT OR IGNORE INTO repos(repo) VALUES(?)", tuple(row.values()))
 
     def write_page(
@@ -362,7 +363,7 @@ class Store:
         conn.execute(_upsert_sql("checkpoints", row, ("repo", "resource")), tuple(row.values()))
 
     def checkpoint(self, repo: str, resource: str) -> Checkpoint:
-        row = self.conn.execute(
+        row = self._conn.execute(
             "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE "
             "repo=? AND resource=?",
             (repo, resource),
@@ -390,7 +391,7 @@ class Store:
     # -- reading (links, dataset, status) -------------------------------------------
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         try:
-            return self.conn.execute(sql, params).fetchall()
+            return self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
                              hint="move it away and crawl again") from None
@@ -399,7 +400,7 @@ class Store:
         """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
         (several times the size of the same rows in a frame), not the whole answer."""
         try:
-            cursor = self.conn.execute(sql, params)
+            cursor = self._conn.execute(sql, params)
             parts = []
             while rows := cursor.fetchmany(20_000):
                 parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
@@ -513,19 +514,19 @@ class Store:
         self._duplicate_evidence_functions()
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
-        return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+        return [dict(zip(keys, row, strict=True)) for row in self._conn.execute(sql)]
 
     def _duplicate_evidence_functions(self) -> None:
         """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
         candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
         from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
 
-        self.conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
-        self.conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
+        self._conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
+        self._conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
-        row = self.conn.execute(
+        row = self._conn.execute(
             "SELECT repo, repo_id, current_name, status, last_sync FROM repos WHERE repo=?", (repo,)
         ).fetchone()
         keys = ("repo", "repo_id", "current_name", "status", "last_sync")
@@ -533,29 +534,29 @@ class Store:
 
     def issue_evidence(self, repo: str) -> list[tuple[int, str | None, str | None, str]]:
         """(number, state_reason, updated_at, labels JSON) of the live, non-PR issues of `repo`."""
-        return self.conn.execute(
+        return self._conn.execute(
             "SELECT number, state_reason, updated_at, labels FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
     def open_numbers(self, repo: str) -> set[int]:
         """Numbers of the live issues of `repo` that are open."""
-        rows = self.conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
+        rows = self._conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
         return {r[0] for r in rows}
 
     def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
         """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
-        return self.conn.execute(
+        return self._conn.execute(
             "SELECT number, updated_at, comments FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
     def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
-        yield from self.conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
+        yield from self._conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
 
     def checkpoint_watermarks(self, repo: str, prefix: str) -> dict[str, str | None]:
         """resource -> `since` of the finished checkpoints whose resource starts with `prefix`."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT resource, since FROM checkpoints WHERE repo=? AND done=1 AND resource LIKE ?",
             (repo, prefix + "%"),
         )
@@ -563,14 +564,14 @@ class Store:
 
     def known_numbers(self, repo: str) -> set[int]:
         """Numbers stored for `repo` as issues (tombstones included) or as redirects."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE "
             "repo=?", (repo, repo)
         )
         return {r[0] for r in rows}
 
     def schema_version(self) -> int:
-        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0]) if row else SCHEMA_VERSION
 
     def compact(self, *, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
@@ -587,9 +588,28 @@ class Store:
                     conn.executemany(f"UPDATE {table} SET raw=? WHERE {key}=?", packed)
                 if progress is not None:
                     progress(len(rows))
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
-        self.conn.execute("VACUUM")
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self._conn.execute("VACUUM")
         return before, db.stat().st_size
 
-    def is_empty(self) -> bool:
-        return self.conn.execute("SELECT COUNT(*) FROM issues").fetchone()[0] == 0
+    def has_issues(self) -> bool:
+        """Whether any issue is stored; one row is enough to know (COUNT(*) would read the
+        whole table of a big store)."""
+        return self._conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is not None
+
+    def renamed_repos(self) -> tuple[tuple[str, str], ...]:
+        """(old name, current name) of every repository whose `current_name` differs from the
+        name it was stored under (case-insensitively), sorted by the old name."""
+        rows = self._conn.execute(
+            "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND "
+            "lower(current_name) != lower(repo) ORDER BY repo"
+        ).fetchall()
+        return tuple((str(old), str(new)) for old, new in rows)
+
+    def meta(self, key: str) -> str | None:
+        """A value of the store's key-value table (`schema_version`, an archive's fingerprint)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))

@@ -165,8 +165,7 @@ class _Steps:
 
 def _open_store(path: Path) -> Store:
     store = Store.open(path)
-    # One row is enough to know; COUNT(*) would read the whole table of a big store.
-    if store.conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is None:
+    if not store.has_issues():
         store.close()
         raise StoreError(f"the crawl store {path} holds no issues")
     return store

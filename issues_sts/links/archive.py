@@ -94,8 +94,7 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     archive, store_dir = Path(archive), Path(store_dir)
     check_archive(archive)
     store = Store.open(store_dir, create=True)
-    mark = store.conn.execute("SELECT value FROM meta WHERE key='rust_archive'").fetchone()
-    if mark is not None and mark[0] == _fingerprint(archive):
+    if store.meta("rust_archive") == _fingerprint(archive):
         record_renames(store, RUST_REPO_ALIASES)  # caches made before renames were store facts
         return store
     for batch in _batches(_slim_issue(raw) for raw in _jsonl(archive / "main.jsonl.gz")):
@@ -105,7 +104,7 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
         store.write_page(RUST_REPO, comments=batch)
     store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
     record_renames(store, RUST_REPO_ALIASES)
-    store.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('rust_archive', ?)", (_fingerprint(archive),))
+    store.set_meta("rust_archive", _fingerprint(archive))
     return store
 
 
@@ -164,8 +163,7 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
                              hint="pass --archive ../shared/data/onnxruntime-issue-archive")
     fingerprint = "v2|" + "|".join(f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES)  # v2: label events
     store = Store.open(store_dir, create=True)
-    mark = store.conn.execute("SELECT value FROM meta WHERE key='onnx_archive'").fetchone()
-    if mark is not None and mark[0] == fingerprint:
+    if store.meta("onnx_archive") == fingerprint:
         return store
     facts: dict[int, tuple[str | None, list[str], list[dict[str, Any]]]] = {}
     for batch in _batches(_jsonl(archive / "threads.jsonl.gz")):
@@ -187,5 +185,5 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
     for batch in _batches(iter(issues)):
         store.write_page(ONNX_REPO, issues=batch)
     store.upsert_repo(ONNX_REPO, current_name=ONNX_REPO, status="ok")
-    store.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('onnx_archive', ?)", (fingerprint,))
+    store.set_meta("onnx_archive", fingerprint)
     return store
