@@ -156,6 +156,18 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'Yes, ...' is",
      thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
             c("reporter", "Yes, the error is the same.", "NONE", 70), state="open"), 12),
+    # a pull request replaced by another without duplicate wording
+    ("a PR's 'Obsolete, now proposing pull #12 instead' by its author who closes it",
+     thread(c("reporter", "Obsolete, now proposing pull #12 instead, which avoids the disadvantages.", "CONTRIBUTOR", 60),
+            closed_by="reporter", closed_minute=60, is_pr=True), 12),
+    ("a PR's 'See #12 for the rebased and finished off version'",
+     thread(c("m", "See #12 for the rebased and finished off version.", "MEMBER", 60),
+            closed_by="m", closed_minute=50, is_pr=True), 12),
+    ("... 'See #12 for the details' is a pointer, not a successor",
+     thread(c("m", "See #12 for the details.", "MEMBER", 60), closed_by="m", closed_minute=50, is_pr=True), None),
+    ("... in an issue, 'I opened PR #12 instead' is the fix",
+     thread(c("m", "I opened PR #12 instead of patching the old module.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]

@@ -95,9 +95,9 @@ RULES: tuple[Rule, ...] = (
           "Please follow the steps in #12.", "Tracked upstream in #12 and #13.")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull\s+request)",
+         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull)",
+         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
          ("Continued in #12.", "Reopened as #12."),
          ("Continued in the next release, see #12 for the plan.",)),
     Rule("same_as", Reason.SAME_AS, r"same", r"same",
@@ -149,7 +149,7 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 _SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "subscribe",
                  "watch", "tuned",
                  "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
-                 "is now", "new pr", "new pull")
+                 "is now", "new pr", "new pull", "instead")
 
 
 def screens(text: str | None) -> bool:
