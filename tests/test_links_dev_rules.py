@@ -8,10 +8,11 @@ import re
 
 import pytest
 
+from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.links import extract_thread_links
 from issues_sts.links.model import Thread
 from issues_sts.links.replies import find_outcome
-from issues_sts.links.vocabulary import CUE_REGEX
+from issues_sts.links.vocabulary import CUE_REGEX, says_duplicate
 from tests.links_helpers import c, canonical, thread
 
 # (phenomenon, thread, expected canonical target or None)
@@ -177,6 +178,13 @@ CASES: list[tuple[str, Thread, int | None]] = [
 def test_phenomenon(case: str, th: Thread, expected: int | None) -> None:
     chosen = canonical(extract_thread_links(th))
     assert (chosen.target_number if chosen else None) == expected
+
+
+@pytest.mark.parametrize("text", ["Obsolete, now proposing pull #12 instead.", "Created new PR #12.",
+                                  "See #12 for the rebased and finished off version."])
+def test_the_crawl_screen_admits_pull_request_only_cues(text: str) -> None:
+    """The crawl screens comments without knowing whether their thread is a pull request."""
+    assert has_duplicate_wording(text) and not says_duplicate(text, pull_request=False)
 
 
 @pytest.mark.parametrize(("text", "disagrees", "answers_no"), [

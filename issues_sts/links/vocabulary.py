@@ -176,7 +176,7 @@ def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bo
     return any(is_duplicate_label(str(name)) for name in names)
 
 
-def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool = False) -> bool:
+def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool | None = None) -> bool:
     """Does this comment carry duplicate evidence the link stage would read: a positive
     claim ("dup of #N"), an untargeted "closing as dup" that points back at an earlier
     comment, or a bare "duplicate" whose target only the timeline can name? The crawler asks
@@ -192,7 +192,9 @@ def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull
     cleaned = clean(text or "")
     if tracked_elsewhere(cleaned, repo, number) is not None:
         return True  # a link when its author closes the issue, which only the store knows
-    reading = find_claims(cleaned, repo, number, pull_request=pull_request)
+    # a caller that does not know whether the thread is a pull request (the crawl's comment
+    # screen) also admits the cues only read in pull requests ("now proposing pull #N instead")
+    reading = find_claims(cleaned, repo, number, pull_request=pull_request is not False)
     if any(not c.negated for c in reading.claims) or reading.affirms or reading.affirms_hedged:
         return True
     # "Duplicate." with no number: only the timeline (a GraphQL event) can name the target
