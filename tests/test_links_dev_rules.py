@@ -140,6 +140,22 @@ CASES: list[tuple[str, Thread, int | None]] = [
             closed_by="m", closed_minute=60, is_pr=True), 12),
     ("... a bystander's 'dup of #12' before the close still is",
      thread(c("bystander", "Duplicate of #12", "NONE", 60), closed_by="m", closed_minute=90), 12),
+    # a bot's suggestion taken up by a maintainer: someone acted on it
+    ("a bot's 'Potential duplicates: #12' answered by the maintainer's 'Yes, duplicate.' who closes",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1),
+            c("m", "Yes, duplicate.", "MEMBER", 30), closed_by="m", closed_minute=30), 12),
+    ("... the same suggestion nobody answered is not a link",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1), closed_by="m", closed_minute=30), None),
+    ("... nor is a confirmation two comments below the bot",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1), c("x", "Same crash here.", "NONE", 10),
+            c("m", "Yes, duplicate.", "MEMBER", 30), closed_by="m", closed_minute=30), None),
+    # "Yes and no" is not a yes
+    ("'Is this a dup of #12?' answered 'Yes and no, ...' by the reporter of an open issue is not a link",
+     thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
+            c("reporter", "Yes and no, the error is different.", "NONE", 70), state="open"), None),
+    ("... 'Yes, ...' is",
+     thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
+            c("reporter", "Yes, the error is the same.", "NONE", 70), state="open"), 12),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]

@@ -276,14 +276,22 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
         if i == 0 and thread.is_pull_request:
             continue
         post = thread.posts[i]
-        if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
+        if (post.author or "") in cfg.merge_bots:
             continue
+        if is_bot(post.author, cfg) and not (i == index - 1 and _suggests(post, thread)):
+            continue  # a bot's reference counts only as the suggestion the very next comment takes up
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
                 if _normalise(r, thread, cfg) != (thread.repo, thread.number) and (i < index or r.end <= before)]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
+
+
+def _suggests(post: Post, thread: Thread) -> bool:
+    """Does this (bot's) comment suggest a duplicate ("Potential duplicates: #12")?"""
+    reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
+    return any(not cl.negated for cl in reading.claims)
 
 
 def is_bot(login: str | None, cfg: LinkConfig) -> bool:

@@ -600,7 +600,12 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
     r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
-    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b",
+    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b"
+    # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
+    r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"
+    r"|(?:^|[.!?]\s+|\n)\s*(?:now\s+)?tracking\s+(?:in|at|under)\b"
+    # "Please follow #N for updates", "please subscribe to #N": the reference right after
+    r"|\bplease\s+(?:follow|subscribe\s+to|watch)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
     re.I,
 )
 

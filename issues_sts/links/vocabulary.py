@@ -82,13 +82,17 @@ RULES: tuple[Rule, ...] = (
           "Let's continue to track this in #12."),
          ("We should consolidate the docs; see #12.",)),
     Rule("tracked_elsewhere", Reason.CONSOLIDATED,
-         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there)|track(?:ing)?\s+(?:it|this|the)|please\s+follow"
-         r"|stay\s+tuned", r"track|follow|tuned",
+         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
+         r"|please\s+(?:follow|subscribe|watch)|stay\s+tuned", r"track|follow|subscribe|watch|tuned",
          ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
           "follow that one.",
           "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
-          "I think this is best tracked at #12? I'll close it."),
-         ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.")),
+          "I think this is best tracked at #12? I'll close it.",
+          "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12. Closing.",
+          "Closing, this is tracked upstream in acme/widgets#12.", "Tracking in #12.",
+          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing."),
+         ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.",
+          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
          r"|new\s+(?:pr|pull\s+request)",
@@ -142,7 +146,8 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 
 # Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
 # regex over hundreds of thousands of comments, so the regex only runs where one occurs.
-_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "tuned",
+_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "subscribe",
+                 "watch", "tuned",
                  "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
                  "is now", "new pr", "new pull")
 
