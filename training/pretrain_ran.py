@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,8 @@ from torch import Tensor, nn
 from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
+from training.progress import TrainProgress
+from training.schedule import linear_schedule
 
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
@@ -119,19 +120,16 @@ def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) 
     else:
         raise TrainingError(
             f"{source} is neither a crawl store nor a built dataset folder",
-            hint="pass --data a folder with crawl.sqlite (issues-sts crawl) or data/*.parquet (issues-sts build)",
+            hint="pass --data a folder with crawl.sqlite (issues-sts crawl) or data/*.parquet "
+                 "(issues-sts build)",
         )
     return texts[:limit] if limit is not None else texts
 
 
 def _store_texts(store_dir: Path) -> list[str]:
-    from issues_sts.dataset.redact import redact_column
-    from issues_sts.dataset.texts import issue_texts
-    from issues_sts.store import Store
+    from issues_sts.dataset import store_texts
 
-    texts, _ = issue_texts(Store.open(store_dir).issues_frame())
-    redacted, _ = redact_column(texts, "text")
-    return list(redacted["text"])
+    return store_texts(store_dir)
 
 
 def _dataset_texts(folder: Path, splits: tuple[str, ...]) -> list[str]:
@@ -167,13 +165,6 @@ def mask_tokens(
     masked = torch.where(chosen & (action < 0.8), torch.full_like(input_ids, mask_id), input_ids)
     masked = torch.where(chosen & (action >= 0.8) & (action < 0.9), random_ids, masked)
     return masked, labels
-
-
-def learning_rate_factor(step: int, warmup: int, total: int) -> float:
-    """Linear warm-up, then linear decay to zero."""
-    if step < warmup:
-        return (step + 1) / max(1, warmup)
-    return max(0.0, (total - step) / max(1, total - warmup))
 
 
 def build_model(config: PretrainConfig) -> RanForMaskedLM:
@@ -222,10 +213,10 @@ def pretrain(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: learning_rate_factor(step, config.warmup_steps, config.steps)
+        optimizer, linear_schedule(config.warmup_steps, config.steps)
     )
     losses, tokens, started = [], 0, time.perf_counter()
-    with _progress(progress, config.steps) as advance:
+    with TrainProgress(config.steps, enabled=progress, label="MLM", unit="tok") as bar:
         for features in _batches(model.encoder, texts, config):
             loss = model(**{key: value.to(config.device) for key, value in features.items()})
             optimizer.zero_grad(set_to_none=True)
@@ -235,7 +226,7 @@ def pretrain(
             schedule.step()
             losses.append(float(loss.item()))
             tokens += int(features["attention_mask"].sum())
-            advance(losses[-1], tokens / (time.perf_counter() - started))
+            bar.advance(losses[-1], tokens / (time.perf_counter() - started))
     result = PretrainResult(
         config.output, losses, len(texts), time.perf_counter() - started, tokens
     )
@@ -318,33 +309,6 @@ def save_pretrained(model: RanForMaskedLM, config: PretrainConfig, result: Pretr
     (output / "pretrain_log.json").write_text(json.dumps(log, indent=2) + "\n")
 
 
-class _progress:
-    """A rich progress bar with loss and tokens/s; silent when disabled (tests)."""
-
-    def __init__(self, enabled: bool, total: int) -> None:
-        self.enabled, self.total = enabled, total
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda loss, speed: None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        from issues_sts.cli.common import console
-
-        self.bar = Progress(
-            TextColumn("MLM"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[speed]:.0f} tok/s"),
-            TimeRemainingColumn(), console=console,
-        )  # fmt: skip
-        self.bar.__enter__()
-        task = self.bar.add_task("mlm", total=self.total, loss=float("nan"), speed=0.0)
-        return lambda loss, speed: self.bar.update(task, advance=1, loss=loss, speed=speed)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self.bar.__exit__(*exc)
-
-
 def parse_settings(settings: list[str]) -> dict[str, Any]:
     """`["window_size=128", "token_pooling=mean"]` -> typed RanConfig overrides."""
     fields = RanConfig.__dataclass_fields__
@@ -361,14 +325,3 @@ def parse_settings(settings: list[str]) -> dict[str, Any]:
         except ValueError:
             raise TrainingError(f"--set {key} expects a {kind.__name__}, got {value!r}") from None
     return overrides
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m training.pretrain_ran ...` = `issues-sts pretrain-ran ...` (one CLI)."""
-    from issues_sts.cli.app import main as issues_sts_main
-
-    issues_sts_main(["pretrain-ran", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    main()

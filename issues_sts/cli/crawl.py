@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import typer
 from pydantic import SecretStr, ValidationError
@@ -16,10 +17,12 @@ from issues_sts.cli.common import (
     config_error,
     console,
     env_token,
+    option_default,
     out,
 )
+from issues_sts.cli.report import RichReporter
 from issues_sts.crawl.client import Scrubber
-from issues_sts.crawl.config import GITHUB_API, CrawlConfig, CrawlSummary
+from issues_sts.crawl.config import CrawlConfig, CrawlSummary
 from issues_sts.crawl.plan import Plan, plan_table_rows
 from issues_sts.crawl.progress import summary_table
 from issues_sts.crawl.runner import plan_crawl, run_crawl
@@ -39,16 +42,21 @@ Examples:
 
     issues-sts crawl --repos repos.yaml --max-requests 1000   # stop after 1000 requests
 
-    issues-sts crawl --repos repos.yaml --plan           # sizes, requests, points, hours; nothing crawled
+    issues-sts crawl --repos repos.yaml --plan   # sizes, requests, points, hours; nothing crawled
 
 What each request buys (two separate budgets of 5,000 an hour: REST requests, GraphQL points):
 
-    REST GET /repos/{r}               where the repository lives now (renames followed, kept in the store)
+    REST GET /repos/{r}               where the repository lives now (renames followed, kept in
+                                      the store)
     REST issue list page              100 issues and PRs with labels and state_reason
-    GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long threads continue by cursor
-    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50 candidates
-    REST GET /issues/{n}              a number the duplicate evidence names but the lists did not return
-    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes open again
+    GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long
+                                      threads continue by cursor
+    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50
+                                      candidates
+    REST GET /issues/{n}              a number the duplicate evidence names but the lists did not
+                                      return
+    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for
+                                      "Duplicate of" closes open again
 
 Unnamed gaps in the numbering are never probed. Requests run several at a time, paced to
 GitHub's per-minute secondary limits (900 REST / 2,000 GraphQL points, 90 s of response
@@ -88,21 +96,29 @@ def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
     return load_repos(repos_file or DEFAULT_REPOS)
 
 
+def _default(field: str) -> Any:
+    """An option's default, from CrawlConfig's field (said once)."""
+    return option_default(CrawlConfig, field)
+
+
 def crawl(
     token: str | None = typer.Option(None, "--token", help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).", show_default=False),
     repos: Path | None = typer.Option(None, "--repos", help=f"YAML list of repositories [default: {DEFAULT_REPOS}]."),
     repo: list[str] = typer.Option([], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."),
-    api_url: str = typer.Option(GITHUB_API, "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
-    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory (created if absent)."),
+    api_url: str = typer.Option(_default("api_url"), "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
+    store: Path = typer.Option(_default("store"), "--store", help="Crawl store directory (created if absent)."),
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
-    max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
-    max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(4, "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
-    per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
-    timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
+    max_requests: int | None = typer.Option(_default("max_requests"), "--max-requests", min=1, help="Stop cleanly after N counted requests."),
+    max_candidates: int = typer.Option(_default("max_candidates"), "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
+    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
+                                                                                                 "pace them."),
+    per_page: int = typer.Option(_default("per_page"), "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
+    timeout: float = typer.Option(_default("timeout"), "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
-    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), print the projected requests, points and hours, and save the plan for the crawl's summary to compare with."),
+    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), "
+                                                    "print the projected requests, points and hours, and save the plan for the crawl's "
+                                                    "summary to compare with."),
 ) -> None:
     """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
     secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
@@ -126,7 +142,7 @@ def crawl(
                 handler.close()
         return
     try:
-        summary = run_crawl(cfg, progress=not quiet, console=console)
+        summary = run_crawl(cfg, reporter=RichReporter(console, bars=not quiet))
     finally:
         if handler is not None:
             logging.getLogger("issues_sts").removeHandler(handler)
@@ -144,10 +160,10 @@ def _print_plan(plan: Plan) -> None:
         table.add_row(*row)
     table.caption = (
         f"asking cost {plan.asked_requests} requests and {plan.asked_points} points. Assumed: "
-        f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; {a.cpu_per_minute:g} s of "
-        f"response time a minute ({a.graphql_cpu_per_minute:g} s GraphQL); an answer takes "
-        f"{a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; {a.issue_kb:g} KiB per issue, "
-        f"{a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
+        f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; "
+        f"{a.cpu_per_minute:g} s of response time a minute ({a.graphql_cpu_per_minute:g} s "
+        f"GraphQL); an answer takes {a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; "
+        f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
     )
     out.print(table)
 
@@ -156,7 +172,8 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
     """Raise what the exit status must say: interrupted, or repositories that failed."""
     if summary.interrupted:
         kind = Terminated if summary.stopped == "terminated" else Interrupted
-        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} requests)",
+        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} "
+                        "requests)",
                    hint="the crawl continues after the last committed page")
     bad = [r for r in summary.repos if r.status in ("failed", "missing")]
     for r in bad[1:]:  # the first one's reason is in the error line
@@ -191,8 +208,9 @@ def status(
                 before, after = db.compact()
             console.print(f"compacted {store}: {before / 1e6:,.0f} MB -> {after / 1e6:,.0f} MB")
         elif db.schema_version() < SCHEMA_VERSION and not as_json:
-            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger than needed; "
-                          "`issues-sts status --compact` shrinks it (everything keeps working without)")
+            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger "
+                          "than needed; `issues-sts status --compact` shrinks it (everything keeps working "
+                          "without)")
         counts = db.repo_counts()
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)

@@ -1,4 +1,5 @@
-"""`issues-sts demo`: the whole pipeline offline, on a generated GitHub (the README's first command)."""
+"""`issues-sts demo`: the whole pipeline offline, on a generated GitHub (the README's first
+command)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import typer
 from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, activation_line, console
+from issues_sts.cli.report import RichReporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from issues_sts.sandbox.worlds.generator import PRESETS
 
@@ -46,7 +48,7 @@ def demo_command(
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
     cfg = DemoConfig(directory=directory, world=world, seed=seed, train=train,  # type: ignore[arg-type]
                      max_length=max_length, batch_size=batch_size)
-    print_summary(run_demo(cfg, console, progress=not quiet))
+    print_summary(run_demo(cfg, console, reporter=RichReporter(console, bars=not quiet)))
 
 
 def print_summary(result: DemoResult) -> None:
@@ -59,7 +61,8 @@ def print_summary(result: DemoResult) -> None:
     console.print(table)
     sizes = result.dataset.get("sizes", {})
     pairs = ", ".join(f"{split} {n:,}" for split, n in sizes.get("default", {}).items())
-    console.print(f"crawl: {result.crawl.get('requests', 0):,} requests, complete={result.crawl.get('complete')}; "
+    console.print(f"crawl: {result.crawl.get('requests', 0):,} requests, "
+                  f"complete={result.crawl.get('complete')}; "
                   f"dataset pairs: {pairs}")
     if result.before is not None and result.after is not None:
         console.print(f"test Spearman x100: before {result.before['spearman']:.2f} -> "

@@ -2,82 +2,54 @@
 
 from __future__ import annotations
 
-from typing import Any
+import threading
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from issues_sts.crawl.config import CrawlSummary, RepoSummary
+from issues_sts.report import Reporter
 
 
-class Reporter:
-    """Per-repository progress: pages, items, requests left in the budget, ETA.
+class CrawlProgress:
+    """The crawl's line on a `Reporter`: repositories done of all, pages and items so far, the
+    repositories under way and the requests left in the budget.
 
-    The total of a task grows as `Link rel=last` tells how many pages remain, which is what
-    the ETA column works from. With `enabled=False` nothing is drawn (tests, --quiet).
+    Several repositories are synced at once (`repos_at_once`), so one line counts them all
+    rather than a line per repository that pages of another would advance.
     """
 
-    def __init__(self, console: Console, *, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(bar_width=24),
-            TextColumn("{task.completed:>6.0f} pages  {task.fields[items]:>8} items"),
-            TextColumn("budget {task.fields[budget]}"),
-            TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            disable=not enabled,
-            transient=False,
-        )
-        self._tasks: dict[str, TaskID] = {}  # the repositories under way (several at once)
-        self._left: dict[str, dict[str, int | None]] = {}
-        self._items: dict[str, int] = {}
+    def __init__(self, reporter: Reporter, repos: int) -> None:
+        self.reporter = reporter
+        self.repos = repos
+        self._under_way: list[str] = []
+        self._items = 0
+        self._pages = 0
+        self._staged = False
+        self._lock = threading.Lock()  # pages arrive from the worker threads
 
-    def __enter__(self) -> Reporter:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.progress.stop()
-
-    def start_repo(self, repo: str) -> None:
-        self._left[repo], self._items[repo] = {}, 0
-        self._tasks[repo] = self.progress.add_task(repo, total=None, items=0, budget="?", note="")
+    def start(self, repo: str) -> None:
+        with self._lock:
+            if not self._staged:
+                self.reporter.stage("crawl (repositories)", total=self.repos)
+                self._staged = True
+            self._under_way.append(repo)
+            self.reporter.advance(0, note=self._note())
 
     def page(self, repo: str, resource: str, items: int, pages_left: int | None, budget: str) -> None:
-        task = self._tasks.get(repo)
-        if task is None:
-            return
-        self._items[repo] += items
-        key = "timelines" if resource.startswith(("timeline", "graphql", "refs")) else resource
-        left = self._left[repo]
-        left[key] = pages_left
-        done = self.progress.tasks[task].completed + 1 if self.enabled else 0
-        known = [v for v in left.values() if v is not None]
-        total = done + sum(known) if len(known) == len(left) else None
-        self.progress.update(task, advance=1, total=total, items=self._items[repo], budget=budget, note="")
+        with self._lock:
+            self._items += items
+            self._pages += 1
+            self.reporter.advance(0, note=self._note(f"budget {budget}"))
 
-    def notice(self, text: str) -> None:
-        """A line that must be seen even without a terminal or with --quiet: waits and retries."""
-        self.progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
+    def end(self, summary: RepoSummary) -> None:
+        with self._lock:
+            if summary.repo in self._under_way:
+                self._under_way.remove(summary.repo)
+            self.reporter.advance(1, note=self._note(f"{summary.repo}: {summary.status}"))
 
-    def end_repo(self, summary: RepoSummary) -> None:
-        task = self._tasks.pop(summary.repo, None)
-        self._left.pop(summary.repo, None)
-        self._items.pop(summary.repo, None)
-        if task is not None:
-            done = self.progress.tasks[task].completed if self.enabled else 0
-            self.progress.update(task, total=done, note=summary.status)
+    def _note(self, tail: str = "") -> str:
+        shown = ", ".join(self._under_way[:3]) + (" ..." if len(self._under_way) > 3 else "")
+        return f"{self._pages} pages {self._items} items; under way: {shown or '-'}" + (f"; {tail}" if tail else "")
 
 
 def summary_table(summary: CrawlSummary) -> Table:
@@ -91,9 +63,10 @@ def summary_table(summary: CrawlSummary) -> Table:
                       str(r.candidates), str(r.not_modified), str(r.redirects), str(r.tombstones),
                       f"{r.seconds:.1f}")
     table.caption = (
-        f"{summary.requests} requests counted ({summary.graphql_requests} GraphQL, {summary.graphql_points} points), "
-        f"{summary.not_modified} free 304s, {summary.retries} retries, "
-        f"{summary.waited_seconds:.1f} s waiting for rate limits, {summary.seconds:.1f} s in all"
+        f"{summary.requests} requests counted ({summary.graphql_requests} GraphQL, "
+        f"{summary.graphql_points} points), {summary.not_modified} free 304s, {summary.retries} "
+        f"retries, {summary.waited_seconds:.1f} s waiting for rate limits, {summary.seconds:.1f} s "
+        "in all"
         + (f"; stopped: {summary.stopped}" if summary.stopped else "")
         + (f"; {summary.pages} pages committed" if summary.interrupted else "")
         + (f"\n{summary.plan_line}" if summary.plan_line else "")

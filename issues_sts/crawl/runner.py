@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from rich.console import Console
 
 from issues_sts.crawl.candidates import (
     Candidate,
@@ -58,7 +57,7 @@ from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
-from issues_sts.crawl.progress import Reporter
+from issues_sts.crawl.progress import CrawlProgress
 from issues_sts.crawl.pump import pump_flows
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
@@ -69,6 +68,7 @@ from issues_sts.errors import (
     SignalInterrupt,
     Unreachable,
 )
+from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
@@ -149,7 +149,7 @@ class RepoSync:
         self.cfg = cfg
         self.store = store
         self.client = client
-        self.reporter = reporter
+        self.progress = CrawlProgress(reporter, len(cfg.repos))
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
@@ -258,17 +258,16 @@ class RepoSync:
         budget = "?" if remaining is None else str(remaining)
         if self.cfg.max_requests is not None:  # the user's own budget, when tighter
             budget += f" (--max-requests: {self.cfg.max_requests - self.client.stats.counted} left)"
-        self.reporter.page(repo, resource, items, pages_left, budget)
+        self.progress.page(repo, resource, items, pages_left, budget)
 
 
 def run_crawl(
     cfg: CrawlConfig,
     *,
-    progress: bool = True,
+    reporter: Reporter = SILENT,
     http: httpx.Client | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] | None = None,
-    console: Console | None = None,
 ) -> CrawlSummary:
     """Crawl `cfg.repos` into `cfg.store` and return what was done.
 
@@ -284,7 +283,6 @@ def run_crawl(
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
-    reporter = Reporter(console or Console(stderr=True), enabled=progress)
     client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=sleep,
                           scrub=scrub, max_requests=cfg.max_requests,
                           on_retry=lambda text: reporter.notice(f"retrying: {text}"))
@@ -398,7 +396,7 @@ class RepoEnds:
         for repo in repos:
             result = RepoSummary(repo)
             self.summary.repos.append(result)
-            self.sync.reporter.start_repo(repo)
+            self.sync.progress.start(repo)
             self.started[repo] = self.clock()
             yield result, self.sync.flow(repo, result)
 
@@ -422,7 +420,7 @@ class RepoEnds:
         else:
             result.status, result.message = "failed", exc.one_line()
             log.error("%s: %s", result.repo, exc.one_line())
-        self.sync.reporter.end_repo(result)
+        self.sync.progress.end(result)
         if stop is not None:
             self.summary.stopped = stop
             for other in self.summary.repos:  # repositories under way keep what they committed

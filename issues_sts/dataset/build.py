@@ -4,18 +4,16 @@ package; this module only reads, sequences, reports progress and writes."""
 
 from __future__ import annotations
 
-import shlex
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from issues_sts.config import command_line
 from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
 from issues_sts.dataset.card import render_card
@@ -44,7 +42,9 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.model import LinkConfig
 from issues_sts.links.renames import aliases_from_store, merge_aliases
+from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
 
 
@@ -66,11 +66,11 @@ class LinkTableLike(Protocol):
 LinkStage = Callable[[Store], LinkTableLike]
 
 
-def default_link_stage(store: Store, repo_aliases: tuple[tuple[str, str], ...] = ()) -> LinkTableLike:
-    from issues_sts.links import LinkConfig, build_links  # the link stage's public API
+def default_link_stage(store: Store, cfg: LinkConfig | None = None) -> LinkTableLike:
+    from issues_sts.links import build_links  # the link stage's public API
 
-    # renames the store knows are added by the stage itself; these are the user's extra ones
-    return build_links(store, LinkConfig(repo_aliases=repo_aliases))
+    # renames the store knows are added by the stage itself; cfg's are the user's extra ones
+    return build_links(store, cfg or LinkConfig())
 
 
 @dataclass(frozen=True)
@@ -110,18 +110,8 @@ class BuildSummary:
 
 
 def build_command(cfg: BuildConfig) -> str:
-    parts = ["issues-sts", "build", "--store", str(cfg.store), "--out", str(cfg.out), "--seed", str(cfg.seed),
-             "--negatives", cfg.negatives, "--negative-ratio", str(cfg.negative_ratio),
-             "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.min_confidence)]
-    if cfg.tokenizer:
-        parts += ["--tokenizer", cfg.tokenizer]
-    for option, value, default in (("--split-by", cfg.split_by, "random"), ("--text-recipe", cfg.text_recipe, "readers"),
-                                   ("--previous", cfg.previous, None), ("--version", cfg.version, None)):
-        if value != default:
-            parts += [option, str(value)]
-    for old, new in cfg.repo_aliases:
-        parts += ["--alias", f"{old}={new}"]
-    return shlex.join(parts)
+    """The command line that repeats this build (the card's), from the options of its fields."""
+    return command_line("issues-sts build", cfg)
 
 
 def _versions() -> dict[str, str]:
@@ -135,11 +125,10 @@ def _versions() -> dict[str, str]:
 
 
 class _Steps:
-    """A stage-by-stage progress bar (or nothing, for quiet runs) that also times each stage."""
+    """Announces each stage on the reporter and times it (seconds go to `BuildSummary.timings`)."""
 
-    def __init__(self, progress: Progress | None, total: int, started: float) -> None:
-        self.progress = progress
-        self.task = progress.add_task("build", total=total) if progress else None
+    def __init__(self, reporter: Reporter, started: float) -> None:
+        self.reporter = reporter
         self.timings: dict[str, float] = {}
         self._current: tuple[str, float] | None = ("checking inputs, opening the store", started)
 
@@ -148,9 +137,7 @@ class _Steps:
         if self._current is not None:
             self.timings[self._current[0]] = round(now - self._current[1], 3)
         self._current = (label, now)
-        if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, description=label)
-            self.progress.advance(self.task)
+        self.reporter.stage(label)
 
     def finish(self) -> dict[str, float]:
         """Close the last stage's clock; seconds per stage, setup and clean-up included."""
@@ -161,37 +148,20 @@ class _Steps:
         return dict(self.timings)
 
     def counter(self, label: str, total: int) -> Callable[[int], None]:
-        """A second bar for a long stage; returns its `advance(n)`."""
-        if self.progress is None:
-            return lambda n: None
-        progress = self.progress
-        task = progress.add_task(label, total=total)
-        return lambda n: progress.advance(task, n)
-
-
-@contextmanager
-def _progress(enabled: bool, started: float) -> Iterator[_Steps]:
-    if not enabled:
-        yield _Steps(None, 0, started)
-        return
-    from issues_sts.cli.common import console
-
-    columns = (TextColumn("{task.description:<28}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        yield _Steps(progress, 9, started)
+        """A counted line for a long stage; returns its `advance(n)`."""
+        self.reporter.stage(label, total)
+        return lambda n: self.reporter.advance(n)
 
 
 def _open_store(path: Path) -> Store:
     store = Store.open(path)
-    # One row is enough to know; COUNT(*) would read the whole table of a big store.
-    if store.conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is None:
+    if not store.has_issues():
         store.close()
         raise StoreError(f"the crawl store {path} holds no issues")
     return store
 
 
-def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None,
+def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: LinkStage | None = None,
               streamed: bool = True) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built.
     `streamed` (the default) reads the store one repository at a time; False reads it whole
@@ -200,13 +170,14 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
     history = History.of(cfg)
-    with _open_store(cfg.store) as store, _progress(progress, started) as step:
+    step = _Steps(reporter, started)
+    with _open_store(cfg.store) as store, reporter:
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
         step("extracting duplicate links")
-        table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
+        table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
         step("reading the store")
-        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        renames = merge_aliases(cfg.links.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
         if cfg.negatives == "hard" or not streamed:
             # BM25 (hard negatives) needs every text at once: the store is read whole.
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
@@ -232,7 +203,7 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     else:
         counters["redaction"] = streamed[1].redaction
     step("positive pairs")
-    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)
+    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.links.min_confidence)
     if positives.height == 0:
         raise NoDuplicates(f"the crawl store {cfg.store} has no usable duplicate links "
                            f"({counters['positives']['links_total']} candidate links, "

@@ -15,6 +15,7 @@ bumps a counter.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,7 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
+    SAME_AS,
     WORDING,
     Claim,
     Reading,
@@ -130,6 +132,17 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
+        if not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
+            # "New PR: #N" from a bystander months after the close: nobody acted on it
+            counters["dropped:drive_by_after_close"] += 1
+            continue
+        if claim.first_person and (not post.author or post.author != thread.author):
+            counters["dropped:me_too"] += 1  # "I have the same problem as #4" from a bystander: their problem
+            continue
+        if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
+            # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
+            counters["dropped:same_as_pull_request"] += 1
+            continue
         if claim.successor and key[0] != thread.repo:
             counters["dropped:moved_elsewhere"] += 1  # "Refiled as other/tool#4": moved, not duplicated
             continue
@@ -201,6 +214,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     text = text_mod.clean(post.body)
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
+    if said.answers_no and not said.disagrees and _answers_claim(statements, post, index, thread, earlier, cfg):
+        said = replace(said, disagrees=True)  # "No." right under "dup of #N?", or quoting it
     if said.disagrees and not said.reopens and _after_final_close(thread, post):
         earlier = _own_claims(statements, post)  # nobody reopened: only the claimer can take it back
         counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
@@ -224,6 +239,14 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
         return [replace(st, scored=fixed_later(st.scored, cfg))
                 if st.scored and st.key not in named and not st.target_fixed else st for st in statements]
     return statements
+
+
+def _answers_claim(statements: list[Statement], post: Post, index: int, thread: Thread, earlier: list[Key],
+                   cfg: LinkConfig) -> bool:
+    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes
+    one?"""
+    return (any(st.positive and st.order[0] == index - 1 for st in statements)
+            or bool(_answered_claims(post, thread, earlier, cfg)))
 
 
 def _agrees(said: Outcome, post: Post, thread: Thread) -> bool:
@@ -253,14 +276,22 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
         if i == 0 and thread.is_pull_request:
             continue
         post = thread.posts[i]
-        if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
+        if (post.author or "") in cfg.merge_bots:
             continue
+        if is_bot(post.author, cfg) and not (i == index - 1 and _suggests(post, thread)):
+            continue  # a bot's reference counts only as the suggestion the very next comment takes up
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
                 if _normalise(r, thread, cfg) != (thread.repo, thread.number) and (i < index or r.end <= before)]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
+
+
+def _suggests(post: Post, thread: Thread) -> bool:
+    """Does this (bot's) comment suggest a duplicate ("Potential duplicates: #12")?"""
+    reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
+    return any(not cl.negated for cl in reading.claims)
 
 
 def is_bot(login: str | None, cfg: LinkConfig) -> bool:
@@ -273,10 +304,12 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
     up to the duplicate label (when its `labeled` event is stored), else up to the close;
     with several references in it, the first named. Fix reports ("resolved in #N"),
-    disagreements and bots that did not close the issue point at nothing."""
+    disagreements and bots that did not close the issue point at nothing. "Also #N" adds to
+    the same person's earlier pointer, which stays the first named (and so the canonical)."""
     labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
     until = labelled[0] if labelled and labelled[0] is not None else (
         parse_time(thread.closed_at) if thread.state == "closed" else None)
+    found: list[Statement] = []
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
         when = parse_time(post.created_at)
@@ -289,15 +322,22 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         text = text_mod.clean(post.body)
         refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
         said = find_outcome(text)
-        if not refs or said.reports_fix or said.disagrees or said.reopens:
+        if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
             continue
-        counters["evidence:label_pointer"] += 1
+        if found and post.author != found[0].author:
+            break
         claim = Claim(refs[0], WORDING, False, False, -1)
         scored = score_claim(claim, post, thread, cfg)
         scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
-        return [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
-                          post.author or "", post.url, post.author_association, False, scored, standing=True)]
-    return []
+        found = [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
+                           post.author or "", post.url, post.author_association, False, scored, standing=True)]
+        if not _ALSO.match(text):
+            break
+    counters["evidence:label_pointer"] += bool(found)
+    return found
+
+
+_ALSO = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:and\s+)?(?:also|see\s+also|plus)\b", re.I)
 
 
 def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:

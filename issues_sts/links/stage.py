@@ -98,7 +98,8 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
 
 def _events_by_issue(store: Store, repo: str | None = None,
                      span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Event]]:
-    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive
+    # stored them)
     frame = store.events_frame(repo=repo, span=span).filter(
         pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}
@@ -250,7 +251,7 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
 def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = cfg or LinkConfig()
-    cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))  # renames are store facts
+    cfg = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})  # renames are store facts
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
     # One part of a repository at a time (a thread never spans two), so memory is bounded
