@@ -194,6 +194,18 @@ sys.exit(0 if run_crawl(cfg).ok else 1)
 """
 
 
+def _peak_rss(pid: int) -> int:
+    """Peak RSS of a running process in bytes (Linux VmHWM: of its own image, unlike the
+    rusage of a child, which counts the parent's pages it was forked with)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def paper_kill(scale: float, speedup: float, seed: int, kills: int) -> int:
     """The crawler as a process of its own against the paper world: SIGKILLed `kills` times at
     random moments, run again until it completes; then the store is checked against the world
@@ -224,21 +236,25 @@ def paper_kill(scale: float, speedup: float, seed: int, kills: int) -> int:
         expected_requests = None
         for attempt in range(kills + 3):
             proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            peak = 0
             if attempt < kills:
                 # kill somewhere in the first 80 % of what is left (the world's pages as a guide)
                 left = expected_requests or corpus.total_items() // 100 + corpus.total_items() // 200
                 target = len(gh.log) + rng.randint(1, max(2, int(0.8 * left / max(1, kills - attempt))))
                 while proc.poll() is None and len(gh.log) < target:
+                    peak = max(peak, _peak_rss(proc.pid))
                     time.sleep(0.01)
                 if proc.poll() is None:
+                    peak = max(peak, _peak_rss(proc.pid))
                     proc.send_signal(signal.SIGKILL)
                     killed += 1
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            peaks.append(usage.ru_maxrss * 1024)
+            while proc.poll() is None:
+                peak = max(peak, _peak_rss(proc.pid))
+                time.sleep(0.2)
+            peaks.append(peak)
             err = proc.stderr.read().decode() if proc.stderr else ""
             print(f"run {attempt + 1}: exit {proc.returncode}, {len(gh.log):,} requests so far, "
-                  f"peak RSS {usage.ru_maxrss / 1024:.0f} MB", flush=True)
+                  f"peak RSS {peak / 2**20:.0f} MB", flush=True)
             if proc.returncode == 0:
                 break
             if proc.returncode != -signal.SIGKILL:
