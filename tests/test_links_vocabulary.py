@@ -202,3 +202,53 @@ def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: s
     import re
 
     assert screens(text) == bool(re.search(CUE_REGEX, text))
+
+
+_SPACES = (" ", "  ", "\n", "\t", " \n ")
+
+
+def _variants(text: str) -> list[str]:
+    """`text` with its spaces as other whitespace, in other cases, and inside longer text."""
+    out = [text.replace(" ", space) for space in _SPACES]
+    out += [text.upper(), text.title(), f"Some log line\n{text}\nmore words after it"]
+    return out
+
+
+_SCREEN_SAMPLES = [  # one text per alternative of every rule's screen (CUE_REGEX)
+    "dup", "favour", "favor", "superseded", "supersceded", "subsumed", "replaced with", "replaced by",
+    "consolidate", "continue to track", "keep track", "is tracking", "tracked in", "tracked over",
+    "tracking this", "track the", "please follow", "stay tuned", "continued as", "reopened in",
+    "resubmitted at", "re-submitted into", "rebased as", "re-filed in", "refiled as", "recreated in",
+    "re-created as", "this is now", "new pr", "new pull request", "same", "reported", "already filed",
+    "already opened",
+]
+
+
+@pytest.mark.parametrize("text", [v for t in _SCREEN_SAMPLES + [t for _, t in EXAMPLES + NEAR_MISSES]
+                                  for v in _variants(t)])
+def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
+    """`CUE.search` skips the regex on texts without a cue word: it must answer as the regex does."""
+    import re
+
+    from issues_sts.links.vocabulary import CUE
+
+    assert (CUE.search(text) is not None) == bool(re.search(CUE_REGEX.removeprefix("(?i)"), text.lower()))
+
+
+def test_every_screen_alternative_has_a_prefilter_word() -> None:
+    """A rule added with a screen the prefilter does not know fails here, not silently."""
+    from issues_sts.links.vocabulary import _CUE_SPACED, _CUE_WORDS
+
+    def top_level(regex: str) -> list[str]:
+        parts, depth, start = [], 0, 0
+        for k, ch in enumerate(regex):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "|" and depth == 0:
+                parts.append(regex[start:k])
+                start = k + 1
+        return [*parts, regex[start:]]
+
+    for rule in RULES:
+        for alternative in top_level(rule.screen):
+            spaced = alternative.replace(r"\s+", " ").replace("(?:", "").replace(")", "")
+            assert any(w in alternative for w in _CUE_WORDS) or _CUE_SPACED.search(spaced), (rule.name, alternative)
