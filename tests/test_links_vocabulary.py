@@ -232,23 +232,33 @@ def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
 
     from issues_sts.links.vocabulary import CUE
 
-    assert (CUE.search(text) is not None) == bool(re.search(CUE_REGEX.removeprefix("(?i)"), text.lower()))
+    expected = bool(re.search(CUE_REGEX.removeprefix("(?i)"), text.lower()))
+    assert (CUE.search(text) is not None) == expected
+    assert CUE.matches(text) == expected
 
 
 def test_every_screen_alternative_has_a_prefilter_word() -> None:
     """A rule added with a screen the prefilter does not know fails here, not silently."""
-    from issues_sts.links.vocabulary import _CUE_SPACED, _CUE_WORDS
-
-    def top_level(regex: str) -> list[str]:
-        parts, depth, start = [], 0, 0
-        for k, ch in enumerate(regex):
-            depth += {"(": 1, ")": -1}.get(ch, 0)
-            if ch == "|" and depth == 0:
-                parts.append(regex[start:k])
-                start = k + 1
-        return [*parts, regex[start:]]
+    from issues_sts.links.vocabulary import _CUE_SPACED, _CUE_WORDS, _top_level
 
     for rule in RULES:
-        for alternative in top_level(rule.screen):
+        for alternative in _top_level(rule.screen):
             spaced = alternative.replace(r"\s+", " ").replace("(?:", "").replace(")", "")
             assert any(w in alternative for w in _CUE_WORDS) or _CUE_SPACED.search(spaced), (rule.name, alternative)
+
+
+def test_the_cue_screen_prefilter_agrees_with_its_regex_on_modern_texts() -> None:
+    """Every text of a small paper world (issue forms, logs, bot comments, cue words at their
+    realistic rates): the cheap screen answers exactly as the regex."""
+    import re
+
+    from issues_sts.links.vocabulary import CUE
+    from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
+
+    regex = re.compile(CUE_REGEX.removeprefix("(?i)"))
+    texts = [obj.get("body") or "" for chunk in iter_paper_world(PaperConfig(scale=0.001, repos=(
+        "pytorch/pytorch", "microsoft/vscode", "kubernetes/kubernetes"))) for obj in chunk.data.issues + chunk.data.comments]
+    assert len(texts) > 1000
+    assert sum(bool(regex.search(t.lower())) for t in texts) > 10
+    for text in texts:
+        assert CUE.matches(text) == bool(regex.search(text.lower())), text[:200]

@@ -24,7 +24,8 @@ import polars as pl
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import mention_edges
 from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.store import Store
+from issues_sts.partwork import map_parts
+from issues_sts.store import Part, Store
 
 # the columns `issue_texts` reads
 TEXT_INPUTS = ("repo", "number", "is_pull_request", "tombstone", "title", "body", "html_url", "created_at")
@@ -46,23 +47,33 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
+def _scan_part(store: Store, part: Part, recipe: TextRecipe) -> tuple[pl.DataFrame, dict[str, int], dict[str, int],
+                                                                     pl.DataFrame]:
+    """One part's index rows (texts dropped), counters, redaction counters and mentions."""
+    repo, first, last = part
+    span = (first, last)
+    texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span), recipe)
+    texts, redacted = redact_column(texts)
+    comments = store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span)
+    found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
+    mentions = pl.concat(found).unique()  # repeats change nothing downstream
+    return texts.with_columns(pl.lit(None, pl.Utf8).alias("text")), text_counters, redacted, mentions
+
+
 def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None) -> StoreScan:
-    """One pass over the store, a part of a repository at a time (see the module's docstring)."""
+    """One pass over the store, a part of a repository at a time (see the module's docstring),
+    on every core for a big store (`map_parts`: the same result in the same order)."""
     parts: list[pl.DataFrame] = []
     mentions: list[pl.DataFrame] = []
     counters: dict[str, int] = {}
     redaction: dict[str, int] = {}
-    for repo, first, last in store.parts():
-        span = (first, last)
-        texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span), recipe)
-        texts, redacted = redact_column(texts)
+    store_parts = store.parts()
+    for (repo, _, _), (texts, text_counters, redacted, found) in zip(
+            store_parts, map_parts(store, store_parts, _scan_part, recipe), strict=True):
         _add(counters, text_counters)
         _add(redaction, redacted)
-        comments = store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span)
-        found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
-        mentions.append(pl.concat(found).unique())  # repeats change nothing downstream
-        parts.append(texts.with_columns(pl.lit(None, pl.Utf8).alias("text")))
-        del texts, comments
+        mentions.append(found)
+        parts.append(texts)
         if on_repo is not None:
             on_repo(repo)
     if not parts:  # an empty store: the in-memory path's shapes

@@ -103,7 +103,7 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
 
 def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
                rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
-    if not CUE.search(post.body):
+    if not CUE.matches(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     if post.kind == "body":

@@ -27,7 +27,8 @@ from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
 from issues_sts.links.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
-from issues_sts.store import Store
+from issues_sts.partwork import map_parts, workers_for
+from issues_sts.store import Part, Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
@@ -119,21 +120,35 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: s
     With `repo` (and `span`), `issues` are that repository's (in that range of numbers) and
     only its comments and events are read."""
     events = _events_by_issue(store, repo, span)
+    label_says: dict[str, bool] = {}  # a store has few distinct labels: ask once per name
+
+    def says(labels: list[str] | tuple[str, ...] | None) -> bool:
+        for name in labels or ():
+            known = label_says.get(name)
+            if known is None:
+                known = label_says[name] = is_duplicate_label(name, cfg)
+            if known:
+                return True
+        return False
+
     said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
             issues.select("repo", "number", "state_reason", "labels").iter_rows()
-            if (reason or "").lower() == DUPLICATE_STATE_REASON
-            or any(is_duplicate_label(x, cfg) for x in labels or ())]
+            if (reason or "").lower() == DUPLICATE_STATE_REASON or says(labels)]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
     posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo, span)
     # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
     cued_bodies = set(issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows())
+    # only issues that can become a thread (the test below) are turned into Python rows
+    candidates = set(posts) | cued_bodies | set(events) | {(r["repo"], r["number"]) for r in said}
     live = issues.filter(pl.col("tombstone").is_null())
+    live = live.filter(pl.Series([k in candidates for k in zip(live["repo"], live["number"], strict=True)],
+                                 dtype=pl.Boolean))
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
-        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or any(is_duplicate_label(x, cfg) for x in labels)
+        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or says(labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
         if not (thread_posts or key in cued_bodies or key in events or flagged):
@@ -215,6 +230,22 @@ class _Readers:
             self.pool.shutdown(cancel_futures=True)
 
 
+def _read_part(store: Store, part: Part, cfg: LinkConfig) -> tuple[list[DuplicateLink], Counter[str], int]:
+    """The links and counters of one part's threads (run in a worker by `map_parts`)."""
+    repo, first, last = part
+    counters: Counter[str] = Counter()
+    links: list[DuplicateLink] = []
+    threads = 0
+    for thread in iter_threads(store, cfg, store.issues_frame(repo=repo, span=(first, last)), repo=repo,
+                               span=(first, last)):
+        reading = extract_thread(thread, cfg)
+        threads += 1
+        counters["threads_read"] += 1
+        counters.update(reading.counters)
+        links.extend(reading.links)
+    return links, counters, threads
+
+
 # -- the runner ----------------------------------------------------------------------
 def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
            cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
@@ -255,16 +286,24 @@ def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callab
     found: list[DuplicateLink] = []
     # One part of a repository at a time (a thread never spans two), so memory is bounded
     # whatever the store's size; parts come in the frames' order, so the links do too.
-    with _Readers(cfg) as readers:
-        for repo, first, last in store.parts():
-            span = (first, last)
-            threads = list(iter_threads(store, cfg, store.issues_frame(repo=repo, span=span), repo=repo, span=span))
-            for reading in readers.read(threads):
-                counters["threads_read"] += 1
-                counters.update(reading.counters)
-                found.extend(reading.links)
-                if progress is not None:
-                    progress(1)
+    parts = store.parts()
+    if workers_for(parts):  # a big store: whole parts (reading and extraction) on every core
+        for links, part_counters, threads in map_parts(store, parts, _read_part, cfg):
+            counters.update(part_counters)
+            found.extend(links)
+            if progress is not None:
+                progress(threads)
+    else:
+        with _Readers(cfg) as readers:
+            for repo, first, last in parts:
+                span = (first, last)
+                threads_ = list(iter_threads(store, cfg, store.issues_frame(repo=repo, span=span), repo=repo, span=span))
+                for reading in readers.read(threads_):
+                    counters["threads_read"] += 1
+                    counters.update(reading.counters)
+                    found.extend(reading.links)
+                    if progress is not None:
+                        progress(1)
     links, stated = apply_store_facts(found, store_index(store, found), counters)
     _count_links(links, counters)
     edges = [((lk.repo, lk.number), (lk.target_repo, lk.target_number)) for lk in links if lk.excluded_reason is None]
