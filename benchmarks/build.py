@@ -4,14 +4,15 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
     .venv/bin/python -m benchmarks.build                          # 10k, 100k, 1M issues
     .venv/bin/python -m benchmarks.build --sizes 10000,100000     # smaller
     .venv/bin/python -m benchmarks.build --link-stage fixed        # the build stage alone
-    .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0   # the paper's 55 repositories
+    # the paper's 55 repositories:
+    .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0
 
 `--world paper` writes the paper-scale world (`issues_sts.sandbox.worlds.paper`) straight into
 a store per scale (no HTTP; reused by later runs) and prints, per scale: the store's bytes per
 stored object, one plain pass over all its texts (each read and tested for a cue substring,
-the floor any build has to pay), the build's wall time and its ratio to that pass (the fastest of three, target
-<= 8x), the build's peak RSS (target <= 4 GB at scale 1.0) and seconds per stage. The pass
-and the build run in the same child process, one after the other.
+the floor any build has to pay), the build's wall time and its ratio to that pass (the fastest of
+three, target <= 8x), the build's peak RSS (target <= 4 GB at scale 1.0) and seconds per stage. The
+pass and the build run in the same child process, one after the other.
 
 Stores are generated (55 repositories, 5 % duplicates closed by a "Duplicate of #k" comment,
 log-normal text lengths) under --work and reused by later runs. Each build runs in a fresh
@@ -74,7 +75,8 @@ def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float
     def tick(n: int) -> None:
         written[0] += n
         if written[0] // 50_000 != (written[0] - n) // 50_000:
-            print(f"  generating: {written[0]:,} of ~{expected:,} items ({time.perf_counter() - start:.0f} s)",
+            print(f"  generating: {written[0]:,} of ~{expected:,} items "
+                  f"({time.perf_counter() - start:.0f} s)",
                   file=sys.stderr, flush=True)
 
     def write(root: Path) -> str:
@@ -114,6 +116,7 @@ def store_facts(store: Path) -> dict[str, float]:
 
 def paper_child(store: Path, out: Path) -> None:
     """Plain pass, then the build, in this process; one JSON line of measurements."""
+    from benchmarks.report import terminal_reporter
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
 
@@ -121,7 +124,7 @@ def paper_child(store: Path, out: Path) -> None:
     passes = [plain_pass(store) for _ in range(3)]
     baseline = min(passes, key=lambda p: p["seconds"])
     start = time.perf_counter()
-    summary = run_build(BuildConfig(store=store, out=out), progress=sys.stderr.isatty())
+    summary = run_build(BuildConfig(store=store, out=out), reporter=terminal_reporter())
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"wall_s": wall, "plain_s": baseline["seconds"], "plain": baseline, "peak_mib": peak_kib / 1024,
@@ -144,10 +147,11 @@ def run_paper(args: argparse.Namespace) -> None:
             raise SystemExit(f"build of {store} failed (exit {done.returncode})")
         r = json.loads(done.stdout.strip().splitlines()[-1])
         stages = ", ".join(f"{k} {v:.1f}" for k, v in r["timings"].items())
-        print(f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} comments, "
-              f"store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} B/object "
-              f"(generated in {gen_s:.0f} s)\n"
-              f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, {r['plain']['chars'] / 1e9:.2f} G chars)"
+        print(f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} "
+              f"comments, store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} "
+              f"B/object (generated in {gen_s:.0f} s)\n"
+              f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, "
+              f"{r['plain']['chars'] / 1e9:.2f} G chars)"
               f"  build {r['wall_s']:.1f} s  ratio {r['wall_s'] / r['plain_s']:.1f}x (target <= 8x)"
               f"  peak RSS {r['peak_mib'] / 1024:.2f} GB (target <= 4 GB)  pairs {r['pairs']:,}\n"
               f"  seconds per stage: {stages}", flush=True)
@@ -168,7 +172,7 @@ def child(store: Path, out: Path, link_stage: str) -> None:
         fixed = FixedLinks(planted)
         stage = lambda _store: fixed  # noqa: E731
     start = time.perf_counter()
-    summary = run_build(BuildConfig(store=store, out=out), progress=False, link_stage=stage)
+    summary = run_build(BuildConfig(store=store, out=out), link_stage=stage)
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     pairs = sum(summary.sizes["default"].values())
@@ -255,8 +259,8 @@ def main() -> None:
     tok_store, _ = ensure_store(args.work, rows[0][0], args.seed)
     tok = tokenizer_throughput(tok_store, args.tokenizer_texts)
     print(f"tokenizer: {tok['texts']:,} texts (mean {tok['mean_chars']:.0f} chars): build path "
-          f"{tok['ours_texts_per_s']:,.0f} texts/s, raw encode_batch {tok['raw_texts_per_s']:,.0f} texts/s, "
-          f"ratio {tok['ratio']:.2f}x (target >= 0.8x)")
+          f"{tok['ours_texts_per_s']:,.0f} texts/s, raw encode_batch {tok['raw_texts_per_s']:,.0f} "
+          f"texts/s, ratio {tok['ratio']:.2f}x (target >= 0.8x)")
 
 
 if __name__ == "__main__":

@@ -26,13 +26,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from pydantic import SecretStr
 
+from benchmarks.report import terminal_reporter
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
@@ -62,7 +62,7 @@ def run_ours(gh: FakeGitHub, repo: str) -> tuple[int, int, float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = CrawlConfig(repos=(repo,), token=SecretStr(TOKEN), api_url=gh.api_url, store=Path(tmp), pacing=PACING)
         start = time.time()
-        summary = run_crawl(cfg, progress=sys.stderr.isatty())
+        summary = run_crawl(cfg, reporter=terminal_reporter())
         wall = time.time() - start
     if not summary.ok:
         raise SystemExit(f"the crawl did not finish: {summary}")
@@ -95,9 +95,9 @@ def paper(scale: float, speedup: float, seed: int) -> int:
                for n, r in corpus.repos.items()}
     rest_bound = sum(1 + math.ceil(len(r.issues) / 100) for r in corpus.repos.values())
     thread_bound = sum(math.ceil(sum(math.ceil(c / 100) for c in t) / 100) for t in threads.values())
-    print(f"paper world at scale {scale}: {len(repos)} repositories, {corpus.total_items():,} issues and PRs, "
-          f"{corpus.total_comments():,} comments ({sum(len(t) for t in threads.values()):,} issues with comments); "
-          f"generated in {time.time() - started:.0f} s", flush=True)
+    print(f"paper world at scale {scale}: {len(repos)} repositories, {corpus.total_items():,} issues "
+          f"and PRs, {corpus.total_comments():,} comments ({sum(len(t) for t in threads.values()):,} "
+          f"issues with comments); generated in {time.time() - started:.0f} s", flush=True)
     settings = github_like(speedup, tokens=frozenset({TOKEN}))
     pacing = PacingConfig().scaled(speedup)
     a = Assumptions()
@@ -106,7 +106,7 @@ def paper(scale: float, speedup: float, seed: int) -> int:
         plan = plan_crawl(cfg)
         asked = len(gh.log)
         start = time.time()
-        summary = run_crawl(cfg, progress=sys.stderr.isatty())
+        summary = run_crawl(cfg, reporter=terminal_reporter())
         wall = time.time() - start
         records = gh.log[asked:]
         stats = gh.stats()
@@ -149,22 +149,28 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     print(f"{'':44}{'measured':>14}{'lower bound':>14}{'ratio':>8}")
     print(f"{'REST requests':44}{rest:>14,}{rest_bound:>14,}{rest / rest_bound:>8.3f}")
     print(f"{'GraphQL points':44}{points:>14,}{point_bound:>14,}{points / max(1, point_bound):>8.3f}")
-    print(f"{'wall s (clock x' + format(speedup, 'g') + ')':44}{wall:>14.1f}{minimum:>14.1f}{efficiency:>8.3f}")
+    print(f"{'wall s (clock x' + format(speedup, 'g') + ')':44}"
+          f"{wall:>14.1f}{minimum:>14.1f}{efficiency:>8.3f}")
     print(f"{'  response s in all / GraphQL':44}{seconds:>14.1f}{gql_seconds:>14.1f}")
     print(f"{'requests inside limit windows':44}{stats['violations']:>14}")
     print(f"{'secondary limits tripped':44}{sum(stats['secondary_trips'].values()):>14}")
     print(f"{'most requests in flight':44}{stats['max_in_flight']:>14}")
     print(f"{'thread batches made smaller':44}{summary.graphql_shrinks:>14}")
     print()
-    print(f"crawl --plan for this world: {planned.rest_requests:,} requests, {planned.graphql_points:,} points "
-          f"({plan.asked_requests} requests and {plan.asked_points} points to ask); measured {rest:,} requests, {points:,} points")
+    print(f"crawl --plan for this world: {planned.rest_requests:,} requests, "
+          f"{planned.graphql_points:,} points ({plan.asked_requests} requests and "
+          f"{plan.asked_points} points to ask); measured {rest:,} requests, {points:,} points")
     print(f"projection for the 55 repositories at scale 1.0, one token: {rest_1:,.0f} REST requests "
-          f"({rest_1 / a.rest_per_hour:.1f} h), {points_1:,.0f} points ({points_1 / a.points_per_hour:.1f} h), "
-          f"{seconds_1 / 3600:,.1f} h of response time ({seconds_1 / 3600 / (a.cpu_per_minute / 60):.1f} h at "
-          f"{a.cpu_per_minute:g} s a minute; GraphQL {gql_seconds_1 / 3600 / (a.graphql_cpu_per_minute / 60):.1f} h)")
-    print(f"  -> {limit_hours:.1f} h as the limits allow; x{efficiency:.2f} measured here (wall / minimum, "
-          f"per-repository round trips included): {limit_hours * efficiency:.1f} h; target <= 12 h: "
-          f"{'MET' if limit_hours <= 12 else 'MISSED'} (limits), {'MET' if limit_hours * efficiency <= 12 else 'MISSED'} (measured)")
+          f"({rest_1 / a.rest_per_hour:.1f} h), {points_1:,.0f} points "
+          f"({points_1 / a.points_per_hour:.1f} h), "
+          f"{seconds_1 / 3600:,.1f} h of response time "
+          f"({seconds_1 / 3600 / (a.cpu_per_minute / 60):.1f} h at "
+          f"{a.cpu_per_minute:g} s a minute; GraphQL "
+          f"{gql_seconds_1 / 3600 / (a.graphql_cpu_per_minute / 60):.1f} h)")
+    print(f"  -> {limit_hours:.1f} h as the limits allow; x{efficiency:.2f} measured here (wall / "
+          f"minimum, per-repository round trips included): {limit_hours * efficiency:.1f} h; target "
+          f"<= 12 h: {'MET' if limit_hours <= 12 else 'MISSED'} (limits), "
+          f"{'MET' if limit_hours * efficiency <= 12 else 'MISSED'} (measured)")
     return 0
 
 
@@ -191,13 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load_rust_archive(ARCHIVE, limit=args.limit)
     repo = next(iter(corpus.repos))
     bound = corpus.lower_bound_requests()
-    print(f"{repo}: {corpus.total_items()} items, {corpus.total_comments()} comments; lower bound {bound} requests")
+    print(f"{repo}: {corpus.total_items()} items, {corpus.total_comments()} comments; lower bound "
+          f"{bound} requests")
 
     if args.rest_only:
         with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}), rate_limit={"core": 10**9}, graphql=False)) as gh:
             rest_only, _, _, _ = run_ours(gh, repo)
             endpoints = gh.stats()["by_endpoint"]
-        print(f"without GraphQL (/graphql answers 404): {rest_only} requests = {rest_only / bound:.3f}x the lower bound "
+        print(f"without GraphQL (/graphql answers 404): {rest_only} requests = "
+              f"{rest_only / bound:.3f}x the lower bound "
               f"(target <= 1.10x: {'MET' if rest_only <= 1.10 * bound else 'MISSED'}); {endpoints}")
         return 0
     unlimited = FakeSettings(tokens=frozenset({TOKEN}), rate_limit={"core": 10**9, "graphql": 10**9})
@@ -207,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
         made, naive_req, naive_wall, naive_done, _ = run_naive(gh, repo, args.naive_seconds)
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}), rate_limit={"core": 10**9}, graphql=False)) as gh:
         rest_only, _, _, _ = run_ours(gh, repo)
-    print(f"without GraphQL (/graphql answers 404): {rest_only} requests = {rest_only / bound:.3f}x the lower bound "
+    print(f"without GraphQL (/graphql answers 404): {rest_only} requests = "
+          f"{rest_only / bound:.3f}x the lower bound "
           f"(target <= 1.10x: {'MET' if rest_only <= 1.10 * bound else 'MISSED'})")
-    print(f"with GraphQL: {ours_req} REST requests ({ours_req / bound:.3f}x the REST lower bound: comments come "
-          f"per issue over GraphQL) + {points} GraphQL points")
+    print(f"with GraphQL: {ours_req} REST requests ({ours_req / bound:.3f}x the REST lower bound: "
+          f"comments come per issue over GraphQL) + {points} GraphQL points")
     naive_free = naive_wall if naive_done else naive_wall * naive_req / max(1, made)
     limited = FakeSettings(tokens=frozenset({TOKEN}), rate_limit={"core": args.core_limit, "graphql": 5000},
                            reset_seconds=args.window)
@@ -233,11 +242,14 @@ def main(argv: list[str] | None = None) -> int:
     naive_shown = f"{naive_projected:.0f}" + ("" if finished else " (proj.)")
     print(f"{label:34}{wall:>20.1f}{naive_shown:>20}")
     print(f"{'  time the limit implies, s':34}{ours_implied:>20.1f}{naive_implied:>20.0f}")
-    print(f"{'  / implied':34}{wall / max(ours_implied, 1e-9):>20.3f}{naive_projected / max(naive_implied, 1e-9):>20.3f}")
+    print(f"{'  / implied':34}{wall / max(ours_implied, 1e-9):>20.3f}"
+          f"{naive_projected / max(naive_implied, 1e-9):>20.3f}")
     print(f"{'requests inside a closed window':34}{ours_violations:>20}{naive_violations:>20}")
     print()
-    print(f"targets: requests within 5 % of the bound: {'MET' if ours_req <= 1.05 * bound else 'MISSED'}; "
-          f"wall within 10 % of the implied time: {'MET' if wall <= 1.10 * ours_implied else 'MISSED'}")
+    print("targets: requests within 5 % of the bound: "
+          f"{'MET' if ours_req <= 1.05 * bound else 'MISSED'}; "
+          "wall within 10 % of the implied time: "
+          f"{'MET' if wall <= 1.10 * ours_implied else 'MISSED'}")
     return 0
 
 

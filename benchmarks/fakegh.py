@@ -42,8 +42,9 @@ def bench_generation(items: int) -> Corpus:
     corpus, seconds = timed(generate_world, WorldConfig(seed=1, repos=repos, issues_per_repo=items // repos))
     payload = {n: [r.issues, r.comments] for n, r in corpus.repos.items()}
     _, baseline = timed(lambda: json.loads(json.dumps(payload)))
-    print(f"generation: {corpus.total_items():,} items + {corpus.total_comments():,} comments in {seconds:.2f} s "
-          f"(JSON round-trip of the same data {baseline:.2f} s, ratio {seconds / baseline:.2f})")
+    print(f"generation: {corpus.total_items():,} items + {corpus.total_comments():,} comments in "
+          f"{seconds:.2f} s (JSON round-trip of the same data {baseline:.2f} s, ratio "
+          f"{seconds / baseline:.2f})")
     return corpus
 
 
@@ -68,8 +69,9 @@ def bench_serving(corpus: Corpus) -> None:
         bodies = {path: client.get(gh.api_url + path if not path.startswith("http") else path).content for path in pages}
     with _bare_server(bodies) as base, httpx.Client() as client:
         floor = min(timed(lambda: [client.get(base + path).json() for path in bodies])[1] for _ in range(3))
-    print(f"serving: {requests} pages (best of 3) in {seconds:.2f} s = {requests / seconds:.0f} req/s "
-          f"(bare http.server, same pages, also parsed: {len(bodies) / floor:.0f} req/s, ratio {seconds / floor:.2f})")
+    print(f"serving: {requests} pages (best of 3) in {seconds:.2f} s = {requests / seconds:.0f} "
+          f"req/s (bare http.server, same pages, also parsed: {len(bodies) / floor:.0f} req/s, ratio "
+          f"{seconds / floor:.2f})")
 
 
 class _bare_server:  # noqa: N801 - used as a context manager like a function
@@ -116,8 +118,9 @@ def bench_rust() -> None:
         return count
 
     _, baseline = timed(parse_only)
-    print(f"rust: {corpus.total_items():,} items + {corpus.total_comments():,} comments loaded in {seconds:.2f} s "
-          f"(gunzip + json.loads of the files {baseline:.2f} s, ratio {seconds / baseline:.2f})")
+    print(f"rust: {corpus.total_items():,} items + {corpus.total_comments():,} comments loaded in "
+          f"{seconds:.2f} s (gunzip + json.loads of the files {baseline:.2f} s, ratio "
+          f"{seconds / baseline:.2f})")
 
 
 def main() -> None:

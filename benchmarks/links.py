@@ -47,7 +47,8 @@ def main() -> None:
     print(f"baseline  read frames : {base_wall:6.2f}s wall {base_cpu:6.2f}s cpu")
     print(f"link stage build_links: {wall:6.2f}s wall {cpu:6.2f}s cpu  "
           f"({table.counters.get('threads_read', 0)} threads, {table.links.height} links)")
-    print(f"ratio link stage / baseline: {wall / base_wall:.2f}x wall, {cpu / max(base_cpu, 1e-9):.2f}x cpu")
+    print(f"ratio link stage / baseline: {wall / base_wall:.2f}x wall, "
+          f"{cpu / max(base_cpu, 1e-9):.2f}x cpu")
     print(f"target < 60 s: {'ok' if wall < 60 else 'MISSED'}")
 
 

@@ -130,7 +130,8 @@ def report(points: dict[tuple[str, int], Point], lengths: list[int]) -> None:
         a, b = points.get((model, first)), points.get((model, last))
         if a and b:
             print(f"  {model.upper():>4}: time x{b.seconds / a.seconds:.1f}, memory "
-                  f"x{b.peak_mb / max(a.peak_mb, 1.0):.1f} for x{last / first:.0f} tokens")  # fmt: skip
+                  f"x{b.peak_mb / max(a.peak_mb, 1.0):.1f} for x{last / first:.0f} "
+                  "tokens")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
             if measured:
                 points[(model, length)] = point = measured
                 print(f"  {model:>4} {length:>5} tokens: {point.seconds:6.2f} s, "
-                      f"{point.peak_mb:6.0f} MB, {point.params / 1e6:.1f}M params", flush=True)  # fmt: skip
+                      f"{point.peak_mb:6.0f} MB, {point.params / 1e6:.1f}M "
+                      "params", flush=True)  # fmt: skip
     report(points, lengths)
 
 

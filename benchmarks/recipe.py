@@ -70,13 +70,14 @@ def main() -> None:
             store.close()
         raw = result["raw"]
         print(f"{name}: {raw['texts']:,} issue texts; {counters['texts_with_html_comments']:,} "
-              f"({counters['texts_with_html_comments'] / raw['texts'] * 100:.1f} %) carry HTML comments; "
-              f"{counters['html_comment_chars_removed']:,} characters removed "
+              f"({counters['texts_with_html_comments'] / raw['texts'] * 100:.1f} %) carry HTML "
+              f"comments; {counters['html_comment_chars_removed']:,} characters removed "
               f"({counters['html_comment_chars_removed'] / raw['chars'] * 100:.1f} % of all text)")
         print(f"  {'recipe':<8} {'mean':>8} {'median':>8} {'p95':>8} {'> 512':>8}")
         for recipe in ("raw", "readers"):
             r = result[recipe]
-            print(f"  {recipe:<8} {r['mean']:>8.1f} {r['p50']:>8.0f} {r['p95']:>8.0f} {r['over_512']:>7.2f}%")
+            print(f"  {recipe:<8} {r['mean']:>8.1f} {r['p50']:>8.0f} {r['p95']:>8.0f} "
+                  f"{r['over_512']:>7.2f}%")
 
 
 if __name__ == "__main__":

@@ -41,8 +41,10 @@ LABELLED: list[tuple[str, str | None]] = [
     ("xoxb-" + "123456789012-abcdefABCDEF", "slack_token"),
     ("hf_" + "abcdefghij" * 3 + "ABCD", "huggingface_token"),
     ("https://me:hunter2-is-long@private.example.com/simple", "url_password"),
-    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
-    ("cookie jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    ("cookie jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
     ("SENDGRID=SG." + "a" * 22 + "." + "b" * 43, "sendgrid_key"),
     ("TWILIO_SID=AC" + "0123456789abcdef" * 2, "twilio_key"),
     ("key: " + "0123456789abcdef" * 2 + "-us6", "mailchimp_key"),
@@ -122,10 +124,11 @@ def main() -> None:
     rows = [("issues-sts redact", score(ours)),
             ("detect-secrets (default plugins)", score(detect_secrets_scanner(entropy=True))),
             ("detect-secrets without entropy plugins", score(detect_secrets_scanner(entropy=False)))]
-    print(f"{'scanner':<40} {'secrets found':>14} {'near-secrets flagged':>21} {'of them commit SHAs':>20}")
+    print(f"{'scanner':<40} {'secrets found':>14} {'near-secrets flagged':>21} "
+          f"{'of them commit SHAs':>20}")
     for name, s in rows:
-        print(f"{name:<40} {s['found']:>6} / {s['secrets']:<6} {s['false']:>10} / {s['near_secrets']:<8}"
-              f" {s['sha_false']:>9} / {s['commit_sha_strings']:<8}")
+        print(f"{name:<40} {s['found']:>6} / {s['secrets']:<6} {s['false']:>10} / "
+              f"{s['near_secrets']:<8} {s['sha_false']:>9} / {s['commit_sha_strings']:<8}")
 
 
 if __name__ == "__main__":

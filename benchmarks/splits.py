@@ -94,8 +94,8 @@ def main() -> None:
     v2_pinned = assign_splits(groups2, pos2, FRACTIONS, args.seed, previous=previous)
     old1, old2 = _old_assignment(groups1, pos1, args.seed), _old_assignment(groups2, pos2, args.seed)
     paper = " / ".join(f"{FRACTIONS[s] * 100:.2f}" for s in SPLITS)
-    print(f"rust archive, cutoff {args.cutoff}: v1 {early.height:,} issues, {pos1.height:,} positives; "
-          f"v2 {texts.height:,} issues, {pos2.height:,} positives")
+    print(f"rust archive, cutoff {args.cutoff}: v1 {early.height:,} issues, {pos1.height:,} "
+          f"positives; v2 {texts.height:,} issues, {pos2.height:,} positives")
     print(f"positive shares train / valid / test (paper {paper})")
     for label, assignment, pos in (("v1 fresh (hash + balancing)", v1, pos1), ("v2 without --previous", v2_free, pos2),
                                    ("v2 with --previous", v2_pinned, pos2), ("v1 former rule", old1, pos1),
@@ -108,7 +108,8 @@ def main() -> None:
         print(f"  {label:<30} {moved:>5} moved, {left_out:>4} left out, of {total:,}")
     counters = split_counters(v2_pinned)
     print(f"  with --previous: {counters['merged_clusters']} merged clusters, "
-          f"{counters['balanced_groups']} balanced groups; without: {split_counters(v2_free)['balanced_groups']} balanced")
+          f"{counters['balanced_groups']} balanced groups; without: "
+          f"{split_counters(v2_free)['balanced_groups']} balanced")
 
 
 if __name__ == "__main__":

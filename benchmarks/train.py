@@ -252,17 +252,20 @@ def report(results: dict[str, dict[str, float]], args: argparse.Namespace) -> No
     data = f"{args.data} (test: first {args.eval_pairs} pairs)" if args.data else "synthetic pairs (no Spearman)"
     print(f"\ntraining: MiniLM-L6 mean pooling, batch {args.batch} pairs, {args.length} tokens, "
           f"{args.steps} steps, {args.threads} threads, best of {args.repeats}; data: {data}")
-    print(f"{'configuration':40} {'pairs/s':>9} {'vs AE':>7} {'peak MB':>9} {'vs AE':>7} {'test Sp.':>9}")
+    print(f"{'configuration':40} {'pairs/s':>9} {'vs AE':>7} {'peak MB':>9} {'vs AE':>7} "
+          f"{'test Sp.':>9}")
     for name, row in results.items():
         speed = f"{row['pairs_per_s'] / base['pairs_per_s']:.2f}x" if base else "-"
         memory = f"{row['peak_mb'] / base['peak_mb']:.2f}x" if base else "-"
         spearman = f"{row['spearman']:.2f}" if row.get("spearman") is not None else "-"
-        print(f"{name:40} {row['pairs_per_s']:9.2f} {speed:>7} {row['peak_mb']:9.0f} {memory:>7} {spearman:>9}")
+        print(f"{name:40} {row['pairs_per_s']:9.2f} {speed:>7} {row['peak_mb']:9.0f} {memory:>7} "
+              f"{spearman:>9}")
     ours = results.get(ROWS[2][0])
     for label, other in (("angle-emb", base), ("sentence-transformers", results.get(ROWS[1][0]))):
         if other and ours:
             ratio = ours["pairs_per_s"] / other["pairs_per_s"]
-            print(f"target pairs/s vs {label} >= 1.0x: {'met' if ratio >= 1.0 else 'NOT met'} ({ratio:.2f}x)")
+            print(f"target pairs/s vs {label} >= 1.0x: {'met' if ratio >= 1.0 else 'NOT met'} "
+                  f"({ratio:.2f}x)")
     if base and ours and base.get("spearman") is not None and ours.get("spearman") is not None:
         print(f"test Spearman: training {ours['spearman']:.2f} vs angle-emb {base['spearman']:.2f} "
               f"(difference {ours['spearman'] - base['spearman']:+.2f})")

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from rich.console import Console
 
 from issues_sts.errors import OutputDirError
+from issues_sts.report import SILENT, Reporter
 
 MARKER = ".issues-sts-demo"
 DEMO_TOKEN = "demo-token-not-a-secret"
@@ -83,7 +84,7 @@ class _Timer:
         self.result.timings[name] = round(time.perf_counter() - start, 2)
 
 
-def run_demo(cfg: DemoConfig, console: Console, *, progress: bool = True) -> DemoResult:
+def run_demo(cfg: DemoConfig, console: Console, *, reporter: Reporter = SILENT) -> DemoResult:
     """Generate -> serve -> crawl -> build -> (train, evaluate); returns what happened."""
     from issues_sts.sandbox.github.server import FakeGitHub
     from issues_sts.sandbox.github.settings import FakeSettings
@@ -101,9 +102,9 @@ def run_demo(cfg: DemoConfig, console: Console, *, progress: bool = True) -> Dem
     with FakeGitHub(corpus, settings) as github:
         console.print(f"fake GitHub serving on {github.api_url}")
         with timed("crawl", "crawling it with the real crawler"):
-            result.crawl = _crawl(cfg, github.api_url, tuple(corpus.repos), progress)
+            result.crawl = _crawl(cfg, github.api_url, tuple(corpus.repos), reporter)
     with timed("build", "building the dataset"):
-        result.dataset = _build(cfg, progress)
+        result.dataset = _build(cfg, reporter)
     if cfg.train:
         _train_and_evaluate(cfg, result, timed)
     result.artefacts = _artefacts(cfg)
@@ -119,24 +120,24 @@ def _world_summary(corpus: Any) -> dict[str, int]:
             "comments": corpus.total_comments(), "true_duplicates": dups}
 
 
-def _crawl(cfg: DemoConfig, api_url: str, repos: tuple[str, ...], progress: bool) -> dict[str, Any]:
+def _crawl(cfg: DemoConfig, api_url: str, repos: tuple[str, ...], reporter: Reporter) -> dict[str, Any]:
     from issues_sts.crawl.config import CrawlConfig
     from issues_sts.crawl.runner import run_crawl
 
     crawl_cfg = CrawlConfig(repos=repos, token=DEMO_TOKEN, api_url=api_url, store=cfg.directory / "store")  # type: ignore[arg-type]
-    summary = run_crawl(crawl_cfg, progress=progress)
+    summary = run_crawl(crawl_cfg, reporter=reporter)
     return {"requests": summary.requests, "graphql_requests": summary.graphql_requests,
             "retries": summary.retries, "seconds": round(summary.seconds, 2), "complete": summary.ok}
 
 
-def _build(cfg: DemoConfig, progress: bool) -> dict[str, Any]:
-    from issues_sts.cli.build import print_summary
+def _build(cfg: DemoConfig, reporter: Reporter) -> dict[str, Any]:
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
+    from issues_sts.dataset.summary import summary_tables
 
     summary = run_build(BuildConfig(store=cfg.directory / "store", out=cfg.directory / "dataset", seed=cfg.seed),
-                        progress=progress)
-    print_summary(summary)
+                        reporter=reporter)
+    reporter.summary(*summary_tables(summary))
     return {"sizes": summary.sizes, "redacted": summary.redacted}
 
 

@@ -27,7 +27,7 @@ def crawl(gh: FakeGitHub, store: Path, **overrides: Any) -> CrawlSummary:
         "repos": tuple(gh.corpus.repos), "token": TOKEN, "api_url": gh.api_url, "store": store, "pacing": FAST,
     }
     fields.update(overrides)
-    return run_crawl(CrawlConfig(**fields), progress=False)
+    return run_crawl(CrawlConfig(**fields))
 
 
 def snapshot(store: Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -24,7 +24,8 @@ AWS_KEY = "AKIA" + "ABCDEFGHIJKLMNOP"
 BODY_WITH_SECRETS = (
     "Reproduce with\n```\ncurl -H \"Authorization: token " + GITHUB_TOKEN + "\" https://api.github.com\n"
     "export AWS_ACCESS_KEY_ID=" + AWS_KEY + "\n```\n"
-    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n"
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
+    "-----END OPENSSH PRIVATE KEY-----\n"
 )
 
 _DUPLICATES = {
@@ -35,7 +36,8 @@ _DUPLICATES = {
 
 def _body(repo: str, number: int) -> str:
     topic = "parser panics on nested generics" if number % 2 else "installer fails behind a proxy"
-    return f"When I run the {topic} case in {repo} issue {number}, it breaks.\n\n```rust\nfn main() {{ let x{number} = 1; }}\n```"
+    return (f"When I run the {topic} case in {repo} issue {number}, it breaks.\n\n```rust\n"
+            f"fn main() {{ let x{number} = 1; }}\n```")
 
 
 def make_store(root: Path, *, with_duplicates: bool = True) -> Path:

@@ -22,7 +22,8 @@ GITHUB_LINK = (
     '<https://api.github.com/repos/openframeworks/openFrameworks/issues?page=2>; rel="prev"'
 )
 CURSOR_LINK = (
-    '<https://api.github.com/repositories/724712/issues?state=all&per_page=100&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D>; '
+    "<https://api.github.com/repositories/724712/issues?state=all&per_page=100"
+    '&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D>; '
     'rel="next"'
 )
 
@@ -146,7 +147,8 @@ def test_duplicate_wording(text: str | None, expected: bool) -> None:
 
 
 def test_referenced_numbers() -> None:
-    text = "Duplicate of #12, see https://github.com/acme/widgets/issues/40 and https://github.com/x/y/issues/5 and a#3"
+    text = ("Duplicate of #12, see https://github.com/acme/widgets/issues/40 and "
+            "https://github.com/x/y/issues/5 and a#3")
     assert referenced_numbers(text, "acme/widgets") == {12, 40}
 
 

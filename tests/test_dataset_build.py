@@ -25,7 +25,7 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def built(store_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("builds") / "dataset"
-    run_build(BuildConfig(store=store_dir, out=out, seed=7), progress=False)
+    run_build(BuildConfig(store=store_dir, out=out, seed=7))
     return out
 
 
@@ -134,23 +134,23 @@ def test_load_dataset_offline_both_configs(built: Path) -> None:
 
 def test_same_inputs_give_identical_bytes(store_dir: Path, built: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    run_build(BuildConfig(store=store_dir, out=again, seed=7), progress=False)
+    run_build(BuildConfig(store=store_dir, out=again, seed=7))
     other = tmp_path / "other-seed"
-    run_build(BuildConfig(store=store_dir, out=other, seed=8), progress=False)
+    run_build(BuildConfig(store=store_dir, out=other, seed=8))
     parquet = sorted(p.relative_to(built) for p in built.rglob("*.parquet"))
     assert all((built / p).read_bytes() == (again / p).read_bytes() for p in parquet)
     assert (built / "pairs.parquet").read_bytes() != (other / "pairs.parquet").read_bytes()
 
 
 def test_hard_negative_build(store_dir: Path, tmp_path: Path) -> None:
-    summary = run_build(BuildConfig(store=store_dir, out=tmp_path / "hard", negatives="hard"), progress=False)
+    summary = run_build(BuildConfig(store=store_dir, out=tmp_path / "hard", negatives="hard"))
     assert summary.counters["negatives"].get("hard_bm25", 0) > 0
     assert summary.stats["table"]["train"]["negative"] == summary.stats["table"]["train"]["positive"]
 
 
 def test_time_split_and_raw_recipe_are_recorded_in_the_card(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "timed"
-    run_build(BuildConfig(store=store_dir, out=out, split_by="time", text_recipe="raw"), progress=False)
+    run_build(BuildConfig(store=store_dir, out=out, split_by="time", text_recipe="raw"))
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "by time (`--split-by time`)" in card and "recipe `raw`" in card
     assert "--split-by time --text-recipe raw" in card  # the command that rebuilds it
@@ -160,23 +160,23 @@ def test_time_split_and_raw_recipe_are_recorded_in_the_card(store_dir: Path, tmp
 
 def test_rebuild_over_an_earlier_build_but_not_over_foreign_files(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    run_build(BuildConfig(store=store_dir, out=out), progress=False)
-    run_build(BuildConfig(store=store_dir, out=out, seed=1), progress=False)  # ours: replaced
+    run_build(BuildConfig(store=store_dir, out=out))
+    run_build(BuildConfig(store=store_dir, out=out, seed=1))  # ours: replaced
     (out / "notes.txt").write_text("mine")
     with pytest.raises(OutputDirError):
-        run_build(BuildConfig(store=store_dir, out=out), progress=False)
+        run_build(BuildConfig(store=store_dir, out=out))
     assert (out / "notes.txt").read_text() == "mine"
 
 
 def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
-        run_build(BuildConfig(store=tmp_path / "nothing", out=tmp_path / "o1"), progress=False)
+        run_build(BuildConfig(store=tmp_path / "nothing", out=tmp_path / "o1"))
     Store.open(tmp_path / "empty", create=True).close()
     with pytest.raises(StoreError, match="no issues"):
-        run_build(BuildConfig(store=tmp_path / "empty", out=tmp_path / "o2"), progress=False)
+        run_build(BuildConfig(store=tmp_path / "empty", out=tmp_path / "o2"))
     make_store(tmp_path / "nodups", with_duplicates=False)
     with pytest.raises(NoDuplicates):
-        run_build(BuildConfig(store=tmp_path / "nodups", out=tmp_path / "o3"), progress=False)
+        run_build(BuildConfig(store=tmp_path / "nodups", out=tmp_path / "o3"))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith((".o", "o"))]  # nothing half-written
 
 

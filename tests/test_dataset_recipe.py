@@ -8,7 +8,8 @@ import pytest
 
 from issues_sts.dataset.texts import issue_text, issue_texts, strip_html_comments
 
-TEMPLATE = "<!-- Please describe the bug. -->\n\n### Steps\n<!--\nNumbered steps,\nplease.\n-->\n1. run it\n"
+TEMPLATE = ("<!-- Please describe the bug. -->\n\n### Steps\n<!--\nNumbered steps,\nplease.\n-->\n"
+            "1. run it\n")
 CASES = [
     # body, expected body under `readers`, comments removed
     (TEMPLATE, "### Steps\n1. run it", 2),

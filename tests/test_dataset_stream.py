@@ -23,7 +23,7 @@ def _both(store: Path, tmp_path: Path, **overrides: object) -> tuple[dict[str, b
     out = tmp_path / "out"  # one path: the card and build_config.json name it
     for streamed in (False, True):
         cfg = BuildConfig(store=store, out=out, seed=5, **overrides)  # type: ignore[arg-type]
-        run_build(cfg, progress=False, streamed=streamed)
+        run_build(cfg, streamed=streamed)
         outs.append(_files(out))
         out.rename(tmp_path / f"out-{streamed}")
     return outs[0], outs[1]

@@ -39,7 +39,7 @@ print(json.dumps({s: d[s].to_list() for s in d}))
 def _crawl(github: FakeGitHub, repos: tuple[str, ...], store: Path) -> dict[str, int]:
     """Issues fetched per repository."""
     cfg = CrawlConfig(repos=repos, token=TOKEN, api_url=github.api_url, store=store)  # type: ignore[arg-type]
-    summary = run_crawl(cfg, progress=False)
+    summary = run_crawl(cfg)
     assert summary.ok
     return {r.repo: r.issues for r in summary.repos}
 
@@ -70,7 +70,7 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(tmp_path: Path, caps
     store, v1, v2 = tmp_path / "store", tmp_path / "v1", tmp_path / "v2"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
         first = _crawl(github, tuple(corpus.repos), store)
-        run_build(BuildConfig(store=store, out=v1, seed=7), progress=False)
+        run_build(BuildConfig(store=store, out=v1, seed=7))
         growth = grow_world(corpus, Growth(seed=2, new_issues=25, merges=2, new_repos=1, new_repo_issues=60))
         assert growth.merges and growth.new_repos and growth.duplicates
         again = _crawl(github, tuple(corpus.repos), store)  # the old repositories only send what is new
@@ -83,16 +83,18 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(tmp_path: Path, caps
     for repo, numbers in growth.new_issues.items():
         assert issues.filter((pl.col("repo") == repo) & pl.col("number").is_in(numbers)).height == len(numbers)
 
-    summary = run_build(BuildConfig(store=store, out=v2, seed=7, previous=str(v1)), progress=False)
+    summary = run_build(BuildConfig(store=store, out=v2, seed=7, previous=str(v1)))
     assert json.loads((v2 / "build_config.json").read_text())["version"] == "v2"
-    # every issue of v1 that v2 uses keeps its split; those a merge across splits moved are counted, not used
+    # every issue of v1 that v2 uses keeps its split; those a merge across splits moved are counted,
+    # not used
     old, new = _issue_splits(v1), _issue_splits(v2)
     assert all(new[k] == split for k, split in old.items() if k in new)
     splits = summary.counters["splits"]
     card = (v2 / "README.md").read_text()
     assert "## Changes since v1" in card and "version `v2`" in card
-    assert (f"{splits['merged_clusters']:,} clusters that new links merged across splits went where most of "
-            f"their earlier pairs were, leaving {splits['merge_left_out_issues']:,} earlier issues") in card
+    assert (f"{splits['merged_clusters']:,} clusters that new links merged across splits went where "
+            f"most of their earlier pairs were, leaving {splits['merge_left_out_issues']:,} earlier "
+            "issues") in card
 
     assert cli_exit_code(["diff", str(v1), str(v2), "--json", str(tmp_path / "diff.json")]) == 0
     report = json.loads((tmp_path / "diff.json").read_text())

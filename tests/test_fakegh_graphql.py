@@ -1,4 +1,5 @@
-"""POST /graphql on the fake GitHub: the crawler's duplicate query, errors, limits, real-schema check."""
+"""POST /graphql on the fake GitHub: the crawler's duplicate query, errors, limits, real-schema
+check."""
 
 from __future__ import annotations
 
@@ -19,15 +20,22 @@ AUTH = {"Authorization": "bearer test-token"}
 ITEM = """
   number
   stateReason(enableDuplicate: true)
-  timelineItems(itemTypes: [MARKED_AS_DUPLICATE_EVENT, UNMARKED_AS_DUPLICATE_EVENT], first: $first, after: $after) {
+  timelineItems(itemTypes: [MARKED_AS_DUPLICATE_EVENT, UNMARKED_AS_DUPLICATE_EVENT],
+                first: $first, after: $after) {
     nodes {
       __typename
       ... on MarkedAsDuplicateEvent {
         id createdAt isCrossRepository actor { login }
-        canonical { __typename ... on Issue { number repository { nameWithOwner } } ... on PullRequest { number repository { nameWithOwner } } }
+        canonical {
+          __typename
+          ... on Issue { number repository { nameWithOwner } }
+          ... on PullRequest { number repository { nameWithOwner } }
+        }
         duplicate { ... on Issue { number } }
       }
-      ... on UnmarkedAsDuplicateEvent { id createdAt canonical { ... on Issue { number repository { nameWithOwner } } } }
+      ... on UnmarkedAsDuplicateEvent {
+        id createdAt canonical { ... on Issue { number repository { nameWithOwner } } }
+      }
     }
     pageInfo { hasNextPage endCursor }
   }
@@ -87,7 +95,8 @@ def test_state_reason_needs_enable_duplicate(corpus: Corpus) -> None:
     repo = next(iter(corpus.repos.values()))
     number = next(i["number"] for i in repo.issues if i["state_reason"] == "duplicate")
     query = "query($o: String!, $n: String!) { repository(owner: $o, name: $n) { " \
-            f"a: issue(number: {number}) {{ stateReason }} b: issue(number: {number}) {{ stateReason(enableDuplicate: true) }} }} }}"
+            f"a: issue(number: {number}) {{ stateReason }} " \
+            f"b: issue(number: {number}) {{ stateReason(enableDuplicate: true) }} }} }}"
     with FakeGitHub(corpus) as gh:
         data = ask(gh, query, o=repo.owner, n=repo.name).json()["data"]["repository"]
     assert data == {"a": {"stateReason": "NOT_PLANNED"}, "b": {"stateReason": "DUPLICATE"}}
@@ -109,8 +118,8 @@ def test_timeline_pagination_and_page_limit(corpus: Corpus) -> None:
     repo = next(r for r in corpus.repos.values() if any(len(e) > 3 for e in r.timeline.values()))
     number = next(n for n, e in repo.timeline.items() if len(e) > 3 and repo.issue(n) and "pull_request" not in repo.issue(n))
     query = ("query($o: String!, $n: String!, $after: String) { repository(owner: $o, name: $n) { "
-             f"issue(number: {number}) {{ timelineItems(first: 1, after: $after) {{ nodes {{ __typename }} "
-             "pageInfo { hasNextPage endCursor } totalCount } } } }")
+             f"issue(number: {number}) {{ timelineItems(first: 1, after: $after) {{ nodes {{ __typename "
+             "} pageInfo { hasNextPage endCursor } totalCount } } } }")
     seen, after = 0, None
     with FakeGitHub(corpus) as gh:
         while True:

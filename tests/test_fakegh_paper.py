@@ -94,7 +94,7 @@ def test_written_store_equals_a_crawl_of_the_served_world(tmp_path: Path) -> Non
     assert summary.items == corpus.total_items() and summary.comments == corpus.total_comments()
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
         crawl = CrawlConfig(repos=TWO, token=TOKEN, api_url=github.api_url, store=tmp_path / "crawled")  # type: ignore[arg-type]
-        assert run_crawl(crawl, progress=False).ok
+        assert run_crawl(crawl).ok
     with Store.open(tmp_path / "direct") as direct, Store.open(tmp_path / "crawled") as crawled:
         # a crawl also records tombstones for deleted numbers that some text names
         assert direct.issues_frame().equals(crawled.issues_frame().filter(pl.col("tombstone").is_null()))

@@ -78,7 +78,8 @@ def test_state_since_sort_and_direction(corpus: Corpus, client: httpx.Client) ->
         default, _ = follow(client, f"{gh.api_url}/repos/{name}/issues?per_page=100")
         assert {i["state"] for i in default} == {"open"}
         cut = sorted(i["updated_at"] for i in repo.issues)[len(repo.issues) // 2]
-        url = f"{gh.api_url}/repos/{name}/issues?state=all&sort=updated&direction=asc&since={cut}&per_page=100"
+        url = (f"{gh.api_url}/repos/{name}/issues?state=all&sort=updated&direction=asc"
+               f"&since={cut}&per_page=100")
         recent, _ = follow(client, url)
         assert [i["updated_at"] for i in recent] == sorted(i["updated_at"] for i in repo.issues if i["updated_at"] >= cut)
         bad = client.get(f"{gh.api_url}/repos/{name}/issues?sort=sideways")

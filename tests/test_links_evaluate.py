@@ -1,4 +1,5 @@
-"""The evaluator's counting: the dev/test split, ambiguous rows, and which link is a thread's claim."""
+"""The evaluator's counting: the dev/test split, ambiguous rows, and which link is a thread's
+claim."""
 
 from __future__ import annotations
 

@@ -18,16 +18,18 @@ from tests.links_helpers import REPO, c, canonical, thread
 RULE_CASES: list[tuple[str, Thread, int | None]] = [
     # a qualified untargeted denial ("not a dup exactly, but ...") takes the claim back
     ("qualified denial retracts",
-     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup of #12",
+     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup "
+                   "of #12",
               "MEMBER", 60), c("m", "Or rather not a dup _exactly_ but made obsolete by it.", "MEMBER", 61),
             closed_by="m", closed_minute=60), None),
     ("... the same claim stands without it",
-     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup of #12",
+     thread(c("m", "Perhaps not a dup but I'm rewriting this code for #12, so I'll mark it as a dup "
+                   "of #12",
               "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     # second thoughts later in the claiming comment
     ("'Update: not exactly the same' in the same comment retracts",
-     thread(c("reporter", "Near dupe of #12; perhaps I will close this in favor of that.\n\nUpdate: they are not "
-              "exactly the same; this one is about the help text.", "CONTRIBUTOR", 60)), None),
+     thread(c("reporter", "Near dupe of #12; perhaps I will close this in favor of that.\n\n"
+              "Update: they are not exactly the same; this one is about the help text.", "CONTRIBUTOR", 60)), None),
     ("... 'the same' elsewhere in the comment does not",
      thread(c("reporter", "Dupe of #12. It shows the same backtrace.", "CONTRIBUTOR", 60)), 12),
     # doubt as the first words of the reply
@@ -73,7 +75,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
             c("reporter", "Fixed, thanks.", "NONE", 90), closed_by="bors"), None),
     # the claim itself says the target is fixed
     ("'dup of #12, which seems fixed' + 'seems fixed' agrees",
-     thread(c("u", "This is possibly a duplicate of #12, which seems fixed in the nightly. Can you still reproduce?",
+     thread(c("u", "This is possibly a duplicate of #12, which seems fixed in the nightly. Can you "
+                   "still reproduce?",
               "CONTRIBUTOR", 60), c("reporter", "Seems to be fixed.", "NONE", 90), closed_by="reporter"), 12),
     ("... without it the fix report lowers the suggestion",
      thread(c("u", "This is possibly a duplicate of #12. Can you still reproduce?", "CONTRIBUTOR", 60),
@@ -86,9 +89,11 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
                                                  closed_by="m", closed_minute=60), None),
     ("'subsumed by #12'", thread(c("m", "This is subsumed by #12. Closing!", "MEMBER", 60),
                                  closed_by="m", closed_minute=60), 12),
-    # "more likely than not" is not a negation; a hedged "duplicate. Closing." by the closer confirms
+    # "more likely than not" is not a negation; a hedged "duplicate. Closing." by the closer
+    # confirms
     ("'more likely than not a dupe' + the closer's hedged confirmation",
-     thread(c("u", "More likely than not a dupe of #12 but I'll leave it open as it's slightly different.", "NONE", 60),
+     thread(c("u", "More likely than not a dupe of #12 but I'll leave it open as it's slightly "
+                   "different.", "NONE", 60),
             c("m", "This does seem like a duplicate. Closing.", "CONTRIBUTOR", 200), closed_by="m", closed_minute=200),
      12),
     ("... 'not a dupe of #12' still negates",
@@ -121,7 +126,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'this is a dup of #12' is about the issue",
      thread(c("m", "This is a dup of #12.", "CONTRIBUTOR", 60)), 12),
     ("'the third bullet on this list is the same issue as #12'",
-     thread(c("m", "The third bullet on this list is the same issue as #12. The first two are about hygiene.",
+     thread(c("m", "The third bullet on this list is the same issue as #12. The first two are about "
+                   "hygiene.",
               "MEMBER", 60)), None),
     # rules from an audit of unannotated archive threads (never the annotated TEST half)
     ("'This was about X, not Y' disputes a suggestion",
@@ -165,11 +171,12 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("m", "Closing in favor of the merged version at #12", "MEMBER", 60), is_pr=True, closed_by="m",
         closed_minute=60), 12),
     ("'[Closing](link) in favor of #12'", thread(
-        c("m", "[Closing](https://github.com/acme/widgets/pull/12#issuecomment-140) in favor of #12", "MEMBER", 60),
+        c("m", "[Closing](https://github.com/acme/widgets/pull/12#issuecomment-140) in favor of "
+               "#12", "MEMBER", 60),
         is_pr=True, closed_by="m", closed_minute=60), 12),
     ("'subsumed by the new tracker, which includes ...: URL'", thread(
-        c("m", "This is subsumed by the new beta stabilization tracker, which includes the last changes: "
-          "https://github.com/acme/widgets/issues/12\n\nClosing!", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
+        c("m", "This is subsumed by the new beta stabilization tracker, which includes the last "
+          "changes: https://github.com/acme/widgets/issues/12\n\nClosing!", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("'Closing in favour of the tracking issue for the feature gate: URL'", thread(
         c("m", "Closing in favour of the tracking issue for the feature gate: https://github.com/acme/widgets/issues/12.",
           "MEMBER", 60), closed_by="m", closed_minute=60), 12),
@@ -177,24 +184,29 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("m", "Closing as a duplicate. Related discussion in the forum thread about macros: #12", "MEMBER", 60),
         closed_by="m", closed_minute=60), None),
     ("'Is 2 a duplicate of #12 or is it a distinct bug?' is an open question", thread(
-        c("u", "Should we file separate tickets? Is 2 here a duplicate of #12 or is it a distinct bug?", "NONE", 60),
+        c("u", "Should we file separate tickets? Is 2 here a duplicate of #12 or is it a distinct "
+               "bug?", "NONE", 60),
         closed_by="m"), None),
     ("'Not sure if this is the same as #12 or different'", thread(
         c("reporter", "Not sure if this is the same as #12 or different", "CONTRIBUTOR", 60), closed_by="m"), None),
     ("'that error was actually a dupe of #12' is about that error", thread(
-        c("m", "An error posted in the comments is fixed, but that error was actually a dupe of #12 I think.",
+        c("m", "An error posted in the comments is fixed, but that error was actually a dupe of "
+               "#12 I think.",
           "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
     ("'you closed #13 as dupe of #12' is about #13", thread(
         c("m", "Similar to #12, cc @dev as you've fixed #12 and closed #13 as dupe of #12", "MEMBER", 60),
         closed_by="bors"), None),
     ("'closing in favor of that process' names no issue", thread(
-        c("m", "I've tagged #12 for triage, so this should come up now (closing in favor of that process)", "MEMBER",
+        c("m", "I've tagged #12 for triage, so this should come up now (closing in favor of that "
+               "process)", "MEMBER",
           60), closed_by="m", closed_minute=60), None),
     ("... 'close this in favor of that to reduce conflicts' does", thread(
-        c("m", "I implemented this as well in #12, so I'm going to close this in favor of that to reduce conflicts.",
+        c("m", "I implemented this as well in #12, so I'm going to close this in favor of that to "
+               "reduce conflicts.",
           "MEMBER", 60), is_pr=True, closed_by="m", closed_minute=60), 12),
     ("'Should we close some of these duplicates? #12 #13' lists inbound copies", thread(
-        c("u", "This bug has a lot of duplicates. Should we close some of these duplicates? #12 #13", "CONTRIBUTOR", 60),
+        c("u", "This bug has a lot of duplicates. Should we close some of these duplicates? #12 "
+               "#13", "CONTRIBUTOR", 60),
         state="open"), None),
     ("'More duplicates: #12 #13' too", thread(c("reporter", "More duplicates: #12 #13 (I think)", "CONTRIBUTOR", 60),
                                              closed_by="bors"), None),
@@ -213,7 +225,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("m", "Thanks for the report.", "CONTRIBUTOR", 900), body="Dupe of #12 which just occurred to me.",
         author="someone", closed_by="m", closed_minute=900), 12),
     ("'closing this variant, it's a duplicate' after naming #12 in the same comment", thread(
-        c("m", "The most extensive discussion on this is in issue #12 so closing this variant, it's a duplicate.",
+        c("m", "The most extensive discussion on this is in issue #12 so closing this variant, "
+               "it's a duplicate.",
           "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("a bot's 'upstream changes (presumably #13)' is no earlier reference", thread(
         c("bors", "The latest upstream changes (presumably #13) made this pull request unmergeable.", "NONE", 50),
@@ -233,14 +246,16 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("m", "Closing in favor of collective issue for this general problem: https://github.com/acme/widgets/issues/12.",
           "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     # round-1 held-out errors, fixed once round 2 was annotated (see data/annotations/README.md)
-    ("'may or may not be a dup of #12' hedges, then the author's 'Probably the same' and close confirm it", thread(
+    ("'may or may not be a dup of #12' hedges, then the author's 'Probably the same' and close "
+     "confirm it", thread(
         c("u", "Not sure it uses the same path, so this may or may not be a dup of #12.", "CONTRIBUTOR", 60),
         c("reporter", "Probably the same", "CONTRIBUTOR", 90), closed_by="reporter", closed_minute=90), 12),
     ("... 'may not be a dup of #12' still negates", thread(
         c("u", "This may not be a dup of #12.", "CONTRIBUTOR", 60), closed_by="m"), None),
     ("'I no longer think it is a duplicate' after naming a fix takes the earlier claim back", thread(
         c("m", "Duplicate of #12?", "MEMBER", 60),
-        c("m", "After updating my local copy with #13, this still occurs. I no longer think it is a duplicate.",
+        c("m", "After updating my local copy with #13, this still occurs. I no longer think it is "
+               "a duplicate.",
           "MEMBER", 200), state="open"), None),
     ("... 'I think it is a duplicate' after naming #13 keeps #13 as its antecedent", thread(
         c("u", "I tried #13 and it is the same crash. I think it is a duplicate.", "CONTRIBUTOR", 60),
@@ -250,7 +265,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("reporter", "I'm not convinced this is actually a dupe, the other one drops a value.", "CONTRIBUTOR", 90),
         closed_by="bors"), None),
     ("'closing this as a dupe (particularly of #12)'", thread(
-        c("m", "There are other proposals: #11 and #12. As such, I'm closing this as a dupe (particularly of #12).",
+        c("m", "There are other proposals: #11 and #12. As such, I'm closing this as a dupe "
+               "(particularly of #12).",
           "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     # round-2 errors, fixed once round 3 was annotated
     ("the author's untargeted 'I will close as a duplicate' falls back to the body's '#12'", thread(
@@ -265,7 +281,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         body="Currently this ICEs. See #12. Also removes a duplicate test case.", is_pr=True, closed_by="m"), None),
     # round-3 errors, fixed once round 4 was annotated
     ("'close in favor of the correct solution, #12'", thread(
-        c("m", "This may make structs larger. I'm going to close in favor of the correct solution, #12", "MEMBER", 60),
+        c("m", "This may make structs larger. I'm going to close in favor of the correct "
+               "solution, #12", "MEMBER", 60),
         closed_by="m", closed_minute=60), 12),
     ("'Replaced with #12.' closes an old issue for a newer one", thread(
         c("m", "Replaced with #12.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
@@ -273,8 +290,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
         c("m", "The old API was replaced with the new one in #12, so this works now.", "CONTRIBUTOR", 60),
         closed_by="m", closed_minute=60), None),
     ("a firm URL claim is not hedged by the next sentence",
-     thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I believe someone had an "
-              "idea for a fix.", "NONE", 60), closed_by="bors"), 12),
+     thread(c("u", "Either way, this is a dupe of https://github.com/acme/widgets/issues/12. I "
+              "believe someone had an idea for a fix.", "NONE", 60), closed_by="bors"), 12),
 ]
 
 

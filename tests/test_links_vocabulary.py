@@ -154,7 +154,8 @@ PHENOMENA: list[tuple[str, Thread, int | None]] = [
             closed_by="m", closed_minute=61 * 60), None),
     # issue forms
     ("a form's 'Possible duplicates' field",
-     thread(body="### Describe the bug\nIt crashes.\n\n### Possible duplicates\nduplicate of #12\n\n### Version\n1.0",
+     thread(body="### Describe the bug\nIt crashes.\n\n### Possible duplicates\n"
+                 "duplicate of #12\n\n### Version\n1.0",
             closed_by="m"), None),
     ("... the same words in prose",
      thread(c("m", "duplicate of #12", "MEMBER", 60), body="### Describe the bug\nIt crashes.", closed_by="m",

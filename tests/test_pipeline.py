@@ -29,7 +29,7 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     store_dir = tmp_path_factory.mktemp("pipeline") / "store"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
         cfg = CrawlConfig(repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir)  # type: ignore[arg-type]
-        summary = run_crawl(cfg, progress=False)
+        summary = run_crawl(cfg)
     assert summary.ok
     return corpus, store_dir
 
@@ -68,7 +68,7 @@ def test_links_match_the_generated_ground_truth(crawled: tuple[object, Path]) ->
 def test_build_from_a_real_crawl_loads_with_datasets_and_never_leaks(crawled: tuple[object, Path], tmp_path: Path) -> None:
     _, store_dir = crawled
     out = tmp_path / "dataset"
-    summary = run_build(BuildConfig(store=store_dir, out=out, seed=3), progress=False)
+    summary = run_build(BuildConfig(store=store_dir, out=out, seed=3))
     import datasets
 
     default = datasets.load_dataset(str(out))

@@ -30,7 +30,10 @@ import json, sys, datasets
 out = {}
 for config in ("default", "positive"):
     d = datasets.load_dataset(sys.argv[1], config)
-    out[config] = {s: {"features": {k: v.dtype for k, v in d[s].features.items()}, "rows": d[s].to_list()} for s in d}
+    out[config] = {
+        s: {"features": {k: v.dtype for k, v in d[s].features.items()}, "rows": d[s].to_list()}
+        for s in d
+    }
 print(json.dumps(out))
 """
 
@@ -39,7 +42,7 @@ print(json.dumps(out))
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("push")
     out = root / "dataset"
-    run_build(BuildConfig(store=make_store(root / "store"), out=out), progress=False)
+    run_build(BuildConfig(store=make_store(root / "store"), out=out))
     return out
 
 

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 import torch
 
-from issues_sts.cli.app import app, run
+from issues_sts.cli.app import app, main, run
 from issues_sts.errors import TrainingError
 from issues_sts.store import Store
 from training.models import build_encoder
@@ -18,7 +18,6 @@ from training.pretrain_ran import (
     PretrainConfig,
     learning_rate_factor,
     load_texts,
-    main,
     mask_tokens,
     pretrain,
 )
@@ -124,13 +123,14 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     frame = pl.DataFrame({"text1": CORPUS[:4], "text2": CORPUS[4:], "label": [1, 0, 1, 0]})
     frame.write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet")
     out = tmp_path / "out"
-    assert run(app, ["pretrain-ran", "--dataset", str(tmp_path), "--out", str(out), "--model", "ran-tiny",
-                     "--steps", "3", "--batch-size", "2", "--max-length", "16", "--warmup-steps", "1"],
+    assert run(app, ["pretrain-ran", "--dataset", str(tmp_path), "--out", str(out),
+                     "--model", "ran-tiny", "--steps", "3", "--batch-size", "2",
+                     "--max-length", "16", "--warmup-steps", "1"],
                "issues-sts") == 0  # fmt: skip
     assert RanEncoder.load(out).max_seq_length == 16
     assert "MLM loss" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as failed:  # the module entry point is the same command
-        main(["--dataset", str(tmp_path / "missing"), "--out", str(out), "--model", "ran-tiny"])
+    with pytest.raises(SystemExit) as failed:  # `python -m issues_sts` runs the same command
+        main(["pretrain-ran", "--dataset", str(tmp_path / "missing"), "--out", str(out), "--model", "ran-tiny"])
     assert failed.value.code == 8
     assert "neither a crawl store" in capsys.readouterr().err
 

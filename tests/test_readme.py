@@ -25,14 +25,14 @@ def _command_lines() -> list[str]:
     for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S):
         for raw in block.splitlines():
             line = raw.split("  #")[0].strip()
-            if line.startswith(("issues-sts ", "python -m training")):
+            if line.startswith(("issues-sts ", "python -m issues_sts")):
                 lines.append(line)
     return lines
 
 
 def _resolve(line: str) -> tuple[click.Command, list[str]]:
     words = shlex.split(line.replace("[--private]", "--private"))
-    # `python -m training ...` is an alias of `issues-sts ...` (training/cli.py)
+    # `python -m issues_sts ...` is an alias of `issues-sts ...` (issues_sts/__main__.py)
     words = words[1:] if words[0] == "issues-sts" else words[3:]
     command: click.Command = typer.main.get_command(issues_app)
     while hasattr(command, "get_command") and words and not words[0].startswith("-"):

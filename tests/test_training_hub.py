@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.slow  # a fresh interpreter importing torch and datasets
 def test_train_from_a_hub_dataset_id(tmp_path: Path) -> None:
     built = tmp_path / "dataset"
-    run_build(BuildConfig(store=make_store(tmp_path / "store"), out=built), progress=False)
+    run_build(BuildConfig(store=make_store(tmp_path / "store"), out=built))
     files = {p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()}
     assert {"data/train-00000-of-00001.parquet", "positive/test-00000-of-00001.parquet", "README.md"} <= set(files)
     tiny_encoder("avg").save(tmp_path / "tiny")

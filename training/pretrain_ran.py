@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -37,6 +36,7 @@ from torch import Tensor, nn
 from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
+from training.progress import TrainProgress
 
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
@@ -125,13 +125,9 @@ def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) 
 
 
 def _store_texts(store_dir: Path) -> list[str]:
-    from issues_sts.dataset.redact import redact_column
-    from issues_sts.dataset.texts import issue_texts
-    from issues_sts.store import Store
+    from issues_sts.dataset import store_texts
 
-    texts, _ = issue_texts(Store.open(store_dir).issues_frame())
-    redacted, _ = redact_column(texts, "text")
-    return list(redacted["text"])
+    return store_texts(store_dir)
 
 
 def _dataset_texts(folder: Path, splits: tuple[str, ...]) -> list[str]:
@@ -225,7 +221,7 @@ def pretrain(
         optimizer, lambda step: learning_rate_factor(step, config.warmup_steps, config.steps)
     )
     losses, tokens, started = [], 0, time.perf_counter()
-    with _progress(progress, config.steps) as advance:
+    with TrainProgress(config.steps, enabled=progress, label="MLM", unit="tok") as bar:
         for features in _batches(model.encoder, texts, config):
             loss = model(**{key: value.to(config.device) for key, value in features.items()})
             optimizer.zero_grad(set_to_none=True)
@@ -235,7 +231,7 @@ def pretrain(
             schedule.step()
             losses.append(float(loss.item()))
             tokens += int(features["attention_mask"].sum())
-            advance(losses[-1], tokens / (time.perf_counter() - started))
+            bar.advance(losses[-1], tokens / (time.perf_counter() - started))
     result = PretrainResult(
         config.output, losses, len(texts), time.perf_counter() - started, tokens
     )
@@ -318,33 +314,6 @@ def save_pretrained(model: RanForMaskedLM, config: PretrainConfig, result: Pretr
     (output / "pretrain_log.json").write_text(json.dumps(log, indent=2) + "\n")
 
 
-class _progress:
-    """A rich progress bar with loss and tokens/s; silent when disabled (tests)."""
-
-    def __init__(self, enabled: bool, total: int) -> None:
-        self.enabled, self.total = enabled, total
-
-    def __enter__(self):
-        if not self.enabled:
-            return lambda loss, speed: None
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        from issues_sts.cli.common import console
-
-        self.bar = Progress(
-            TextColumn("MLM"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[speed]:.0f} tok/s"),
-            TimeRemainingColumn(), console=console,
-        )  # fmt: skip
-        self.bar.__enter__()
-        task = self.bar.add_task("mlm", total=self.total, loss=float("nan"), speed=0.0)
-        return lambda loss, speed: self.bar.update(task, advance=1, loss=loss, speed=speed)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self.bar.__exit__(*exc)
-
-
 def parse_settings(settings: list[str]) -> dict[str, Any]:
     """`["window_size=128", "token_pooling=mean"]` -> typed RanConfig overrides."""
     fields = RanConfig.__dataclass_fields__
@@ -361,14 +330,3 @@ def parse_settings(settings: list[str]) -> dict[str, Any]:
         except ValueError:
             raise TrainingError(f"--set {key} expects a {kind.__name__}, got {value!r}") from None
     return overrides
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m training.pretrain_ran ...` = `issues-sts pretrain-ran ...` (one CLI)."""
-    from issues_sts.cli.app import main as issues_sts_main
-
-    issues_sts_main(["pretrain-ran", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,4 @@
-"""A rich progress bar for training: steps, loss and throughput in pairs per second."""
+"""A rich progress bar for training and MLM pretraining: steps, loss and throughput."""
 
 from __future__ import annotations
 
@@ -20,14 +20,15 @@ console = Console(stderr=True)
 class TrainProgress:
     """Context manager; does nothing when disabled (other DDP ranks, --no-progress)."""
 
-    def __init__(self, total: int, completed: int = 0, enabled: bool = True) -> None:
+    def __init__(self, total: int, completed: int = 0, enabled: bool = True, *, label: str = "train",
+                 unit: str = "pairs") -> None:
         self.enabled = enabled
         self._progress = Progress(
-            TextColumn("[bold]train"),
+            TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("loss {task.fields[loss]:.4f}"),
-            TextColumn("{task.fields[rate]:.1f} pairs/s"),
+            TextColumn(f"{{task.fields[rate]:.1f}} {unit}/s"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,

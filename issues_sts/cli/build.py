@@ -6,11 +6,12 @@ from pathlib import Path
 
 import typer
 from pydantic import ValidationError
-from rich.table import Table
 
 from issues_sts.cli.common import DEFAULT_OUT, DEFAULT_STORE, config_error, console
-from issues_sts.dataset.build import BuildSummary, run_build
-from issues_sts.dataset.config import SPLITS, BuildConfig
+from issues_sts.cli.report import RichReporter
+from issues_sts.dataset.build import run_build
+from issues_sts.dataset.config import BuildConfig
+from issues_sts.dataset.summary import summary_tables
 from issues_sts.errors import interruption
 from issues_sts.links.renames import parse_aliases
 
@@ -68,35 +69,10 @@ def build_command(
     except ValidationError as exc:
         raise config_error(exc, "build") from None
     try:
-        summary = run_build(cfg, progress=not quiet)
+        reporter = RichReporter(console, bars=not quiet)
+        reporter.summary(*summary_tables(run_build(cfg, reporter=reporter)))
     except KeyboardInterrupt as exc:
         raise interruption(exc)(kept=f"{cfg.out} is unchanged (a build replaces it only once complete)") from None
-    print_summary(summary)
-
-
-def print_summary(summary: BuildSummary) -> None:
-    """The paper's table next to ours, then what each stage dropped."""
-    table = Table(title=f"dataset written to {summary.out}")
-    for col in ("split", "#positive", "#negative", "total", "> 512 tokens", "paper (pos/neg/total, >512)"):
-        table.add_column(col, justify="left" if col == "split" else "right")
-    for split in SPLITS:
-        row, lengths = summary.stats["table"][split], summary.stats["token_lengths"][split]
-        table.add_row(split, f"{row['positive']:,}", f"{row['negative']:,}", f"{row['total']:,}",
-                      f"{lengths['share_longer_than_threshold']:.2f} %",
-                      f"{row['paper_positive']:,}/{row['paper_negative']:,}/{row['paper_total']:,}, "
-                      f"{lengths['paper_share_longer_than_512']:.2f} %")
-    console.print(table)
-    drops = Table(title="kept, dropped and redacted (all counters in stats.json)")
-    drops.add_column("stage")
-    drops.add_column("counter")
-    drops.add_column("count", justify="right")
-    for stage, counters in summary.counters.items():
-        for key, value in counters.items():
-            if value and (stage != "links" or not key.startswith("links_by_signal")):
-                drops.add_row(stage, key, f"{value:,}")
-    console.print(drops)
-    console.print(f"next: datasets.load_dataset({str(summary.out)!r}) to use it, "
-                  f"`issues-sts push --repo-id USER/NAME --dataset {summary.out}` to publish it")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,7 @@ from issues_sts.cli.common import (
     env_token,
     out,
 )
+from issues_sts.cli.report import RichReporter
 from issues_sts.crawl.client import Scrubber
 from issues_sts.crawl.config import GITHUB_API, CrawlConfig, CrawlSummary
 from issues_sts.crawl.plan import Plan, plan_table_rows
@@ -126,7 +127,7 @@ def crawl(
                 handler.close()
         return
     try:
-        summary = run_crawl(cfg, progress=not quiet, console=console)
+        summary = run_crawl(cfg, reporter=RichReporter(console, bars=not quiet))
     finally:
         if handler is not None:
             logging.getLogger("issues_sts").removeHandler(handler)

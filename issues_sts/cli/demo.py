@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, activation_line, console
+from issues_sts.cli.report import RichReporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from issues_sts.sandbox.worlds.generator import PRESETS
 
@@ -46,7 +47,7 @@ def demo_command(
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
     cfg = DemoConfig(directory=directory, world=world, seed=seed, train=train,  # type: ignore[arg-type]
                      max_length=max_length, batch_size=batch_size)
-    print_summary(run_demo(cfg, console, progress=not quiet))
+    print_summary(run_demo(cfg, console, reporter=RichReporter(console, bars=not quiet)))
 
 
 def print_summary(result: DemoResult) -> None:

@@ -72,7 +72,7 @@ Examples:
 
     issues-sts train --dataset WhereIsAI/github-issue-similarity --model bert-base-uncased --out runs/bert
 
-    torchrun --nproc-per-node 4 -m training train --dataset data/dataset --out runs/ddp
+    torchrun --nproc-per-node 4 -m issues_sts train --dataset data/dataset --out runs/ddp
 """
 
 

@@ -2,82 +2,49 @@
 
 from __future__ import annotations
 
-from typing import Any
+import threading
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from issues_sts.crawl.config import CrawlSummary, RepoSummary
+from issues_sts.report import Reporter
 
 
-class Reporter:
-    """Per-repository progress: pages, items, requests left in the budget, ETA.
+class RepoProgress:
+    """One repository's line on a `Reporter`: pages, items, requests left in the budget.
 
-    The total of a task grows as `Link rel=last` tells how many pages remain, which is what
-    the ETA column works from. With `enabled=False` nothing is drawn (tests, --quiet).
+    The line's total grows as `Link rel=last` tells how many pages of each resource remain,
+    which is what an ETA works from; it is unknown until every resource has said.
     """
 
-    def __init__(self, console: Console, *, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(bar_width=24),
-            TextColumn("{task.completed:>6.0f} pages  {task.fields[items]:>8} items"),
-            TextColumn("budget {task.fields[budget]}"),
-            TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            disable=not enabled,
-            transient=False,
-        )
-        self._task: TaskID | None = None
+    def __init__(self, reporter: Reporter) -> None:
+        self.reporter = reporter
         self._left: dict[str, int | None] = {}
         self._items = 0
+        self._pages = 0
+        self._active = False
+        self._lock = threading.Lock()  # pages arrive from the worker threads
 
-    def __enter__(self) -> Reporter:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.progress.stop()
-
-    def start_repo(self, repo: str) -> None:
-        self._left, self._items = {}, 0
-        self._task = self.progress.add_task(repo, total=None, items=0, budget="?", note="")
+    def start(self, repo: str) -> None:
+        self._left, self._items, self._pages, self._active = {}, 0, 0, True
+        self.reporter.stage(repo)
 
     def page(self, resource: str, items: int, pages_left: int | None, budget: str) -> None:
-        if self._task is None:
-            return
-        self._items += items
-        key = "timelines" if resource.startswith(("timeline", "graphql", "refs")) else resource
-        self._left[key] = pages_left
-        done = self.progress.tasks[self._task].completed + 1 if self.enabled else 0
-        known = [v for v in self._left.values() if v is not None]
-        total = done + sum(known) if len(known) == len(self._left) else None
-        self.progress.update(self._task, advance=1, total=total, items=self._items, budget=budget, note="")
+        with self._lock:
+            if not self._active:
+                return
+            self._items += items
+            self._pages += 1
+            key = "timelines" if resource.startswith(("timeline", "graphql", "refs")) else resource
+            self._left[key] = pages_left
+            known = [v for v in self._left.values() if v is not None]
+            total = self._pages + sum(known) if len(known) == len(self._left) else None
+            self.reporter.advance(total=total, note=f"pages {self._items:>8} items  budget {budget}")
 
-    def notice(self, text: str) -> None:
-        """A line that must be seen even without a terminal or with --quiet: waits and retries."""
-        self.progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-    def note(self, text: str) -> None:
-        if self._task is not None:
-            self.progress.update(self._task, note=text)
-
-    def end_repo(self, summary: RepoSummary) -> None:
-        if self._task is not None:
-            done = self.progress.tasks[self._task].completed if self.enabled else 0
-            self.progress.update(self._task, total=done, note=summary.status)
-            self._task = None
+    def end(self, summary: RepoSummary) -> None:
+        if self._active:
+            self.reporter.advance(0, total=self._pages, note=f"pages {self._items:>8} items  {summary.status}")
+            self._active = False
 
 
 def summary_table(summary: CrawlSummary) -> Table:

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from rich.console import Console
 
 from issues_sts.crawl.candidates import (
     Candidate,
@@ -59,7 +58,7 @@ from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
-from issues_sts.crawl.progress import Reporter
+from issues_sts.crawl.progress import RepoProgress
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
     BadCredentials,
@@ -69,6 +68,7 @@ from issues_sts.errors import (
     SignalInterrupt,
     Unreachable,
 )
+from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
@@ -157,7 +157,7 @@ class RepoSync:
         self.cfg = cfg
         self.store = store
         self.client = client
-        self.reporter = reporter
+        self.progress = RepoProgress(reporter)
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
@@ -290,17 +290,16 @@ class RepoSync:
         budget = "?" if remaining is None else str(remaining)
         if self.cfg.max_requests is not None:  # the user's own budget, when tighter
             budget += f" (--max-requests: {self.cfg.max_requests - self.client.stats.counted} left)"
-        self.reporter.page(resource, items, pages_left, budget)
+        self.progress.page(resource, items, pages_left, budget)
 
 
 def run_crawl(
     cfg: CrawlConfig,
     *,
-    progress: bool = True,
+    reporter: Reporter = SILENT,
     http: httpx.Client | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] | None = None,
-    console: Console | None = None,
 ) -> CrawlSummary:
     """Crawl `cfg.repos` into `cfg.store` and return what was done.
 
@@ -316,7 +315,6 @@ def run_crawl(
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
-    reporter = Reporter(console or Console(stderr=True), enabled=progress)
     client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=sleep,
                           scrub=scrub, max_requests=cfg.max_requests,
                           on_retry=lambda text: reporter.notice(f"retrying: {text}"))
@@ -414,7 +412,7 @@ def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[
     """Sync one repository into `summary`; False when the whole run must stop (budget)."""
     result = RepoSummary(repo)
     summary.repos.append(result)
-    sync.reporter.start_repo(repo)
+    sync.progress.start(repo)
     before, started = sync.client.stats.counted, clock()
     try:
         sync.run(repo, result)
@@ -434,7 +432,7 @@ def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[
     finally:
         result.requests = sync.client.stats.counted - before
         result.seconds = clock() - started
-        sync.reporter.end_repo(result)
+        sync.progress.end(result)
     return summary.stopped is None
 
 

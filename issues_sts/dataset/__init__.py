@@ -16,4 +16,12 @@ One pure stage per module, sequenced by `build.run_build`:
     stats        token lengths, the paper's table, per-repository counts, the violin plot
     card         README.md dataset card
     export       deterministic Parquet, manifest, staged write-then-rename
+
+The public reading API (what `training/` may use): `store_texts(store_dir)`.
 """
+
+from __future__ import annotations
+
+from issues_sts.dataset.texts import store_texts
+
+__all__ = ["store_texts"]

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
@@ -45,6 +43,7 @@ from issues_sts.dataset.stats import (
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
 from issues_sts.links.renames import aliases_from_store, merge_aliases
+from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
 
 
@@ -135,11 +134,10 @@ def _versions() -> dict[str, str]:
 
 
 class _Steps:
-    """A stage-by-stage progress bar (or nothing, for quiet runs) that also times each stage."""
+    """Announces each stage on the reporter and times it (seconds go to `BuildSummary.timings`)."""
 
-    def __init__(self, progress: Progress | None, total: int, started: float) -> None:
-        self.progress = progress
-        self.task = progress.add_task("build", total=total) if progress else None
+    def __init__(self, reporter: Reporter, started: float) -> None:
+        self.reporter = reporter
         self.timings: dict[str, float] = {}
         self._current: tuple[str, float] | None = ("checking inputs, opening the store", started)
 
@@ -148,9 +146,7 @@ class _Steps:
         if self._current is not None:
             self.timings[self._current[0]] = round(now - self._current[1], 3)
         self._current = (label, now)
-        if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, description=label)
-            self.progress.advance(self.task)
+        self.reporter.stage(label)
 
     def finish(self) -> dict[str, float]:
         """Close the last stage's clock; seconds per stage, setup and clean-up included."""
@@ -161,25 +157,9 @@ class _Steps:
         return dict(self.timings)
 
     def counter(self, label: str, total: int) -> Callable[[int], None]:
-        """A second bar for a long stage; returns its `advance(n)`."""
-        if self.progress is None:
-            return lambda n: None
-        progress = self.progress
-        task = progress.add_task(label, total=total)
-        return lambda n: progress.advance(task, n)
-
-
-@contextmanager
-def _progress(enabled: bool, started: float) -> Iterator[_Steps]:
-    if not enabled:
-        yield _Steps(None, 0, started)
-        return
-    from issues_sts.cli.common import console
-
-    columns = (TextColumn("{task.description:<28}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        yield _Steps(progress, 9, started)
+        """A counted line for a long stage; returns its `advance(n)`."""
+        self.reporter.stage(label, total)
+        return lambda n: self.reporter.advance(n)
 
 
 def _open_store(path: Path) -> Store:
@@ -191,7 +171,7 @@ def _open_store(path: Path) -> Store:
     return store
 
 
-def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage | None = None,
+def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: LinkStage | None = None,
               streamed: bool = True) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built.
     `streamed` (the default) reads the store one repository at a time; False reads it whole
@@ -200,7 +180,8 @@ def run_build(cfg: BuildConfig, *, progress: bool = True, link_stage: LinkStage 
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
     history = History.of(cfg)
-    with _open_store(cfg.store) as store, _progress(progress, started) as step:
+    step = _Steps(reporter, started)
+    with _open_store(cfg.store) as store, reporter:
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
         step("extracting duplicate links")

@@ -20,6 +20,7 @@ Pull requests and deleted/transferred issues (tombstones) are not issues of the 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -174,3 +175,15 @@ def issue_texts(issues: pl.DataFrame, recipe: TextRecipe = "readers") -> tuple[p
     texts = texts.filter(pl.col("text") != "").sort("repo", "number")
     counters["issues_with_text"] = texts.height
     return texts, counters
+
+
+def store_texts(store_dir: Path) -> list[str]:
+    """Every issue's text in a crawl store, built with the dataset's recipe and with secrets
+    redacted: what a model may read from a store without building a dataset (RAN pretraining)."""
+    from issues_sts.dataset.redact import redact_column
+    from issues_sts.store import Store
+
+    with Store.open(store_dir) as store:
+        texts, _ = issue_texts(store.issues_frame())
+    redacted, _ = redact_column(texts, "text")
+    return list(redacted["text"])

@@ -203,6 +203,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     text = text_mod.clean(post.body)
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
+    if said.answers_no and not said.disagrees and _answers_claim(statements, post, index, thread, earlier, cfg):
+        said = replace(said, disagrees=True)  # "No." right under "dup of #N?", or quoting it
     if said.disagrees and not said.reopens and _after_final_close(thread, post):
         earlier = _own_claims(statements, post)  # nobody reopened: only the claimer can take it back
         counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
@@ -226,6 +228,13 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
         return [replace(st, scored=fixed_later(st.scored, cfg))
                 if st.scored and st.key not in named and not st.target_fixed else st for st in statements]
     return statements
+
+
+def _answers_claim(statements: list[Statement], post: Post, index: int, thread: Thread, earlier: list[Key],
+                   cfg: LinkConfig) -> bool:
+    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes one?"""
+    return (any(st.positive and st.order[0] == index - 1 for st in statements)
+            or bool(_answered_claims(post, thread, earlier, cfg)))
 
 
 def _agrees(said: Outcome, post: Post, thread: Thread) -> bool:
@@ -291,7 +300,7 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         text = text_mod.clean(post.body)
         refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
         said = find_outcome(text)
-        if not refs or said.reports_fix or said.disagrees or said.reopens:
+        if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
             continue
         counters["evidence:label_pointer"] += 1
         claim = Claim(refs[0], WORDING, False, False, -1)

@@ -461,6 +461,25 @@ def _about_this(text: str, m: re.Match[str]) -> bool:
     return bool(_SAME_SUBJECT.search(before)) or len(before.split()) <= 2 or bool(_SUBJECTLESS.match(before))
 
 
+# "#4082 supersedes.", "This seems like #5768 would subsume it": the reference right before
+# the verb is what replaces this issue (only "this"/"it" or nothing may follow the verb).
+_SUBJECT_SUBSUMES = re.compile(
+    r"[\s)\]>]*(?:(?:would|will|should|now|probably|likely|basically|effectively)\s+)*"
+    r"(?:supersedes?|subsumes?)\b(?:\s+(?:this|it)(?:\s+(?:one|issue|bug))?)?\s*(?:[.,;:!?]|$)",
+    re.I,
+)
+
+
+def _subsumed_by(text: str, refs: list[Ref], self_number: int) -> list[tuple[Ref, re.Match[str]]]:
+    """(reference, verb match) for every "#N supersedes (this)" in the text."""
+    out = []
+    for ref in refs:
+        m = _SUBJECT_SUBSUMES.match(text, ref.end) if ref.number != self_number else None
+        if m is not None and not [r for r in refs if ref.end <= r.start < m.end()]:
+            out.append((ref, m))
+    return out
+
+
 _CUES = ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False), (_SAME, SAME_AS, False))
 
 
@@ -485,6 +504,11 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 reading.skips.append("wording_without_target")
                 _read_untargeted(text, m, reading)
                 continue
+            stated = [c.target for c in reading.claims if not c.negated and c.target.end <= m.start()]
+            if antecedent is not None and stated and antecedent.number not in {t.number for t in stated}:
+                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a duplicate":
+                # the comment's own claim, not the last number before the cue
+                antecedent = stated[-1]
             if antecedent is not None:
                 targets = [antecedent]
             elif not targets:
@@ -514,6 +538,13 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
                                             question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
                                             successor=successor, cue_text=m.group(0)))
+    for ref, m in _subsumed_by(text, refs, self_number):
+        negated, conditional, hedged = _polarity(text, m, m.end())
+        if conditional:
+            reading.skips.append("conditional_negation" if negated else "conditional")
+            continue
+        reading.claims.append(Claim(ref, WORDING, negated, hedged, ref.start, antecedent=True,
+                                    question="?" in text[ref.end:m.end() + 1], cue_text=m.group(0).strip()))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]

@@ -27,14 +27,24 @@ _FIX_REPORT = re.compile(
     r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b",
     re.I,
 )
-_DISAGREES = re.compile(
+# "No, ...", "Nope", "I don't think so", "Is it?": a bare answer. It takes a claim back only
+# when it answers one (the comment just before made it, or the reply quotes it); "No, you don't
+# need the docker file" three comments after "Duplicate with #N" answers something else.
+_ANSWERS_NO = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
-    r"|\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
+    r"|^\s*(?:@[\w-]+\s*:?\s*)?(?:is\s+it|are\s+they|really)\s*\?",
+    re.I,
+)
+# Sentence punctuation after "not the same": ASCII, a colon ("Not the same: #N is about X"),
+# and the full-width forms of CJK text ("not the same，#N uses ...").
+_AFTER = r"[;:,.!)\uff0c\u3002\uff1a\uff1b\uff01]"
+_DISAGREES = re.compile(
+    r"\b(?:don'?t|do\s+not)\s+think\s+(?:this|it|that|they)\s+(?:is|are)\s+(?:the\s+same|related)\b"
     r"|\b(?:the\s+two|these|both|the)\s+(?:bugs|issues|problems|ones|crashes|errors|reports)\s+(?:are|seem|look)"
     r"\s+(?:\w+\s+)?(?:independent|different|unrelated|distinct|separate)\b"
     r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
     r"(?:bug|issue|problem|thing|cause)\b"
-    r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:[;,.!)]|$)"
+    r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:" + _AFTER + "|$)"
     r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b"
     # "This was about X failing, not the build process."
     r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
@@ -68,13 +78,15 @@ class Outcome:
     disagrees: bool  # "No, the two bugs are independent."
     agrees: bool  # "Yes." (to the suggestion just above)
     acknowledges: bool = False  # "Great, thanks!" (counts when the issue's author says it)
+    answers_no: bool = False  # "No, ..." / "Is it?": disagreement when it answers a claim
 
 
 def find_outcome(text: str) -> Outcome:
     return Outcome(bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text)), bool(_DISAGREES.search(text)),
-                   bool(_AGREES.match(text)), bool(_ACKNOWLEDGES.match(text)))
+                   bool(_AGREES.match(text)), bool(_ACKNOWLEDGES.match(text)), bool(_ANSWERS_NO.search(text)))
 
 
 def disagrees(text: str) -> bool:
-    """Some sentence of `text` says the issues are not the same ("Update: not the same after all")."""
-    return bool(_DISAGREES.search(text))
+    """Some sentence of `text` says the issues are not the same ("Update: not the same after all",
+    "No, different bug" later in the comment that made the claim)."""
+    return bool(_DISAGREES.search(text) or _ANSWERS_NO.search(text))

@@ -70,10 +70,12 @@ RULES: tuple[Rule, ...] = (
     Rule("in_favour", Reason.IN_FAVOUR, r"favou?r", r"favou?r",
          ("Closing in favour of #12.", "closing this in favor of #12"),
          ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12.")),
-    Rule("superseded", Reason.SUPERSEDED, r"supers?c?eded|subsumed|replaced\s+(?:with|by)",
-         r"supers?c?eded|subsumed|replaced",
-         ("Superseded by #12.", "Subsumed by #12, closing.", "Replaced with #12."),
-         ("The old parser was replaced with a new one in #12.",)),
+    Rule("superseded", Reason.SUPERSEDED, r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)",
+         r"supers?c?ede|subsum|replaced",
+         ("Superseded by #12.", "Subsumed by #12, closing.", "Replaced with #12.", "#12 supersedes.",
+          "This seems like #12 would subsume it, closing."),
+         ("The old parser was replaced with a new one in #12.", "The API of #12 supersedes the old flag.",
+          "#12 would not subsume it.")),
     Rule("consolidated", Reason.CONSOLIDATED, r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
          r"consolidat|track",
          ("Consolidating to tracking issue #12.", "Consolidating into #12, closing.",
@@ -192,7 +194,7 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 
 # Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
 # regex over hundreds of thousands of comments, so the regex only runs where one occurs.
-_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsumed", "replaced", "consolidat", "track", "follow", "tuned",
+_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "tuned",
                  "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
                  "is now", "new pr", "new pull")
 

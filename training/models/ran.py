@@ -110,7 +110,7 @@ class RanEncoder(Encoder):
     """A RAN text encoder (`ran-base`: 768 wide, 83.7M parameters, the paper's ~86M) for AnglE.
 
     Build one from a preset with `RanEncoder.from_preset("ran-base")`, from MLM pretraining
-    (`python -m training.pretrain_ran`), or reload a saved directory with `RanEncoder.load`.
+    (`issues-sts pretrain-ran`), or reload a saved directory with `RanEncoder.load`.
     """
 
     def __init__(self, config: RanConfig, tokenizer: Any | None = None) -> None:

@@ -1,0 +1,122 @@
+"""The import layering of the house, read from the source with `ast` (nothing is imported):
+
+- nothing under crawl/, links/, dataset/, hub/, store.py, demo.py or training/ imports the CLI;
+- training/ takes from issues_sts only its errors, the public dataset-reading API
+  (`issues_sts.dataset`'s own names) and the package version;
+- nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BELOW_CLI = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
+             "issues_sts/store.py", "issues_sts/demo.py", "issues_sts/report.py", "training")
+PRODUCT = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
+           "issues_sts/store.py", "training")
+# what training/ may import from issues_sts: module -> names (None: the module itself)
+TRAINING_MAY_USE = {"issues_sts.errors": None, "issues_sts.dataset": None, "issues_sts": {"__version__"}}
+
+
+def imports(source: str, module: str) -> list[tuple[str, str | None]]:
+    """(imported module, name or None) for every import in `source`, function bodies included;
+    relative imports are resolved against `module` (the dotted name of the file)."""
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = module.split(".")[: -node.level]
+                base = ".".join([*parent, base] if base else parent)
+            found += [(base, alias.name) for alias in node.names]
+    return found
+
+
+def files(*roots: str) -> list[Path]:
+    paths: list[Path] = []
+    for root in roots:
+        path = ROOT / root
+        paths += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return paths
+
+
+def dotted(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(path: Path) -> list[tuple[str, str | None]]:
+    return imports(path.read_text(encoding="utf-8"), dotted(path))
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+Imports = list[tuple[str, str | None]]
+
+
+def cli_violations(found: Imports) -> list[str]:
+    return [f"{module}.{name}" if name else module for module, name in found
+            if within(module, "issues_sts.cli") or (module == "issues_sts" and name == "cli")]
+
+
+def sandbox_violations(found: Imports) -> list[str]:
+    return [module for module, name in found
+            if within(module, "issues_sts.sandbox") or (module == "issues_sts" and name == "sandbox")]
+
+
+def training_violations(found: Imports) -> list[str]:
+    bad = []
+    for module, name in found:
+        if not within(module, "issues_sts"):
+            continue
+        if module not in TRAINING_MAY_USE:
+            bad.append(module if name is None else f"{module}.{name}")
+            continue
+        allowed = TRAINING_MAY_USE[module]
+        if allowed is not None and name not in allowed:
+            bad.append(f"{module}.{name}")
+    return bad
+
+
+@pytest.mark.parametrize("path", files(*BELOW_CLI), ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_below_the_cli_imports_it(path: Path) -> None:
+    assert cli_violations(module_imports(path)) == []
+
+
+@pytest.mark.parametrize("path", files("training"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_training_uses_only_errors_and_the_dataset_reading_api(path: Path) -> None:
+    assert training_violations(module_imports(path)) == []
+
+
+@pytest.mark.parametrize("path", files(*PRODUCT), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_product_never_imports_the_sandbox(path: Path) -> None:
+    assert sandbox_violations(module_imports(path)) == []
+
+
+@pytest.mark.parametrize(("source", "module", "check"), [
+    ("from issues_sts.cli.common import console", "issues_sts.dataset.build", cli_violations),
+    ("def f():\n    import issues_sts.cli.app\n", "issues_sts.crawl.runner", cli_violations),
+    ("from ..cli import common", "issues_sts.links.stage", cli_violations),
+    ("from issues_sts import cli", "issues_sts.store", cli_violations),
+    ("from issues_sts.store import Store", "training.pretrain_ran", training_violations),
+    ("from issues_sts.dataset.texts import issue_texts", "training.data", training_violations),
+    ("from issues_sts import demo", "training.data", training_violations),
+    ("from issues_sts.sandbox.hub import FakeHub", "issues_sts.hub.push", sandbox_violations),
+    ("from ..sandbox.github import server", "issues_sts.crawl.client", sandbox_violations),
+])
+def test_each_rule_catches_a_violation(source: str, module: str,
+                                       check: Callable[[Imports], list[str]]) -> None:
+    """The checks above are not vacuous: an import of each kind planted in a real module's
+    source (the file on disk is not written) is reported."""
+    path = ROOT / (module.replace(".", "/") + ".py")
+    planted = path.read_text(encoding="utf-8") + "\n" + source + "\n"
+    assert check(imports(planted, module)) != []
