@@ -86,12 +86,12 @@ def test_parts_read_on_every_core_give_the_same_build(small_world_store: Path, t
 
     monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)
     out = tmp_path / "out"
-    run_build(BuildConfig(store=small_world_store, out=out, seed=5), progress=False, streamed=False)
+    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=False)
     whole = _files(out)
     out.rename(tmp_path / "whole")
     monkeypatch.setattr(partwork, "PARALLEL_MIN_ISSUES", 0)
     monkeypatch.setattr(partwork, "cores", lambda: 2)  # a pool even on a one-core runner
     with Store.open(small_world_store) as store:
         assert partwork.workers_for(store.parts()) == 2
-    run_build(BuildConfig(store=small_world_store, out=out, seed=5), progress=False, streamed=True)
+    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=True)
     assert [name for name, data in _files(out).items() if whole.get(name) != data] == []

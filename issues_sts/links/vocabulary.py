@@ -170,7 +170,7 @@ def _top_level(regex: str) -> list[str]:
 # `_CueScreen` runs its regex only where one occurs: the same answers, about 5x faster over
 # long posts (tests check every rule's examples and whitespace variants). A new screen in
 # `RULES` needs a word here; `tests/test_links_vocabulary.py` fails until it has one.
-_CUE_WORDS = ("dup", "favo", "super", "subsumed", "replaced", "consolidat", "track", "follow", "tuned",
+_CUE_WORDS = ("dup", "favo", "super", "subsum", "replaced", "consolidat", "track", "follow", "tuned",
               "continued", "reopened", "submitted", "rebased", "filed", "created", "same", "reported", "already")
 _CUE_SPACED = re.compile(r"this\s+is\s+now|new\s+p")
 
