@@ -12,6 +12,8 @@ from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.export import read_manifest, sha256
 from issues_sts.errors import NoDuplicates, OutputDirError, StoreError
+from issues_sts.links import LinkConfig, build_links
+from issues_sts.sandbox.stores import raw_comment, raw_issue
 from issues_sts.store import Store
 from tests.conftest import cli_exit_code
 from tests.dataset_store import AWS_KEY, GADGETS, GITHUB_TOKEN, WIDGETS, make_store
@@ -187,6 +189,7 @@ def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
     (["--store", "{store}", "--negatives", "nope"], 2, "--negatives"),
     (["--store", "{tmp}/empty"], 3, "holds no issues"),
     (["--store", "{tmp}/nodups"], 6, "no usable duplicate links"),
+    (["--store", "{store}", "--min-confidence", "1.5"], 2, "--min-confidence: Input should be less than or equal to 1"),
 ])
 def test_cli_errors_are_one_line(args: list[str], code: int, needle: str, store_dir: Path, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -205,3 +208,27 @@ def test_cli_build_prints_the_summary(store_dir: Path, tmp_path: Path, capsys: p
     assert cli_exit_code(["build", "--quiet", "--store", str(store_dir), "--out", str(tmp_path / "ds")]) == 0
     err = capsys.readouterr().err
     assert "dataset written to" in err and "18,565" in err and "redacted" in err
+
+
+def test_min_confidence_reaches_the_link_stage(tmp_path: Path) -> None:
+    """A hedged "Possibly duplicate of #9" scores about 0.38: the link stage's default 0.5
+    leaves it unusable, and `--min-confidence 0.3` must make a pair of it (the option once
+    stopped at the build's own filter, after the link stage had dropped the link at 0.5)."""
+    store_dir = make_store(tmp_path / "store")
+    hedged = raw_issue(GADGETS, 11, "Gadget problem 11", "When I run it, it breaks.")
+    with Store.open(store_dir) as store:
+        store.write_page(GADGETS, issues=[hedged], comments=[raw_comment(GADGETS, 11, 5000, "Possibly duplicate of #9")])
+        scored = build_links(store, LinkConfig(min_confidence=0.0)).links.filter(pl.col("number") == 11)
+    assert 0.3 <= scored["confidence"].item() < 0.5, "the link rules moved: pick a wording scored in [0.3, 0.5)"
+    counts = {}
+    for option in ("0.5", "0.3"):
+        out = tmp_path / f"at-{option}"
+        argv = ["build", "--quiet", "--store", str(store_dir), "--out", str(out), "--min-confidence", option]
+        assert cli_exit_code(argv) == 0
+        positives = _pairs(out).filter(pl.col("label") == 1)
+        counts[option] = positives.height
+        hedged_pair = positives.filter((pl.col("repo1") == GADGETS) & (pl.col("number1") == 11))
+        assert hedged_pair.height == (option == "0.3")
+        assert json.loads((out / "build_config.json").read_text())["links"]["min_confidence"] == float(option)
+        assert f"--min-confidence {option}" in (out / "README.md").read_text(encoding="utf-8")
+    assert counts["0.3"] == counts["0.5"] + 1

@@ -65,6 +65,60 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'covered by #13, closing as a duplicate' still takes the number before it",
      thread(c("m", "This is covered by #13. Closing as a duplicate.", "MEMBER", 60), closed_by="m", closed_minute=60),
      13),
+    # closed to be followed in another issue, possibly of another repository (said by the closer)
+    ("'I opened an issue in other/models (<url>) to track it', then closing",
+     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to track it. "
+              "Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+    ("'I think this is best tracked at #12? I'll close it' by the author who closes",
+     thread(c("reporter", "I think this is best tracked at #12? I'll close it and let you re-open if needed.",
+              "CONTRIBUTOR", 60), closed_by="reporter", closed_minute=60), 12),
+    ("... the same words by someone who does not close it are not a link",
+     thread(c("u", "I opened an issue (https://github.com/other/models/issues/12) to track it.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    ("... nor 'I opened an issue to track it' naming two issues",
+     thread(c("m", "I opened an issue (#12) to track it, see also #13.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed it
+    ("a maintainer's 'likely the same issue as <url>' in an issue left open is not a link",
+     thread(c("reporter", "gdb shows this is likely the same issue as https://github.com/other/lib/issues/12, so "
+              "bumping the submodule should resolve it.", "MEMBER", 60), state="open"), None),
+    ("... 'Possible dupe of #12' closed by the stale bot is not a link",
+     thread(c("m", "Possible dupe of #12.", "MEMBER", 60),
+            c("stale[bot]", "This issue has been automatically closed due to inactivity.", "NONE", 9000),
+            closed_by="stale[bot]"), None),
+    ("... the same suggestion closed by a person is",
+     thread(c("m", "Possible dupe of #12.", "MEMBER", 60), closed_by="m2"), 12),
+    ("... a firm claim in an open issue still is",
+     thread(c("m", "This is the same issue as #12.", "MEMBER", 60), state="open"), 12),
+    ("... a bot that closes as a duplicate acts for the maintainers",
+     thread(c("triage[bot]", "Thanks for the report. Possible duplicate of #12, closing.", "NONE", 60),
+            closed_by="triage[bot]", closed_minute=60), 12),
+    # "the same issue as <pull request>" in an issue: the pull request is the fix, not a canonical
+    ("'It looks like the same issue as <pull/12>' in an issue is not a link",
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also need to "
+              "handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
+    ("... 'the same issue as <issues/12>' is",
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), 12),
+    ("... and in a pull request, 'same as <pull/12>' is a superseded change",
+     thread(c("m", "This is the same as https://github.com/acme/widgets/pull/12, closing.", "MEMBER", 60),
+            closed_by="m", closed_minute=60, is_pr=True), 12),
+    # "a duplicate for #N" (a common non-native phrasing)
+    ("'Ok this is a duplicate for #12 because ...' by the author who closes",
+     thread(c("reporter", "Ok this is a duplicate for #12 because I had max boxes set to -1.", "NONE", 60),
+            closed_by="reporter", closed_minute=60), 12),
+    ("... 'closing in favour of a solution for #12' is not about #12",
+     thread(c("m", "Closing in favour of a solution for #12 that we discussed.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    # a duplicate label plus pointers: "Also #13" adds to the earlier pointer, the first named stays
+    ("label + 'Can you check #12?' then 'Also #13': #12",
+     thread(c("m", "Can you please check #12 and see if that helps?", "MEMBER", 60), c("m", "Also #13", "MEMBER", 70),
+            c("reporter", "thanks, I got it.", "NONE", 200), labels=("duplicate",), closed_by="reporter"), 12),
+    ("... without 'Also' the last pointer wins",
+     thread(c("m", "Can you please check #12 and see if that helps?", "MEMBER", 60),
+            c("m", "Actually #13 is the one.", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
+    ("... a lone 'Also #13' is still a pointer",
+     thread(c("m", "Also #13", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
@@ -89,7 +143,9 @@ def test_outcome_forms(text: str, disagrees: bool, answers_no: bool) -> None:
     assert (said.disagrees, said.answers_no) == (disagrees, answers_no)
 
 
-@pytest.mark.parametrize(("case", "th", "expected"), [r for r in CASES if r[2] is not None],
-                         ids=[r[0] for r in CASES if r[2] is not None])
+WORDED = [r for r in CASES if r[2] is not None and not r[1].labels]  # labelled threads are read for their label
+
+
+@pytest.mark.parametrize(("case", "th", "expected"), WORDED, ids=[r[0] for r in WORDED])
 def test_the_stage_prefilter_lets_every_linking_case_through(case: str, th: Thread, expected: int) -> None:
     assert any(re.search(CUE_REGEX, post.body) for post in th.posts), case

@@ -60,7 +60,7 @@ def test_a_rename_the_crawler_saw_resolves(store_dir: Path) -> None:
 def test_configured_alias_and_build_link_stage(store_dir: Path) -> None:
     assert _targets(store_dir, LinkConfig(repo_aliases=(("oldco/widgets", NEW),))) == [(NEW, 1, True)]
     with Store.open(store_dir) as st:
-        table = default_link_stage(st, (("oldco/widgets", NEW),))
+        table = default_link_stage(st, LinkConfig(repo_aliases=(("oldco/widgets", NEW),)))
     assert table.links.select("target_repo", "usable").rows() == [(NEW, True)]
 
 

@@ -46,7 +46,8 @@ RULE_CASES: list[tuple[str, Thread, int | None]] = [
               "https://github.com/acme/widgets/issues/12?", "MEMBER", 60),
             c("u", "The parser part was fixed by #40.", "NONE", 90), state="open"), None),
     ("... the same statement is",
-     thread(c("m", "That makes this a kind of duplicate of https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
+     # (firm: a hedged suggestion nobody acted on is too weak since the dev rules of issue 13)
+     thread(c("m", "That makes this a duplicate of https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
             c("u", "The parser part was fixed by #40.", "NONE", 90), state="open"), 12),
     # a list of inbound duplicates
     ("'Duplicates: #12, #13' lists issues that point here",

@@ -16,11 +16,11 @@ from training.models import build_encoder
 from training.models.ran import RanEncoder
 from training.pretrain_ran import (
     PretrainConfig,
-    learning_rate_factor,
     load_texts,
     mask_tokens,
     pretrain,
 )
+from training.schedule import linear_schedule
 
 CLS, SEP, PAD, MASK = 101, 102, 0, 103
 
@@ -66,7 +66,7 @@ def test_masking_rate_and_80_10_10_split() -> None:
 
 
 def test_learning_rate_warms_up_then_decays_to_zero() -> None:
-    factors = [learning_rate_factor(step, 4, 10) for step in range(11)]
+    factors = [linear_schedule(4, 10)(step) for step in range(11)]
     assert factors[:4] == [0.25, 0.5, 0.75, 1.0]
     assert factors[4] == 1.0 and factors[-1] == 0.0
     assert all(a >= b for a, b in zip(factors[4:], factors[5:], strict=False))

@@ -12,11 +12,12 @@ import torch
 
 from issues_sts.errors import TrainingError
 from tests.test_training_support import make_pairs_folder, tiny_encoder
-from training.config import TrainConfig
+from training.config import RESUME_KEYS, TrainConfig
 from training.data import ZigzagCollator, load_pairs
 from training.losses import AnglELoss
 from training.models import load_encoder
-from training.trainer import linear_schedule, train
+from training.schedule import linear_schedule
+from training.trainer import train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,6 +78,12 @@ def test_resume_refuses_a_changed_recipe(pairs_dir: Path, tmp_path: Path) -> Non
         train(recipe(pairs_dir, tmp_path / "run", max_steps=2, valid_split=None, learning_rate=1e-4))
 
 
+def test_resume_keys_are_the_recipe_fields_of_the_config() -> None:
+    """Derived from the fields marked RESUME in TrainConfig, not a second list."""
+    assert set(RESUME_KEYS) == {"data", "model", "pooling", "max_length", "batch_size", "grad_accumulation",
+                                "learning_rate", "warmup_steps", "seed", "loss", "max_train_pairs"}
+
+
 def test_schedule_warms_up_then_decays_to_zero() -> None:
     factor = linear_schedule(warmup=2, total=6)
     assert [round(factor(s), 3) for s in range(7)] == [0.5, 1.0, 1.0, 0.75, 0.5, 0.25, 0.0]
@@ -110,7 +117,7 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
 @pytest.mark.slow  # a fresh interpreter importing torch: tens of seconds on a loaded machine
 def test_cli_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "training", "train", "--dataset", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")],
+        [sys.executable, "-m", "issues_sts", "train", "--dataset", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
     )

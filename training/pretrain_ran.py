@@ -37,6 +37,7 @@ from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
 from training.progress import TrainProgress
+from training.schedule import linear_schedule
 
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
@@ -165,13 +166,6 @@ def mask_tokens(
     return masked, labels
 
 
-def learning_rate_factor(step: int, warmup: int, total: int) -> float:
-    """Linear warm-up, then linear decay to zero."""
-    if step < warmup:
-        return (step + 1) / max(1, warmup)
-    return max(0.0, (total - step) / max(1, total - warmup))
-
-
 def build_model(config: PretrainConfig) -> RanForMaskedLM:
     torch.manual_seed(config.seed)
     if Path(config.model).is_dir():
@@ -218,7 +212,7 @@ def pretrain(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: learning_rate_factor(step, config.warmup_steps, config.steps)
+        optimizer, linear_schedule(config.warmup_steps, config.steps)
     )
     losses, tokens, started = [], 0, time.perf_counter()
     with TrainProgress(config.steps, enabled=progress, label="MLM", unit="tok") as bar:

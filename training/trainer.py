@@ -38,7 +38,7 @@ from training.checkpoint import (
     restore_rng,
     save_checkpoint,
 )
-from training.config import TrainConfig, TrainResult
+from training.config import RESUME_KEYS, TrainConfig, TrainResult
 from training.data import Batch, PairSet, ZigzagCollator, batches, epoch_order, load_pairs
 from training.evaluation import SimilarityEvaluator
 from training.losses import AnglELoss
@@ -47,10 +47,7 @@ from training.model_card import model_card
 from training.models import build_encoder, load_encoder
 from training.models.base import Encoder
 from training.progress import TrainProgress
-
-#: settings that must match for a checkpoint to be resumed under a new command line
-RESUME_KEYS = ("data", "model", "pooling", "max_length", "batch_size", "grad_accumulation",
-               "learning_rate", "warmup_steps", "seed", "loss", "max_train_pairs")
+from training.schedule import linear_schedule
 
 
 def seed_everything(seed: int) -> None:
@@ -65,17 +62,6 @@ def use_bf16(precision: str, device: torch.device) -> bool:
     if precision == "auto":
         return device.type == "cuda" and torch.cuda.is_bf16_supported()
     return False
-
-
-def linear_schedule(warmup: int, total: int):
-    """LR multiplier: linear warmup to 1 over `warmup` steps, then linear decay to 0."""
-
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / max(1, warmup)
-        return max(0.0, (total - step) / max(1, total - warmup))
-
-    return factor
 
 
 def build_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.AdamW:

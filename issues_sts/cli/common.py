@@ -7,8 +7,9 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from issues_sts.errors import ConfigError
@@ -61,11 +62,19 @@ def resume_command(prog: str, args: Sequence[str]) -> str:
 
 def config_error(exc: ValidationError, command: str) -> ConfigError:
     """The one place a config model's validation error becomes a one-line ConfigError that
-    names the option as the user typed it (`--min-confidence`, not `min_confidence`)."""
+    names the option as the user typed it (`--min-confidence`, not `min_confidence`; a nested
+    model's field, `links.min_confidence`, is its own option too). Only the option's name is
+    spelled with dashes: pydantic's message is passed on as it is."""
     first = exc.errors()[0]
-    option = "--" + "-".join(str(part) for part in first["loc"]).replace("_", "-")
+    field = [str(part) for part in first["loc"] if isinstance(part, str)][-1:] or ["value"]
+    option = "--" + field[0].replace("_", "-")
     message = str(first["msg"]).removeprefix("Value error, ")
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
+
+
+def option_default(model: type[BaseModel], field: str) -> Any:
+    """A CLI option's default, read from the config model's field so it is said once."""
+    return model.model_fields[field].get_default(call_default_factory=True)
 
 
 def activation_line() -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import typer
 from pydantic import SecretStr, ValidationError
@@ -16,11 +17,12 @@ from issues_sts.cli.common import (
     config_error,
     console,
     env_token,
+    option_default,
     out,
 )
 from issues_sts.cli.report import RichReporter
 from issues_sts.crawl.client import Scrubber
-from issues_sts.crawl.config import GITHUB_API, CrawlConfig, CrawlSummary
+from issues_sts.crawl.config import CrawlConfig, CrawlSummary
 from issues_sts.crawl.plan import Plan, plan_table_rows
 from issues_sts.crawl.progress import summary_table
 from issues_sts.crawl.runner import plan_crawl, run_crawl
@@ -89,18 +91,23 @@ def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
     return load_repos(repos_file or DEFAULT_REPOS)
 
 
+def _default(field: str) -> Any:
+    """An option's default, from CrawlConfig's field (said once)."""
+    return option_default(CrawlConfig, field)
+
+
 def crawl(
     token: str | None = typer.Option(None, "--token", help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).", show_default=False),
     repos: Path | None = typer.Option(None, "--repos", help=f"YAML list of repositories [default: {DEFAULT_REPOS}]."),
     repo: list[str] = typer.Option([], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."),
-    api_url: str = typer.Option(GITHUB_API, "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
-    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory (created if absent)."),
+    api_url: str = typer.Option(_default("api_url"), "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
+    store: Path = typer.Option(_default("store"), "--store", help="Crawl store directory (created if absent)."),
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
-    max_requests: int | None = typer.Option(None, "--max-requests", min=1, help="Stop cleanly after N counted requests."),
-    max_candidates: int = typer.Option(5000, "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(4, "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
-    per_page: int = typer.Option(100, "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
-    timeout: float = typer.Option(30.0, "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
+    max_requests: int | None = typer.Option(_default("max_requests"), "--max-requests", min=1, help="Stop cleanly after N counted requests."),
+    max_candidates: int = typer.Option(_default("max_candidates"), "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
+    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
+    per_page: int = typer.Option(_default("per_page"), "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
+    timeout: float = typer.Option(_default("timeout"), "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
     plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), print the projected requests, points and hours, and save the plan for the crawl's summary to compare with."),

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, replace
 from pathlib import Path
 
 import polars as pl
 import typer
+from pydantic import ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_LINKS, DEFAULT_STORE, console, out
+from issues_sts.cli.common import (
+    DEFAULT_LINKS,
+    DEFAULT_STORE,
+    config_error,
+    console,
+    option_default,
+    out,
+)
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.links.archive import load_rust_archive
@@ -39,14 +46,14 @@ _ISSUE = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
     try:
         return LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(aliases))
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    except ValidationError as exc:
+        raise config_error(exc, "links extract") from None
 
 
 def _run(store_dir: Path, cfg: LinkConfig) -> tuple[LinkTable, LinkConfig]:
     """The links and the effective config (the store's renames merged in, as the stage used them)."""
     with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
-        effective = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))
+        effective = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})
         return build_links(store, effective), effective
 
 
@@ -63,7 +70,8 @@ def _summary(table: LinkTable) -> None:
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
     out_dir: Path = typer.Option(DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."),
-    min_confidence: float = typer.Option(0.5, help="Links below this confidence are kept but not usable."),
+    min_confidence: float = typer.Option(option_default(LinkConfig, "min_confidence"),
+                                         help="Links below this confidence are kept but not usable."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository, old/name=new/name (repeatable)."),
     archive: Path | None = typer.Option(None, "--archive", help="Read the rust issue archive instead of --store "
                                         "(loaded once into --cache)."),
@@ -86,7 +94,7 @@ def extract_cmd(
     table, cfg = _run(store, cfg)
     path = table.write(out_dir)
     table.write_counters(out_dir)
-    (out_dir / "link_config.json").write_text(json.dumps(asdict(cfg), indent=2, sort_keys=True) + "\n")
+    (out_dir / "link_config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
     _summary(table)
     console.print(f"{table.counters.get('usable_links', 0)} usable of {table.links.height} links -> {path}")
 

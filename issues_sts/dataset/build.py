@@ -42,6 +42,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.links.model import LinkConfig
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
@@ -65,11 +66,11 @@ class LinkTableLike(Protocol):
 LinkStage = Callable[[Store], LinkTableLike]
 
 
-def default_link_stage(store: Store, repo_aliases: tuple[tuple[str, str], ...] = ()) -> LinkTableLike:
-    from issues_sts.links import LinkConfig, build_links  # the link stage's public API
+def default_link_stage(store: Store, cfg: LinkConfig | None = None) -> LinkTableLike:
+    from issues_sts.links import build_links  # the link stage's public API
 
-    # renames the store knows are added by the stage itself; these are the user's extra ones
-    return build_links(store, LinkConfig(repo_aliases=repo_aliases))
+    # renames the store knows are added by the stage itself; cfg's are the user's extra ones
+    return build_links(store, cfg or LinkConfig())
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,14 @@ class BuildSummary:
 def build_command(cfg: BuildConfig) -> str:
     parts = ["issues-sts", "build", "--store", str(cfg.store), "--out", str(cfg.out), "--seed", str(cfg.seed),
              "--negatives", cfg.negatives, "--negative-ratio", str(cfg.negative_ratio),
-             "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.min_confidence)]
+             "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.links.min_confidence)]
     if cfg.tokenizer:
         parts += ["--tokenizer", cfg.tokenizer]
     for option, value, default in (("--split-by", cfg.split_by, "random"), ("--text-recipe", cfg.text_recipe, "readers"),
                                    ("--previous", cfg.previous, None), ("--version", cfg.version, None)):
         if value != default:
             parts += [option, str(value)]
-    for old, new in cfg.repo_aliases:
+    for old, new in cfg.links.repo_aliases:
         parts += ["--alias", f"{old}={new}"]
     return shlex.join(parts)
 
@@ -185,9 +186,9 @@ def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: Link
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
         step("extracting duplicate links")
-        table = link_stage(store) if link_stage else default_link_stage(store, cfg.repo_aliases)
+        table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
         step("reading the store")
-        renames = merge_aliases(cfg.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        renames = merge_aliases(cfg.links.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
         if cfg.negatives == "hard" or not streamed:
             # BM25 (hard negatives) needs every text at once: the store is read whole.
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
@@ -213,7 +214,7 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     else:
         counters["redaction"] = streamed[1].redaction
     step("positive pairs")
-    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.min_confidence)
+    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.links.min_confidence)
     if positives.height == 0:
         raise NoDuplicates(f"the crawl store {cfg.store} has no usable duplicate links "
                            f"({counters['positives']['links_total']} candidate links, "

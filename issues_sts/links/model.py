@@ -7,8 +7,11 @@ row, the issue body as the first post, every comment, and its duplicate events. 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from issues_sts.links.vocabulary import DUPLICATE_LABEL_PATTERN
 
@@ -126,15 +129,18 @@ class DuplicateLink:
     excluded_reason: str | None = None
 
 
-@dataclass(frozen=True)
-class LinkConfig:
-    """Policy knobs of the link stage (frozen: built once at the CLI boundary).
+class LinkConfig(BaseModel):
+    """Policy knobs of the link stage (frozen: built once at the CLI boundary; nested in the
+    build's `BuildConfig.links`).
 
-    Weights are log-odds added to a link's score; confidence = sigmoid(score).
+    Weights are log-odds added to a link's score; confidence = sigmoid(score). A link below
+    `min_confidence` is kept but not usable (no pair is made of it).
     """
 
-    min_confidence: float = 0.5
-    close_window_hours: float = 48.0
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    close_window_hours: Annotated[float, Field(ge=0.0)] = 48.0
     # Base score of the strongest target-carrying signal.
     w_keyword: float = 2.5
     w_slash: float = 2.0
@@ -159,6 +165,8 @@ class LinkConfig:
     # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
     w_open_drive_by: float = -1.5
     w_open_question: float = -1.0
+    # On top of w_still_open: a hedged suggestion ("likely the same as #N") nobody acted on.
+    w_open_hedged: float = -1.5
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
     # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the
@@ -173,10 +181,4 @@ class LinkConfig:
     # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).
     duplicate_label_pattern: str = DUPLICATE_LABEL_PATTERN
     # Renamed repositories, old -> new ("mozilla/rust" -> "rust-lang/rust").
-    repo_aliases: tuple[tuple[str, str], ...] = field(default=())
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.min_confidence <= 1.0:
-            raise ValueError("min_confidence must be within [0, 1]")
-        if self.close_window_hours < 0:
-            raise ValueError("close_window_hours must be >= 0")
+    repo_aliases: tuple[tuple[str, str], ...] = ()

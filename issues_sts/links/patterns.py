@@ -303,6 +303,7 @@ def _gap_ok(gap: str) -> bool:
 
 
 _BARE_DUP = re.compile(r"dup|dupe|dupes|duplicate|duplicates|duplicated", re.I)
+_FOR = re.compile(r"^\s*for\b", re.I)
 _DESCRIBED = re.compile(r"^\s*(?:of\s+|by\s+|in\s+)?(?:the|a|an|this|that|our|its|your)\b", re.I)
 
 
@@ -323,6 +324,8 @@ def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_t
         return []
     first = following[0]
     gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
+    if _BARE_DUP.fullmatch(cue_text):
+        gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]
@@ -563,8 +566,11 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
 _TRACKED_ELSEWHERE = re.compile(
     # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue, not "the design"
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
-    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+)*"
+    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|by|at|under|over\s+(?:in|at)|there)\b"
+    # "I opened an issue in onnx/models (<url>) to track it": the issue this one is followed in
+    r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
+    r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
     r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
     r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b",
     re.I,

@@ -112,8 +112,8 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
         parts.append((Signal.CLOSED_SOON, cfg.w_closed_soon))
     if confirmed:
         parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
-    if thread.state == "open":
-        parts.append((Signal.STILL_OPEN, open_penalty(not who, claim.question, cfg)))
+    if unattended(thread, post, cfg):
+        parts.append((Signal.STILL_OPEN, open_penalty(not who, claim.question, cfg, hedged=claim.hedged)))
     if closed_by_merge(thread, cfg):
         parts.append((Signal.FIXED_SEPARATELY, cfg.w_fixed_separately))
     weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}
@@ -122,10 +122,23 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
     return Scored(sum(w for _, w in parts), signal, signals)
 
 
-def open_penalty(drive_by: bool, question: bool, cfg: LinkConfig) -> float:
-    """A claim in an issue nobody closed: nobody acted on it (more so when nobody with
-    standing made it, or when it was a question)."""
-    return cfg.w_still_open + (cfg.w_open_drive_by if drive_by else 0.0) + (cfg.w_open_question if question else 0.0)
+def unattended(thread: Thread, post: Post, cfg: LinkConfig) -> bool:
+    """Nobody acted on the thread: it is still open, or only an inactivity bot closed it (a
+    bot that is neither a merge bot nor the claim's author, with no duplicate label or
+    state_reason: "closed due to inactivity")."""
+    if thread.state == "open":
+        return True
+    closer = thread.closed_by or ""
+    by_bot = closer.endswith("[bot]") or closer in cfg.bot_accounts
+    return (thread.state == "closed" and by_bot and closer not in cfg.merge_bots and closer != post.author
+            and not thread_says_duplicate(thread, cfg))
+
+
+def open_penalty(drive_by: bool, question: bool, cfg: LinkConfig, *, hedged: bool = False) -> float:
+    """A claim in an issue nobody acted on (see `unattended`): more so when nobody with
+    standing made it, when it was a question, or when it was hedged."""
+    return (cfg.w_still_open + (cfg.w_open_drive_by if drive_by else 0.0) + (cfg.w_open_question if question else 0.0)
+            + (cfg.w_open_hedged if hedged else 0.0))
 
 
 def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
@@ -134,7 +147,8 @@ def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
         return scored
     bonus = cfg.w_confirmed_later
     if Signal.STILL_OPEN in scored.signals:  # someone with standing took it up: acted on after all
-        bonus -= open_penalty(Signal.DRIVE_BY in scored.signals, Signal.QUESTION in scored.signals, cfg)
+        bonus -= open_penalty(Signal.DRIVE_BY in scored.signals, Signal.QUESTION in scored.signals, cfg,
+                              hedged=Signal.HEDGED in scored.signals)
     return Scored(scored.score + bonus, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
 
 

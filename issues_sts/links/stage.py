@@ -281,7 +281,7 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
 def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = cfg or LinkConfig()
-    cfg = replace(cfg, repo_aliases=merge_aliases(cfg.repo_aliases, aliases_from_store(store)))  # renames are store facts
+    cfg = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})  # renames are store facts
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
     # One part of a repository at a time (a thread never spans two), so memory is bounded

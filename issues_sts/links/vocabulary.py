@@ -85,7 +85,8 @@ RULES: tuple[Rule, ...] = (
          r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there)|track(?:ing)?\s+(?:it|this|the)|please\s+follow"
          r"|stay\s+tuned", r"track|follow|tuned",
          ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please follow that one.",
-          "This is tracked in #12, closing."),
+          "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
+          "I think this is best tracked at #12? I'll close it."),
          ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
