@@ -1,7 +1,7 @@
 """The embedded default: the whole pipeline, offline, on a generated GitHub.
 
-A seeded world of issues (issues_sts.sandbox.worlds.generator) is served by the project's fake GitHub on
-127.0.0.1; the real crawler collects it, the real build turns it into the dataset, and the
+A seeded world of issues (issues_sts.sandbox.worlds.generator) is served by the project's fake
+GitHub on 127.0.0.1; the real crawler collects it, the real build turns it into the dataset, and the
 offline MiniLM backbone is fine-tuned briefly with the AnglE objective and evaluated before
 and after. Nothing here is special-cased for the demo: the same code runs against
 api.github.com with a token.

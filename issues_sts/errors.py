@@ -80,7 +80,8 @@ class RepoNotFound(GitHubError):
 
 
 class RateLimited(GitHubError):
-    default_hint = "wait for the reset time shown, or use a token with a higher limit; the crawl resumes where it stopped"
+    default_hint = ("wait for the reset time shown, or use a token with a higher limit; the crawl resumes "
+                    "where it stopped")
 
 
 class Unreachable(GitHubError):
@@ -162,7 +163,8 @@ def interruption(exc: BaseException) -> type[Interrupted]:
 # print them, and a test runs every one through the installed console script.
 EXIT_CODES: tuple[tuple[int, str], ...] = (
     (0, "success"),
-    (1, "an unexpected error (a bug, or an operating-system failure): rerun with --debug and report it"),
+    (1, "an unexpected error (a bug, or an operating-system failure): rerun with --debug and "
+        "report it"),
     (ConfigError.exit_code, "bad configuration or usage (options, repos.yaml, tokenizer)"),
     (StoreError.exit_code, "crawl store missing, empty, damaged or not writable"),
     (GitHubError.exit_code, "GitHub error: unreachable, a repository that does not exist, retries exhausted"),

@@ -217,9 +217,10 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
 _EVENT_COLUMNS = ("repo", "number", "event_key", "event", "actor", "created_at",
                   "canonical_repo", "canonical_number", "source", "raw")
 _EVENT_UPSERT = (
-    f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
-    "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, actor=excluded.actor, "
-    "created_at=excluded.created_at, "
+    f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) "
+    f"VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
+    "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, "
+    "actor=excluded.actor, created_at=excluded.created_at, "
     "canonical_repo=COALESCE(excluded.canonical_repo, events.canonical_repo), "
     "canonical_number=COALESCE(excluded.canonical_number, events.canonical_number), "
     "source=CASE WHEN excluded.canonical_repo IS NULL AND events.canonical_repo IS NOT NULL "
@@ -259,11 +260,12 @@ Part = tuple[str, int, int]  # repo, first number, last number
 
 
 class Store:
-    """A crawl store directory holding `crawl.sqlite`."""
+    """A crawl store directory holding `crawl.sqlite`. The connection is private: every SQL
+    statement of the project is a typed method here, so the schema can change in one file."""
 
     def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
         self.root = root
-        self.conn = conn
+        self._conn = conn
 
     # -- opening -------------------------------------------------------------------
     @classmethod
@@ -295,7 +297,7 @@ class Store:
         return cls(root, conn)
 
     def close(self) -> None:
-        self.conn.close()
+        self._conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -306,18 +308,18 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic unit: everything inside commits together or not at all."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            yield self.conn
+            yield self._conn
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        self._conn.execute("COMMIT")
 
     # -- writing (crawler) -----------------------------------------------------------
     def upsert_repo(self, repo: str, **fields: Any) -> None:
         row = {"repo": repo, **fields}
-        self.conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
+        self._conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
                           "INSERT OR IGNORE INTO repos(repo) VALUES(?)", tuple(row.values()))
 
     def write_page(
@@ -361,8 +363,9 @@ class Store:
         conn.execute(_upsert_sql("checkpoints", row, ("repo", "resource")), tuple(row.values()))
 
     def checkpoint(self, repo: str, resource: str) -> Checkpoint:
-        row = self.conn.execute(
-            "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE repo=? AND resource=?",
+        row = self._conn.execute(
+            "SELECT next_url, since, pass_since, pass_high, etag, done FROM checkpoints WHERE "
+            "repo=? AND resource=?",
             (repo, resource),
         ).fetchone()
         if row is None:
@@ -380,14 +383,15 @@ class Store:
     def add_redirect(self, repo: str, number: int, to_repo: str, to_number: int) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO redirects(repo, number, to_repo, to_number) VALUES(?,?,?,?)",
+                "INSERT OR REPLACE INTO redirects(repo, number, to_repo, to_number) "
+                "VALUES(?,?,?,?)",
                 (repo, number, to_repo, to_number),
             )
 
     # -- reading (links, dataset, status) -------------------------------------------
     def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
         try:
-            return self.conn.execute(sql, params).fetchall()
+            return self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
                              hint="move it away and crawl again") from None
@@ -396,7 +400,7 @@ class Store:
         """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
         (several times the size of the same rows in a frame), not the whole answer."""
         try:
-            cursor = self.conn.execute(sql, params)
+            cursor = self._conn.execute(sql, params)
             parts = []
             while rows := cursor.fetchmany(20_000):
                 parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
@@ -409,7 +413,8 @@ class Store:
 
     def parts(self, max_issues: int | None = None) -> list[Part]:
         """The store cut into (repo, first, last) number ranges of at most `max_issues` issues
-        (PART_ISSUES), in the frames' order; a thread (an issue and its comments) never spans two."""
+        (PART_ISSUES), in the frames' order; a thread (an issue and its comments) never spans
+        two."""
         max_issues = max_issues or PART_ISSUES
         out: list[Part] = []
         for repo in self.repo_names():
@@ -461,7 +466,8 @@ class Store:
 
     def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None,
                        span: tuple[int, int] | None = None) -> pl.DataFrame:
-        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is read."""
+        """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is
+        read."""
         schema = {
             "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
             "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
@@ -469,7 +475,8 @@ class Store:
         if columns is not None:
             schema = {name: schema[name] for name in columns}
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, id",
+        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, "
+                           "id",
                            schema, params)
 
     def events_frame(self, *, repo: str | None = None, span: tuple[int, int] | None = None) -> pl.DataFrame:
@@ -478,7 +485,8 @@ class Store:
             "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
         }
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, event_key",
+        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, "
+                           "event_key",
                            schema, params)
 
     def redirects_frame(self) -> pl.DataFrame:
@@ -489,12 +497,15 @@ class Store:
         """Per repository: what `issues-sts status --json` prints (a stable interface)."""
         sql = """
         SELECT r.repo, r.status, r.current_name, r.last_sync,
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0),
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=1),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=0),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=1),
           (SELECT COUNT(*) FROM comments c WHERE c.repo=r.repo),
           (SELECT COUNT(*) FROM events e WHERE e.repo=r.repo),
           (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NOT NULL),
-          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=0
              AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
                              AND duplicate_wording(c.body))))
@@ -503,19 +514,19 @@ class Store:
         self._duplicate_evidence_functions()
         keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
                 "events", "tombstones", "duplicate_candidates")
-        return [dict(zip(keys, row, strict=True)) for row in self.conn.execute(sql)]
+        return [dict(zip(keys, row, strict=True)) for row in self._conn.execute(sql)]
 
     def _duplicate_evidence_functions(self) -> None:
         """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
         candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
         from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
 
-        self.conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
-        self.conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
+        self._conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
+        self._conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
-        row = self.conn.execute(
+        row = self._conn.execute(
             "SELECT repo, repo_id, current_name, status, last_sync FROM repos WHERE repo=?", (repo,)
         ).fetchone()
         keys = ("repo", "repo_id", "current_name", "status", "last_sync")
@@ -523,29 +534,29 @@ class Store:
 
     def issue_evidence(self, repo: str) -> list[tuple[int, str | None, str | None, str]]:
         """(number, state_reason, updated_at, labels JSON) of the live, non-PR issues of `repo`."""
-        return self.conn.execute(
+        return self._conn.execute(
             "SELECT number, state_reason, updated_at, labels FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
     def open_numbers(self, repo: str) -> set[int]:
         """Numbers of the live issues of `repo` that are open."""
-        rows = self.conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
+        rows = self._conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
         return {r[0] for r in rows}
 
     def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
         """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
-        return self.conn.execute(
+        return self._conn.execute(
             "SELECT number, updated_at, comments FROM issues "
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
         ).fetchall()
 
     def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
-        yield from self.conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
+        yield from self._conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
 
     def checkpoint_watermarks(self, repo: str, prefix: str) -> dict[str, str | None]:
         """resource -> `since` of the finished checkpoints whose resource starts with `prefix`."""
-        rows = self.conn.execute(
+        rows = self._conn.execute(
             "SELECT resource, since FROM checkpoints WHERE repo=? AND done=1 AND resource LIKE ?",
             (repo, prefix + "%"),
         )
@@ -553,13 +564,14 @@ class Store:
 
     def known_numbers(self, repo: str) -> set[int]:
         """Numbers stored for `repo` as issues (tombstones included) or as redirects."""
-        rows = self.conn.execute(
-            "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE repo=?", (repo, repo)
+        rows = self._conn.execute(
+            "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE "
+            "repo=?", (repo, repo)
         )
         return {r[0] for r in rows}
 
     def schema_version(self) -> int:
-        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         return int(row[0]) if row else SCHEMA_VERSION
 
     def compact(self, *, progress: Callable[[int], None] | None = None) -> tuple[int, int]:
@@ -576,9 +588,28 @@ class Store:
                     conn.executemany(f"UPDATE {table} SET raw=? WHERE {key}=?", packed)
                 if progress is not None:
                     progress(len(rows))
-        self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
-        self.conn.execute("VACUUM")
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self._conn.execute("VACUUM")
         return before, db.stat().st_size
 
-    def is_empty(self) -> bool:
-        return self.conn.execute("SELECT COUNT(*) FROM issues").fetchone()[0] == 0
+    def has_issues(self) -> bool:
+        """Whether any issue is stored; one row is enough to know (COUNT(*) would read the
+        whole table of a big store)."""
+        return self._conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is not None
+
+    def renamed_repos(self) -> tuple[tuple[str, str], ...]:
+        """(old name, current name) of every repository whose `current_name` differs from the
+        name it was stored under (case-insensitively), sorted by the old name."""
+        rows = self._conn.execute(
+            "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND "
+            "lower(current_name) != lower(repo) ORDER BY repo"
+        ).fetchall()
+        return tuple((str(old), str(new)) for old, new in rows)
+
+    def meta(self, key: str) -> str | None:
+        """A value of the store's key-value table (`schema_version`, an archive's fingerprint)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))

@@ -3,12 +3,14 @@
 - nothing under crawl/, links/, dataset/, hub/, store.py, demo.py or training/ imports the CLI;
 - training/ takes from issues_sts only its errors, the public dataset-reading API
   (`issues_sts.dataset`'s own names) and the package version;
-- nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub).
+- nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub);
+- the store owns its SQL: no SQL statement and no use of its connection outside store.py.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -120,3 +122,35 @@ def test_each_rule_catches_a_violation(source: str, module: str,
     path = ROOT / (module.replace(".", "/") + ".py")
     planted = path.read_text(encoding="utf-8") + "\n" + source + "\n"
     assert check(imports(planted, module)) != []
+
+
+# statements as the store writes them (upper-case keywords), not English ("Create the repository")
+SQL = re.compile(r"^\s*(SELECT\s.+\sFROM\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s"
+                 r"|CREATE\s+(TABLE|INDEX)\s|PRAGMA\s|VACUUM\b)", re.DOTALL)
+OUTSIDE_THE_STORE = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
+                     "issues_sts/cli", "issues_sts/demo.py", "issues_sts/repos.py", "training")
+
+
+def sql_violations(source: str) -> list[str]:
+    """SQL statements written as string literals, and uses of a connection attribute."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.match(node.value):
+            found.append(node.value[:40])
+        elif isinstance(node, ast.Attribute) and node.attr in ("conn", "_conn"):
+            found.append(f".{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", files(*OUTSIDE_THE_STORE), ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_store_speaks_sql(path: Path) -> None:
+    assert sql_violations(path.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("source", [
+    'rows = store.conn.execute("SELECT 1 FROM issues LIMIT 1")',
+    'sql = "UPDATE meta SET value=? WHERE key=?"',
+    "store._conn.close()",
+])
+def test_the_sql_rule_catches_a_violation(source: str) -> None:
+    assert sql_violations(source) != []

@@ -190,7 +190,7 @@ def test_evaluate_the_modern_set_from_an_onnxruntime_shaped_archive(tmp_path: Pa
     text = capsys.readouterr().out
     assert "round onnx-1" in text and "labels by AI assistant readers" in text
     with Store.open(tmp_path / "c") as st:  # what a crawl with timelines would have stored
-        row = st.conn.execute("SELECT closed_by, labels FROM issues WHERE number=2").fetchone()
+        row = st.issues_frame(numbers=[2], repo="microsoft/onnxruntime", columns=("closed_by", "labels")).row(0)
         assert row[0] == "maint" and "duplicate" in row[1]
 
 

@@ -8,10 +8,11 @@ import re
 
 import pytest
 
+from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.links import extract_thread_links
 from issues_sts.links.model import Thread
 from issues_sts.links.replies import find_outcome
-from issues_sts.links.vocabulary import CUE_REGEX
+from issues_sts.links.vocabulary import CUE_REGEX, says_duplicate
 from tests.links_helpers import c, canonical, thread
 
 # (phenomenon, thread, expected canonical target or None)
@@ -35,7 +36,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
      thread(c("u", "duplicate of #12", "CONTRIBUTOR", 60),
             c("reporter", "@u Is it? This one is a legitimate cast, the other issue is not.", "CONTRIBUTOR", 70),
             closed_by="bors"), None),
-    # "Not the same: #N ..." and full-width punctuation are disagreement (the colon was the known bug)
+    # "Not the same: #N ..." and full-width punctuation are disagreement (the colon was the known
+    # bug)
     ("'Not the same: #12 is about X' disputes a question",
      thread(c("m", "Is it the same as #12? If so, please track this issue there.", "MEMBER", 60),
             c("reporter", "Not the same: #12 uses tensorflow, this one pytorch.", "NONE", 70), state="open"), None),
@@ -51,7 +53,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
      thread(c("m", "#12 supersedes.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("'#12 would subsume it, and has more discussion, so closing' by the closer",
      thread(c("u", "Related to #13, it seems.", "CONTRIBUTOR", 30),
-            c("m", "This seems like #12 would subsume it, and #12 has more discussion so I'm closing this.",
+            c("m", "This seems like #12 would subsume it, and #12 has more discussion so I'm closing "
+                   "this.",
               "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), 12),
     ("... 'the API of #12 supersedes the old flag' is about something else",
      thread(c("m", "The API of #12 supersedes the old flag.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60),
@@ -59,16 +62,17 @@ CASES: list[tuple[str, Thread, int | None]] = [
     # an untargeted "closing as a duplicate" after the comment's own claim confirms that claim
     ("'dup of #12, not sure about #13. Regardless, closing as a duplicate' keeps #12",
      thread(c("u", "Duplicate #12? And #13?", "CONTRIBUTOR", 30),
-            c("m", "Yeah I think this is definitely a duplicate of #12, but not so sure about #13 because it's "
-              "through a constant. Regardless though, closing as a duplicate, thanks!", "MEMBER", 60),
+            c("m", "Yeah I think this is definitely a duplicate of #12, but not so sure about #13 "
+              "because it's through a constant. Regardless though, closing as a duplicate, "
+              "thanks!", "MEMBER", 60),
             closed_by="m", closed_minute=60), 12),
     ("... 'covered by #13, closing as a duplicate' still takes the number before it",
      thread(c("m", "This is covered by #13. Closing as a duplicate.", "MEMBER", 60), closed_by="m", closed_minute=60),
      13),
     # closed to be followed in another issue, possibly of another repository (said by the closer)
     ("'I opened an issue in other/models (<url>) to track it', then closing",
-     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to track it. "
-              "Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
+     thread(c("m", "I opened an issue in other/models (https://github.com/other/models/issues/12) to "
+              "track it. Closing out this issue.", "MEMBER", 60), closed_by="m", closed_minute=60), 12),
     ("'I think this is best tracked at #12? I'll close it' by the author who closes",
      thread(c("reporter", "I think this is best tracked at #12? I'll close it and let you re-open if needed.",
               "CONTRIBUTOR", 60), closed_by="reporter", closed_minute=60), 12),
@@ -78,9 +82,11 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... nor 'I opened an issue to track it' naming two issues",
      thread(c("m", "I opened an issue (#12) to track it, see also #13.", "MEMBER", 60),
             closed_by="m", closed_minute=60), None),
-    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed it
+    # a hedged suggestion nobody acted on: the issue stayed open, or only an inactivity bot closed
+    # it
     ("a maintainer's 'likely the same issue as <url>' in an issue left open is not a link",
-     thread(c("reporter", "gdb shows this is likely the same issue as https://github.com/other/lib/issues/12, so "
+     thread(c("reporter", "gdb shows this is likely the same issue as "
+                          "https://github.com/other/lib/issues/12, so "
               "bumping the submodule should resolve it.", "MEMBER", 60), state="open"), None),
     ("... 'Possible dupe of #12' closed by the stale bot is not a link",
      thread(c("m", "Possible dupe of #12.", "MEMBER", 60),
@@ -95,8 +101,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
             closed_by="triage[bot]", closed_minute=60), 12),
     # "the same issue as <pull request>" in an issue: the pull request is the fix, not a canonical
     ("'It looks like the same issue as <pull/12>' in an issue is not a link",
-     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also need to "
-              "handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
+     thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/pull/12. We also "
+              "need to handle axis.", "MEMBER", 60), closed_by="m", closed_minute=60), None),
     ("... 'the same issue as <issues/12>' is",
      thread(c("m", "It looks like the same issue as https://github.com/acme/widgets/issues/12.", "MEMBER", 60),
             closed_by="m", closed_minute=60), 12),
@@ -119,6 +125,50 @@ CASES: list[tuple[str, Thread, int | None]] = [
             c("m", "Actually #13 is the one.", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
     ("... a lone 'Also #13' is still a pointer",
      thread(c("m", "Also #13", "MEMBER", 70), labels=("duplicate",), closed_by="m"), 13),
+    # "I met the same problem with #N": about this issue when its author says it
+    ("the author's 'I met the same problem with [#12](url)', then closing",
+     thread(c("reporter", "Thanks! I met the same problem with [#12](https://github.com/acme/widgets/issues/12), "
+              "after adding op_version it works now.", "NONE", 60), closed_by="reporter", closed_minute=60), 12),
+    ("... a bystander's 'I'm having the same issue as #12' is their own problem",
+     thread(c("bystander", "I'm having the same issue as #12 on Windows.", "NONE", 60),
+            closed_by="m", closed_minute=60), None),
+    # a claim by someone without standing, made after the final close: nobody acted on it
+    ("a bystander's 'New PR: #12' months after a pull request was closed is not a link",
+     thread(c("m", "Closing due to inactivity.", "MEMBER", 60), c("bystander", "New PR: #12", "CONTRIBUTOR", 90_000),
+            closed_by="m", closed_minute=60, is_pr=True), None),
+    ("... the pull request's author saying it is a link",
+     thread(c("m", "Closing due to inactivity.", "MEMBER", 60), c("reporter", "New PR: #12", "CONTRIBUTOR", 90_000),
+            closed_by="m", closed_minute=60, is_pr=True), 12),
+    ("... a bystander's 'dup of #12' before the close still is",
+     thread(c("bystander", "Duplicate of #12", "NONE", 60), closed_by="m", closed_minute=90), 12),
+    # a bot's suggestion taken up by a maintainer: someone acted on it
+    ("a bot's 'Potential duplicates: #12' answered by the maintainer's 'Yes, duplicate.' who closes",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1),
+            c("m", "Yes, duplicate.", "MEMBER", 30), closed_by="m", closed_minute=30), 12),
+    ("... the same suggestion nobody answered is not a link",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1), closed_by="m", closed_minute=30), None),
+    ("... nor is a confirmation two comments below the bot",
+     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1), c("x", "Same crash here.", "NONE", 10),
+            c("m", "Yes, duplicate.", "MEMBER", 30), closed_by="m", closed_minute=30), None),
+    # "Yes and no" is not a yes
+    ("'Is this a dup of #12?' answered 'Yes and no, ...' by the reporter of an open issue is not a link",
+     thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
+            c("reporter", "Yes and no, the error is different.", "NONE", 70), state="open"), None),
+    ("... 'Yes, ...' is",
+     thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
+            c("reporter", "Yes, the error is the same.", "NONE", 70), state="open"), 12),
+    # a pull request replaced by another without duplicate wording
+    ("a PR's 'Obsolete, now proposing pull #12 instead' by its author who closes it",
+     thread(c("reporter", "Obsolete, now proposing pull #12 instead, which avoids the disadvantages.", "CONTRIBUTOR", 60),
+            closed_by="reporter", closed_minute=60, is_pr=True), 12),
+    ("a PR's 'See #12 for the rebased and finished off version'",
+     thread(c("m", "See #12 for the rebased and finished off version.", "MEMBER", 60),
+            closed_by="m", closed_minute=50, is_pr=True), 12),
+    ("... 'See #12 for the details' is a pointer, not a successor",
+     thread(c("m", "See #12 for the details.", "MEMBER", 60), closed_by="m", closed_minute=50, is_pr=True), None),
+    ("... in an issue, 'I opened PR #12 instead' is the fix",
+     thread(c("m", "I opened PR #12 instead of patching the old module.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
@@ -128,6 +178,13 @@ CASES: list[tuple[str, Thread, int | None]] = [
 def test_phenomenon(case: str, th: Thread, expected: int | None) -> None:
     chosen = canonical(extract_thread_links(th))
     assert (chosen.target_number if chosen else None) == expected
+
+
+@pytest.mark.parametrize("text", ["Obsolete, now proposing pull #12 instead.", "Created new PR #12.",
+                                  "See #12 for the rebased and finished off version."])
+def test_the_crawl_screen_admits_pull_request_only_cues(text: str) -> None:
+    """The crawl screens comments without knowing whether their thread is a pull request."""
+    assert has_duplicate_wording(text) and not says_duplicate(text, pull_request=False)
 
 
 @pytest.mark.parametrize(("text", "disagrees", "answers_no"), [

@@ -78,7 +78,7 @@ def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
     store.write_page("o/r", issues=[_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)])
-    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     db = tmp_path / "crawl.sqlite"
     data = bytearray(db.read_bytes())
@@ -114,12 +114,12 @@ def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
         store.write_page("o/r", issues=[_issue(1), _issue(2)], comments=[_comment(7, 1)])
         # as today's crawler wrote them: the object as JSON text, schema version 1
         for table, key, obj in (("issues", "number", _issue(1)), ("comments", "id", _comment(7, 1))):
-            store.conn.execute(f"UPDATE {table} SET raw=? WHERE {key}=?", (json.dumps(obj), obj[key]))
-        store.conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+            store._conn.execute(f"UPDATE {table} SET raw=? WHERE {key}=?", (json.dumps(obj), obj[key]))
+        store._conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
         expected = store.issues_frame(include_raw=True)
         assert json.loads(expected["raw"][0]) == _issue(1) and json.loads(expected["raw"][1]) == _issue(2)
     assert cli_exit_code(["status", "--store", str(tmp_path), "--compact"]) == 0
     with Store.open(tmp_path) as store:
         assert store.issues_frame(include_raw=True).equals(expected)
-        assert store.conn.execute("SELECT COUNT(*) FROM issues WHERE typeof(raw)='text'").fetchone()[0] == 0
-        assert store.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
+        assert store._conn.execute("SELECT COUNT(*) FROM issues WHERE typeof(raw)='text'").fetchone()[0] == 0
+        assert store._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"

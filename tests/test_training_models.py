@@ -11,7 +11,7 @@ import torch
 from issues_sts.errors import TrainingError
 from tests.test_training_support import tiny_encoder, tokenizer
 from training.models import build_encoder, encoder_type, load_encoder
-from training.models.pooling import POOLINGS, pool
+from training.models.pooling import POOLINGS, masked_max, masked_mean, pool
 
 TEXTS = ["cargo build fails", "a much longer issue text: the borrow checker rejects this async closure again"]
 
@@ -110,3 +110,15 @@ def test_gradient_checkpointing_keeps_gradients_and_dropout_is_settable() -> Non
     encoder.set_attention_dropout(0.0)
     attention = [m for n, m in encoder.backbone.named_modules() if ".attention.self" in f".{n}" and isinstance(m, torch.nn.Dropout)]
     assert attention and all(m.p == 0.0 for m in attention)
+
+
+def test_masked_pooling_ignores_padding_and_gives_zeros_for_an_empty_mask() -> None:
+    """One masked_mean/masked_max for BERT pooling and RAN: padding never wins the max, and a
+    row without any real token pools to zeros (not the dtype's lowest value)."""
+    tokens = torch.tensor([[[1.0, -2.0], [3.0, -4.0], [99.0, 99.0]],
+                           [[5.0, 6.0], [7.0, 8.0], [9.0, 10.0]]])
+    mask = torch.tensor([[1, 1, 0], [0, 0, 0]])
+    assert masked_max(tokens, mask).tolist() == [[3.0, -2.0], [0.0, 0.0]]
+    assert masked_mean(tokens, mask).tolist() == [[2.0, -3.0], [0.0, 0.0]]
+    half = masked_max(tokens.to(torch.bfloat16), mask.bool())
+    assert half.dtype == torch.bfloat16 and half.float().tolist() == [[3.0, -2.0], [0.0, 0.0]]

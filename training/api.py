@@ -53,7 +53,8 @@ def evaluate(
     evaluator = SimilarityEvaluator(pairs, split, batch_size, max_length)
     metrics = evaluator(encoder)
     if plot:
-        title = f"{Path(str(model)).name if model else 'backbone'} on {split}: Spearman {metrics['spearman']:.2f}"
+        title = (f"{Path(str(model)).name if model else 'backbone'} on {split}: Spearman "
+                 f"{metrics['spearman']:.2f}")
         plot_similarity_density(evaluator.last_scores, pairs.labels, Path(plot), title)
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)

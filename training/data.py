@@ -50,7 +50,8 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
         return datasets.load_dataset(source)  # a Hub id: needs the network
     except Exception as exc:  # datasets raises many unrelated types for a bad source
         raise TrainingError(
-            f"cannot load pairs from {source!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            f"cannot load pairs from {source!r}: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
             hint="pass a folder built by `issues-sts build`, a save_to_disk folder, "
             "or a Hub id such as WhereIsAI/github-issue-similarity (needs network)",
         ) from exc

@@ -153,7 +153,8 @@ def in_batch_negative_objective(
     text_ids: torch.Tensor | None = None,
     positive_threshold: float = 1.0,
 ) -> torch.Tensor:
-    r"""In-batch negatives: :math:`-\log \frac{e^{\cos(X_i, X_i^+)/\tau}}{\sum_j e^{\cos(X_i, X_j)/\tau}}`.
+    r"""In-batch negatives:
+    :math:`-\log \frac{e^{\cos(X_i, X_i^+)/\tau}}{\sum_j e^{\cos(X_i, X_j)/\tau}}`.
 
     Every row of a positive pair has its partner as target; all other rows of the batch
     (both texts of every other pair, and its own pair's negatives) are the candidates, the

@@ -45,20 +45,23 @@ def model_card(config: TrainConfig, progress: Progress, encoder: Encoder, custom
         + (f" (first {config.max_train_pairs} pairs)" if config.max_train_pairs else ""),
         f"- validation: `{config.valid_split}`" if config.valid_split else "- validation: none",
         "", "## Objective", "",
-        f"- `{loss.w_cos} * cosine(tau {loss.cos_tau}) + {loss.w_ibn} * in-batch negatives(tau {loss.ibn_tau}) "
-        f"+ {loss.w_angle} * angle(tau {loss.angle_tau})`",
+        f"- `{loss.w_cos} * cosine(tau {loss.cos_tau}) + {loss.w_ibn} * in-batch negatives(tau "
+        f"{loss.ibn_tau}) + {loss.w_angle} * angle(tau {loss.angle_tau})`",
         f"- identical-text detection: {'on' if loss.identical_detection else 'off'}", "",
         "## Training", "",
-        f"- pooling: `{getattr(encoder, 'pooling', 'RAN cells')}`, max_seq_length {encoder.max_seq_length}",
+        f"- pooling: `{getattr(encoder, 'pooling', 'RAN cells')}`, max_seq_length "
+        f"{encoder.max_seq_length}",
         f"- {progress.step} steps, batch {config.batch_size} pairs x {config.grad_accumulation}, "
-        f"lr {config.learning_rate}, warmup {config.warmup_steps}, seed {config.seed}, precision {config.precision}",
+        f"lr {config.learning_rate}, warmup {config.warmup_steps}, seed {config.seed}, precision "
+        f"{config.precision}",
     ]
     if metrics:
         lines += ["", "## Metrics", "", f"On `{config.valid_split}` at step {progress.extra.get('evaluated_step')}:", "",
                   "| metric | value |", "|---|---:|"]
         lines += [f"| {key} | {value:.4f} |" for key, value in metrics.items() if isinstance(value, float)]
     if progress.best_metric is not None:
-        lines += ["", f"Best {config.valid_split} Spearman x100: {progress.best_metric:.2f} (step {progress.best_step})."]
+        lines += ["", f"Best {config.valid_split} Spearman x100: {progress.best_metric:.2f} (step "
+                      f"{progress.best_step})."]
     lines += ["", "## Use", "", "```python", "from sentence_transformers import SentenceTransformer",
               "model = SentenceTransformer(\"PATH_OR_HUB_ID\"" + (", trust_remote_code=True" if _needs_code(encoder) else "") + ")",
               "embeddings = model.encode([\"first issue\", \"second issue\"])", "```", ""]

@@ -124,7 +124,8 @@ class InterruptGuard:
             raise KeyboardInterrupt
         self.signum = signum
         if self.announce:
-            print("\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop at once)",
+            print("\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop "
+                  "at once)",
                   file=sys.stderr, flush=True)
 
     def __exit__(self, *_: Any) -> None:

@@ -52,7 +52,8 @@ def build_command(
     negatives: str = typer.Option(_default("negatives"), "--negatives", help="random (default) or hard (BM25-similar non-duplicates)."),
     negative_ratio: float = typer.Option(_default("negative_ratio"), "--negative-ratio", help="Negatives per positive in each split."),
     same_repo_share: float = typer.Option(_default("same_repo_share"), "--same-repo-share", help="Share of negatives drawn inside one repository."),
-    tokenizer: str | None = typer.Option(_default("tokenizer"), "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, offline)."),
+    tokenizer: str | None = typer.Option(_default("tokenizer"), "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, "
+                                                                                    "offline)."),
     min_confidence: float = typer.Option(option_default(LinkConfig, "min_confidence"), "--min-confidence",
                                          help="Links below this confidence make no pair (0-1)."),
     alias: list[str] = typer.Option([], "--alias", help="Renamed repository old/name=new/name, for links to its old name "

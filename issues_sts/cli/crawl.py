@@ -42,16 +42,21 @@ Examples:
 
     issues-sts crawl --repos repos.yaml --max-requests 1000   # stop after 1000 requests
 
-    issues-sts crawl --repos repos.yaml --plan           # sizes, requests, points, hours; nothing crawled
+    issues-sts crawl --repos repos.yaml --plan   # sizes, requests, points, hours; nothing crawled
 
 What each request buys (two separate budgets of 5,000 an hour: REST requests, GraphQL points):
 
-    REST GET /repos/{r}               where the repository lives now (renames followed, kept in the store)
+    REST GET /repos/{r}               where the repository lives now (renames followed, kept in
+                                      the store)
     REST issue list page              100 issues and PRs with labels and state_reason
-    GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long threads continue by cursor
-    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50 candidates
-    REST GET /issues/{n}              a number the duplicate evidence names but the lists did not return
-    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for "Duplicate of" closes open again
+    GraphQL thread batch (1 point)    the comments of up to 100 issues (never of PRs); long
+                                      threads continue by cursor
+    GraphQL candidate batch (1 point) duplicate events, naming the canonical issue, of up to 50
+                                      candidates
+    REST GET /issues/{n}              a number the duplicate evidence names but the lists did not
+                                      return
+    --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for
+                                      "Duplicate of" closes open again
 
 Unnamed gaps in the numbering are never probed. Requests run several at a time, paced to
 GitHub's per-minute secondary limits (900 REST / 2,000 GraphQL points, 90 s of response
@@ -105,12 +110,15 @@ def crawl(
     no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
     max_requests: int | None = typer.Option(_default("max_requests"), "--max-requests", min=1, help="Stop cleanly after N counted requests."),
     max_candidates: int = typer.Option(_default("max_candidates"), "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) pace them."),
+    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
+                                                                                                 "pace them."),
     per_page: int = typer.Option(_default("per_page"), "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
     timeout: float = typer.Option(_default("timeout"), "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
     log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
-    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), print the projected requests, points and hours, and save the plan for the crawl's summary to compare with."),
+    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), "
+                                                    "print the projected requests, points and hours, and save the plan for the crawl's "
+                                                    "summary to compare with."),
 ) -> None:
     """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
     secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
@@ -152,10 +160,10 @@ def _print_plan(plan: Plan) -> None:
         table.add_row(*row)
     table.caption = (
         f"asking cost {plan.asked_requests} requests and {plan.asked_points} points. Assumed: "
-        f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; {a.cpu_per_minute:g} s of "
-        f"response time a minute ({a.graphql_cpu_per_minute:g} s GraphQL); an answer takes "
-        f"{a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; {a.issue_kb:g} KiB per issue, "
-        f"{a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
+        f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; "
+        f"{a.cpu_per_minute:g} s of response time a minute ({a.graphql_cpu_per_minute:g} s "
+        f"GraphQL); an answer takes {a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; "
+        f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
     )
     out.print(table)
 
@@ -164,7 +172,8 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
     """Raise what the exit status must say: interrupted, or repositories that failed."""
     if summary.interrupted:
         kind = Terminated if summary.stopped == "terminated" else Interrupted
-        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} requests)",
+        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} "
+                        "requests)",
                    hint="the crawl continues after the last committed page")
     bad = [r for r in summary.repos if r.status in ("failed", "missing")]
     for r in bad[1:]:  # the first one's reason is in the error line
@@ -199,8 +208,9 @@ def status(
                 before, after = db.compact()
             console.print(f"compacted {store}: {before / 1e6:,.0f} MB -> {after / 1e6:,.0f} MB")
         elif db.schema_version() < SCHEMA_VERSION and not as_json:
-            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger than needed; "
-                          "`issues-sts status --compact` shrinks it (everything keeps working without)")
+            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger "
+                          "than needed; `issues-sts status --compact` shrinks it (everything keeps working "
+                          "without)")
         counts = db.repo_counts()
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)

@@ -1,4 +1,5 @@
-"""`issues-sts demo`: the whole pipeline offline, on a generated GitHub (the README's first command)."""
+"""`issues-sts demo`: the whole pipeline offline, on a generated GitHub (the README's first
+command)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def print_summary(result: DemoResult) -> None:
     console.print(table)
     sizes = result.dataset.get("sizes", {})
     pairs = ", ".join(f"{split} {n:,}" for split, n in sizes.get("default", {}).items())
-    console.print(f"crawl: {result.crawl.get('requests', 0):,} requests, complete={result.crawl.get('complete')}; "
+    console.print(f"crawl: {result.crawl.get('requests', 0):,} requests, "
+                  f"complete={result.crawl.get('complete')}; "
                   f"dataset pairs: {pairs}")
     if result.before is not None and result.after is not None:
         console.print(f"test Spearman x100: before {result.before['spearman']:.2f} -> "

@@ -41,12 +41,13 @@ def diff_command(
         table.add_row(*row)
     console.print(table)
     console.print(f"issues that changed split: {report['issues_changed_split']:,}; merges across splits: "
-                  f"{report['merged_clusters']:,} clusters ({report['merge_left_out_issues']:,} earlier issues left out, "
-                  f"{report['merge_dropped_positives']:,} positives dropped)")
+                  f"{report['merged_clusters']:,} clusters ({report['merge_left_out_issues']:,} earlier "
+                  f"issues left out, {report['merge_dropped_positives']:,} positives dropped)")
     console.print(f"duplicate links gained: {report['links_gained']:,}; lost: {report['links_lost']:,}")
     for label, key in (("gained", "links_gained_examples"), ("lost", "links_lost_examples")):
         for link in report[key][:5]:
-            console.print(f"  {label}: {link['repo']}#{link['number']} -> {link['target_repo']}#{link['target_number']} "
+            console.print(f"  {label}: {link['repo']}#{link['number']} -> "
+                          f"{link['target_repo']}#{link['target_number']} "
                           f"({link.get('signal')}, {link.get('evidence_url')})")
     text = json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False)
     if json_path == "-":

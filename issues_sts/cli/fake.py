@@ -14,6 +14,8 @@ from issues_sts.errors import ConfigError
 from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.settings import FAULT_KINDS, FakeSettings
 
+# Typer dedents the examples into markdown paragraphs, so an indented line continues the one
+# above in `--help` (one command, one comment), not a line of its own.
 HELP = """Serve a fake GitHub on 127.0.0.1 until Ctrl-C: REST (issues, comments, timelines, Link
 pagination, rate limits, ETags, redirects) and GraphQL, over a deterministic generated world or
 the rust-lang/rust issue archive. Point `issues-sts crawl --api-url` at the printed URL.
@@ -24,9 +26,11 @@ Examples:
 
     issues-sts fake-github --world small --seed 3 --port 8765
 
-    issues-sts fake-github --world paper --scale 0.05    # the paper's 55 repositories at 5 % of their size
+    issues-sts fake-github --world paper --scale 0.05    # the paper's 55 repositories at 5 %
+                                                           of their size
 
-    issues-sts fake-github --rust-archive ../shared/data/rust-issue-archive --rate-limit 500 --reset-seconds 10
+    issues-sts fake-github --rust-archive ../shared/data/rust-issue-archive
+        --rate-limit 500 --reset-seconds 10
 """
 
 
@@ -96,7 +100,8 @@ def _paper_corpus(seed: int, scale: float) -> Corpus:
         cfg = PaperConfig(seed=seed, scale=scale)
     except ValueError as exc:
         raise ConfigError(str(exc), hint="pass --scale between 0.001 and 1") from None
-    with console.status(f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed {seed})"):
+    with console.status(f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed "
+                        f"{seed})"):
         return generate_paper_world(cfg)
 
 

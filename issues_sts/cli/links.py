@@ -1,4 +1,5 @@
-"""`issues-sts links`: extract duplicate links, inspect one issue's links, evaluate the extractor."""
+"""`issues-sts links`: extract duplicate links, inspect one issue's links, evaluate the
+extractor."""
 
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
 
 
 def _run(store_dir: Path, cfg: LinkConfig) -> tuple[LinkTable, LinkConfig]:
-    """The links and the effective config (the store's renames merged in, as the stage used them)."""
+    """The links and the effective config (the store's renames merged in, as the stage used
+    them)."""
     with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
         effective = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})
         return build_links(store, effective), effective
@@ -66,6 +68,7 @@ def _summary(table: LinkTable) -> None:
     console.print(grid)
 
 
+# The docstring's examples render as markdown paragraphs: an indented line continues the one above.
 @links_app.command("extract")
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
@@ -84,7 +87,8 @@ def extract_cmd(
 
         issues-sts links extract --store data/store --out data/links
 
-        issues-sts links extract --archive ../shared/data/rust-issue-archive --alias mozilla/rust=rust-lang/rust
+        issues-sts links extract --archive ../shared/data/rust-issue-archive
+            --alias mozilla/rust=rust-lang/rust
     """
     if archive is not None:
         with console.status("loading the rust issue archive..."):
@@ -137,12 +141,14 @@ def show_cmd(
         status = "usable" if r["usable"] else f"excluded: {r['excluded_reason']}"
         out.print(f"\n{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}  [{status}]",
                   markup=False)
-        out.print(f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals {', '.join(r['signals'])}")
+        out.print(f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals "
+                  f"{', '.join(r['signals'])}")
         out.print(f"  by {r['author']} ({r['author_association']}) at {r['created_at']}")
         for url in r["evidence_urls"]:
             out.print(f"  evidence {url}")
         if r["cluster_id"] is not None:
-            out.print(f"  source's cluster {r['cluster_id']} rooted at {r['root_repo']}#{r['root_number']}")
+            out.print(f"  source's cluster {r['cluster_id']} rooted at "
+                      f"{r['root_repo']}#{r['root_number']}")
 
 
 @links_app.command("evaluate")

@@ -27,13 +27,15 @@ RUNS = Path("runs")
 
 Dataset = Annotated[str, typer.Option(
     "--dataset", help="Pairs to use: a folder built by `issues-sts build`, a save_to_disk folder, "
-    "or a Hub dataset id such as WhereIsAI/github-issue-similarity (network; HF_ENDPOINT is honoured).")]
+    "or a Hub dataset id such as WhereIsAI/github-issue-similarity (network; HF_ENDPOINT is "
+    "honoured).")]
 Model = Annotated[str | None, typer.Option(
     "--model", help="Backbone or trained model: a Hub id, a local folder, a run folder (its best "
     "checkpoint), ran-base / ran-tiny; default: the offline all-MiniLM-L6-v2.")]
 Pooling = Annotated[str | None, typer.Option(
     "--pooling", help="cls, cls-avg, avg, max, last or first-last-avg; default: what the backbone's "
-    "own sentence-transformers config declares (MiniLM: avg + normalize), else cls (the paper's).")]
+    "own sentence-transformers config declares (MiniLM: avg + normalize), else cls (the "
+    "paper's).")]
 MaxLength = Annotated[int, typer.Option("--max-length", help="Tokens per text for training and evaluation (paper: 512).")]
 Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bars; the summary is still printed.")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of initialisation, batch order and dropout.")]
@@ -70,7 +72,8 @@ Examples:
 
     issues-sts train --dataset data/dataset --out runs/angle --max-length 128
 
-    issues-sts train --dataset WhereIsAI/github-issue-similarity --model bert-base-uncased --out runs/bert
+    issues-sts train --dataset WhereIsAI/github-issue-similarity --model bert-base-uncased \\
+        --out runs/bert
 
     torchrun --nproc-per-node 4 -m issues_sts train --dataset data/dataset --out runs/ddp
 """
@@ -145,7 +148,8 @@ def train_command(
     if result.steps < result.total_steps:
         console.print(f"stopped after step {result.steps} of {result.total_steps} (--stop-after-steps); "
                       "run the same command again to continue", soft_wrap=True)
-    stdout.print(f"trained {result.steps} steps ({result.pairs_per_second:.1f} pairs/s){best}; model: {result.model_dir}")
+    stdout.print(f"trained {result.steps} steps ({result.pairs_per_second:.1f} pairs/s){best}; model: "
+                 f"{result.model_dir}")
 
 
 EVALUATE_HELP = """Score a model on one split: Spearman x100 of cosine similarity against the label
@@ -189,7 +193,8 @@ def evaluate_command(
     stdout.print(table)
 
 
-ABLATE_HELP = """The paper's Table 4 on this data (objectives, pooling) plus baselines, as one table.
+ABLATE_HELP = """The paper's Table 4 on this data (objectives, pooling) plus baselines, as one
+table.
 
 Baselines: the untrained backbone (with its own pooling) and the cosine-only (CoSENT)
 fine-tune. Writes OUT/ablation.md, .csv and .json and one run folder per variant; an
@@ -199,7 +204,8 @@ Examples:
 
     issues-sts ablate --dataset data/dataset --out runs/ablation --max-length 128
 
-    issues-sts ablate --dataset data/dataset --out runs/base --variants baselines --max-train-pairs 2000
+    issues-sts ablate --dataset data/dataset --out runs/base --variants baselines \\
+        --max-train-pairs 2000
 """
 
 

@@ -243,7 +243,8 @@ class GitHubClient:
         what = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))
         log.info("retrying after %s", what)
         if self.on_retry is not None and wait >= self.cfg.announce_after:
-            self.on_retry(f"{what}; attempt {state.attempt_number + 1} of {self.cfg.max_attempts} in {wait:.0f} s")
+            self.on_retry(f"{what}; attempt {state.attempt_number + 1} of {self.cfg.max_attempts} in "
+                          f"{wait:.0f} s")
 
     def _send_once(
         self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any

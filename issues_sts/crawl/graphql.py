@@ -91,7 +91,8 @@ def build_query(
     parts = []
     for number in numbers:
         items = _items(first, after.get(number))
-        parts.append(f"{alias(number)}: issue(number: {int(number)}) {{ number stateReason(enableDuplicate: true) {items} }}")
+        parts.append(f"{alias(number)}: issue(number: {int(number)}) {{ number stateReason(enableDuplicate: "
+                     f"true) {items} }}")
     query = (
         "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
         + " ".join(parts)

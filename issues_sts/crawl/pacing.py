@@ -279,7 +279,8 @@ def pause_until(
 
 
 def secondary_backoff(hits: int, cfg: PacingConfig) -> float:
-    """Wait after the `hits`-th consecutive secondary limit without retry-after: >= base, doubling."""
+    """Wait after the `hits`-th consecutive secondary limit without retry-after: >= base,
+    doubling."""
     return min(cfg.secondary_cap, cfg.secondary_base * 2 ** max(0, hits - 1))
 
 

@@ -58,9 +58,10 @@ def summary_table(summary: CrawlSummary) -> Table:
                       str(r.candidates), str(r.not_modified), str(r.redirects), str(r.tombstones),
                       f"{r.seconds:.1f}")
     table.caption = (
-        f"{summary.requests} requests counted ({summary.graphql_requests} GraphQL, {summary.graphql_points} points), "
-        f"{summary.not_modified} free 304s, {summary.retries} retries, "
-        f"{summary.waited_seconds:.1f} s waiting for rate limits, {summary.seconds:.1f} s in all"
+        f"{summary.requests} requests counted ({summary.graphql_requests} GraphQL, "
+        f"{summary.graphql_points} points), {summary.not_modified} free 304s, {summary.retries} "
+        f"retries, {summary.waited_seconds:.1f} s waiting for rate limits, {summary.seconds:.1f} s "
+        "in all"
         + (f"; stopped: {summary.stopped}" if summary.stopped else "")
         + (f"; {summary.pages} pages committed" if summary.interrupted else "")
         + (f"\n{summary.plan_line}" if summary.plan_line else "")

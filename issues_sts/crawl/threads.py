@@ -43,8 +43,9 @@ def build_query(repo: str, asks: list[Ask]) -> tuple[str, dict[str, Any]]:
     parts = []
     for ask in asks:
         cursor = f", after: {json.dumps(ask.after)}" if ask.after else ""
-        parts.append(f"i{ask.number}: issue(number: {int(ask.number)}) {{ comments(first: {int(ask.first)}{cursor}) "
-                     f"{{ nodes {{ {COMMENT_FIELDS} }} pageInfo {{ hasNextPage endCursor }} }} }}")
+        parts.append(f"i{ask.number}: issue(number: {int(ask.number)}) {{ comments(first: "
+                     f"{int(ask.first)}{cursor}) {{ nodes {{ {COMMENT_FIELDS} }} pageInfo {{ hasNextPage "
+                     "endCursor } } }")
     query = ("query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
              + " ".join(parts) + " } }")
     owner, name = repo.split("/", 1)

@@ -4,7 +4,6 @@ package; this module only reads, sequences, reports progress and writes."""
 
 from __future__ import annotations
 
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -14,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 import polars as pl
 
+from issues_sts.config import command_line
 from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
 from issues_sts.dataset.card import render_card
@@ -116,18 +116,8 @@ class BuildSummary:
 
 
 def build_command(cfg: BuildConfig) -> str:
-    parts = ["issues-sts", "build", "--store", str(cfg.store), "--out", str(cfg.out), "--seed", str(cfg.seed),
-             "--negatives", cfg.negatives, "--negative-ratio", str(cfg.negative_ratio),
-             "--same-repo-share", str(cfg.same_repo_share), "--min-confidence", str(cfg.links.min_confidence)]
-    if cfg.tokenizer:
-        parts += ["--tokenizer", cfg.tokenizer]
-    for option, value, default in (("--split-by", cfg.split_by, "random"), ("--text-recipe", cfg.text_recipe, "readers"),
-                                   ("--previous", cfg.previous, None), ("--version", cfg.version, None)):
-        if value != default:
-            parts += [option, str(value)]
-    for old, new in cfg.links.repo_aliases:
-        parts += ["--alias", f"{old}={new}"]
-    return shlex.join(parts)
+    """The command line that repeats this build (the card's), from the options of its fields."""
+    return command_line("issues-sts build", cfg)
 
 
 def _versions() -> dict[str, str]:
@@ -171,8 +161,7 @@ class _Steps:
 
 def _open_store(path: Path) -> Store:
     store = Store.open(path)
-    # One row is enough to know; COUNT(*) would read the whole table of a big store.
-    if store.conn.execute("SELECT 1 FROM issues LIMIT 1").fetchone() is None:
+    if not store.has_issues():
         store.close()
         raise StoreError(f"the crawl store {path} holds no issues")
     return store

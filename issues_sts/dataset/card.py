@@ -21,9 +21,9 @@ CITATION = """@article{li2023angle,
 RECIPE = (
     "Each text is an issue's title and body: line endings normalised to `\\n`, NUL characters "
     "removed, both stripped, joined by a blank line (`title + \"\\n\\n\" + body`, or the title "
-    "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. {recipe} "
-    "Credentials (GitHub tokens, including classic 40-hex ones where a token goes (`token=`, "
-    "`oauth_token:`, `https://TOKEN@`, `curl -u user:TOKEN`; commit SHAs are kept), "
+    "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. "
+    "{recipe} Credentials (GitHub tokens, including classic 40-hex ones where a token goes "
+    "(`token=`, `oauth_token:`, `https://TOKEN@`, `curl -u user:TOKEN`; commit SHAs are kept), "
     "AWS/Google/Slack/Stripe/OpenAI/Hugging Face/npm/GitLab/Azure/SendGrid/Twilio/Mailchimp/PyPI/"
     "Square/Telegram/Discord/Artifactory keys, JWTs, passwords in URLs, quoted values of "
     "secret-named keys, private key blocks, bearer and `Authorization` headers) are replaced by "
@@ -32,24 +32,27 @@ RECIPE = (
 
 
 SPLIT_METHODS = {
-    "random": ("by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its split "
-               "in every later build from a grown store with the same seed and proportions; a few clusters "
-               "whose hash lies nearest a cut point are moved to keep each split within half a point of its "
-               "share (`splits.balanced_groups`)"),
-    "time": ("by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, the "
-             "oldest to train until it holds its share of positive pairs, the newest to valid and test"),
+    "random": ("by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its "
+               "split in every later build from a grown store with the same seed and proportions; a few "
+               "clusters whose hash lies nearest a cut point are moved to keep each split within half a "
+               "point of its share (`splits.balanced_groups`)"),
+    "time": ("by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, "
+             "the oldest to train until it holds its share of positive pairs, the newest to valid and "
+             "test"),
 }
 
 
 def _splits_text(config: dict[str, Any], counters: dict[str, int]) -> str:
     method = SPLIT_METHODS[str(config.get("split_by", "random"))]
-    text = f"Splits: a duplicate cluster and all its issues go to exactly one split (no issue crosses splits), {method}."
+    text = ("Splits: a duplicate cluster and all its issues go to exactly one split (no issue "
+            f"crosses splits), {method}.")
     if config.get("previous"):
         text += (f" Issues of the earlier build `{config['previous']}` keep their split exactly; "
-                 f"{counters.get('splits.merged_clusters', 0):,} clusters that new links merged across splits went "
-                 f"where most of their earlier pairs were, leaving {counters.get('splits.merge_left_out_issues', 0):,} "
-                 f"earlier issues and {counters.get('splits.merge_dropped_positives', 0):,} positive pairs out of "
-                 "this version.")
+                 f"{counters.get('splits.merged_clusters', 0):,} clusters that new links merged across "
+                 "splits went where most of their earlier pairs were, leaving "
+                 f"{counters.get('splits.merge_left_out_issues', 0):,} "
+                 f"earlier issues and {counters.get('splits.merge_dropped_positives', 0):,} positive "
+                 "pairs out of this version.")
     return text
 
 
@@ -87,7 +90,8 @@ def _size_category(n: int) -> str:
 
 
 def _table(stats: dict[str, Any]) -> str:
-    rows = ["| Split | #Positive | #Negative | Total | > 512 tokens | median tokens | paper #Pos / #Neg / Total | paper > 512 |",
+    rows = ["| Split | #Positive | #Negative | Total | > 512 tokens | median tokens | paper #Pos / "
+            "#Neg / Total | paper > 512 |",
             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in SPLITS:
         t, lengths = stats["table"][s], stats["token_lengths"][s]
@@ -128,6 +132,9 @@ def render_card(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, in
     version = config.get("version")
     header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
     repos = len(stats["per_repository"])
+    recipe = str(config.get("text_recipe", "raw"))
+    long_share = stats["token_lengths"]["train"]["share_longer_than_threshold"]
+    long_threshold = stats["long_threshold"]
     return f"""---
 {header}---
 
@@ -174,7 +181,7 @@ Effective configuration (also in `build_config.json`):
 {_json(config)}
 ```
 
-Texts (recipe `{config.get("text_recipe", "raw")}`): {RECIPE.format(recipe=RECIPES[str(config.get("text_recipe", "raw"))])}
+Texts (recipe `{recipe}`): {RECIPE.format(recipe=RECIPES[recipe])}
 
 Positives: one pair per duplicate link the link stage kept as usable (issue to issue, present
 in the crawl, the thread's current canonical), the duplicate paired with its cluster's canonical
@@ -202,8 +209,8 @@ Counters (what each stage kept, dropped and redacted):
   extractor, not by people; no person checked those labels or the pairs here.
 - Issues are public but written by people: names, e-mail addresses and other personal data in
   issue texts are kept; only credentials are redacted, by pattern, so unusual formats can slip.
-- Long texts: {stats["token_lengths"]["train"]["share_longer_than_threshold"]:.2f} % of train texts exceed
-  {stats["long_threshold"]} tokens (the paper: 61.03 %); a 512-token BERT model sees those truncated.
+- Long texts: {long_share:.2f} % of train texts exceed
+  {long_threshold} tokens (the paper: 61.03 %); a 512-token BERT model sees those truncated.
 - The crawl is a snapshot: issues edited, deleted or transferred later differ from GitHub today.
 
 ## Citation

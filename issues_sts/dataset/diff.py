@@ -128,7 +128,8 @@ def pair_rows(diff: dict[str, Any]) -> list[list[str]]:
         rows.append([split, f"+{p['added']:,} / -{p['removed']:,}",
                      f"+{p['positives_added']:,} / -{p['positives_removed']:,}",
                      f"{_fmt(t['old_p50'])} -> {_fmt(t['new_p50'])}",
-                     f"{_fmt(t['old_share_longer_than_threshold'], 2)} -> {_fmt(t['new_share_longer_than_threshold'], 2)} %"])
+                     f"{_fmt(t['old_share_longer_than_threshold'], 2)} -> "
+                     f"{_fmt(t['new_share_longer_than_threshold'], 2)} %"])
     return rows
 
 
@@ -143,8 +144,9 @@ def render_markdown(diff: dict[str, Any]) -> str:
     lines += ["| " + " | ".join(row) + " |" for row in pair_rows(diff)]
     lines += ["",
               f"- Issues that changed split: {diff['issues_changed_split']:,} "
-              f"(merges across splits: {diff['merged_clusters']:,} clusters, {diff['merge_left_out_issues']:,} "
-              f"earlier issues left out of this version, {diff['merge_dropped_positives']:,} positive pairs dropped).",
+              f"(merges across splits: {diff['merged_clusters']:,} clusters, "
+              f"{diff['merge_left_out_issues']:,} earlier issues left out of this version, "
+              f"{diff['merge_dropped_positives']:,} positive pairs dropped).",
               f"- Duplicate links gained: {diff['links_gained']:,}; lost: {diff['links_lost']:,}.",
               "", "All of it, with examples and evidence, is in `changes.json`."]
     return "\n".join(lines)

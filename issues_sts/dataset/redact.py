@@ -36,7 +36,8 @@ _URL_PART = r"[^:/?#\[\]@!$&'()*+,;=\s\"<>`]"
 # Order matters: multi-line key blocks first, specific token formats next, generic headers last
 # (a header whose token was already redacted no longer matches the generic pattern).
 PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern("private_key", r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+    SecretPattern("private_key", r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+                                 r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
     SecretPattern("github_token", r"()\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
     SecretPattern("github_token", r"()\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
     # Classic (2013-2021) GitHub tokens: 40 lowercase hex, redacted only where a token goes.

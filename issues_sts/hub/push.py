@@ -56,7 +56,8 @@ def _tag_is_new(api: Any, repo_id: str, tag: str, folder: Path) -> bool:
     published = Path(api.hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=tag)).read_bytes()
     if published != (folder / MANIFEST).read_bytes():
         raise HubError(f"{repo_id} already has a version tagged {tag}, with other data",
-                       hint="a published version never changes: build with --version NAME (or push with --tag NAME)")
+                       hint="a published version never changes: build with --version NAME (or push with "
+                            "--tag NAME)")
     return False
 
 
@@ -114,7 +115,8 @@ def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: b
         operations += [CommitOperationDelete(path_in_repo=name) for name in stale]
         version = f" {tag}" if tag else ""
         commit = api.create_commit(repo_id, operations, repo_type="dataset", revision=branch,
-                                   commit_message=f"issues-sts push{version}: {len(files)} files, {len(stale)} stale removed")
+                                   commit_message=f"issues-sts push{version}: {len(files)} files, "
+                                                  f"{len(stale)} stale removed")
         if new_tag and tag:
             api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
                            tag_message=f"issues-sts dataset version {tag}")

@@ -30,10 +30,10 @@ precision = TP / (TP + FP), recall = TP / (duplicates with a named canonical): t
 Honest development: the `split` column says which rows are DEV (read for error analysis,
 rules may be written from them) and which are TEST (held out: only ever scored). In the
 project's file every annotation round was test when it arrived and became dev only after
-it had been scored once (the `round` column and data/annotations/README.md keep the story). A file without a `split` column is split
-alternately by number (1st, 3rd, ... row dev; 2nd, 4th, ... test). Every run reports dev,
-test and all, each with and without the rows tagged `ambiguous` (a careful reader could
-label them the other way).
+it had been scored once (the `round` column and data/annotations/README.md keep the story). A
+file without a `split` column is split alternately by number (1st, 3rd, ... row dev; 2nd, 4th,
+... test). Every run reports dev, test and all, each with and without the rows tagged `ambiguous`
+(a careful reader could label them the other way).
 Run: `issues-sts links evaluate [--subset dev|test|all]` or `python -m issues_sts.links.evaluate`.
 """
 
@@ -155,7 +155,8 @@ def read_annotations(path: Path) -> list[Annotation]:
                                       (row.get("note") or "").strip(), split, (row.get("round") or "").strip() or None))
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{path}:{line}: bad annotation row ({exc})",
-                                  hint="columns: repo,number,category,canonical_repo,canonical_number,note[,split]"
+                                  hint="columns: "
+                                       "repo,number,category,canonical_repo,canonical_number,note[,split]"
                                   ) from None
     return out
 
@@ -309,7 +310,8 @@ def evaluate(annotations_path: Path, archive: Path | None = None, cache: Path | 
 def _metric_line(label: str, m: dict[str, float]) -> str:
     return (f"{label:<29} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
             f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
-            f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   [{m['recall_low']:.3f}, {m['recall_high']:.3f}]")
+            f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   [{m['recall_low']:.3f}, "
+            f"{m['recall_high']:.3f}]")
 
 
 def rounds_and_strata_lines(results: Results) -> list[str]:
@@ -325,9 +327,9 @@ def summary_lines(results: Results) -> list[str]:
     for name, both in results.table().items():
         for which, m in both.items():
             rows = "all rows" if which == "with_ambiguous" else "without ambiguous"
-            lines.append(f"{name:<6} {rows:<22} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
-                         f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
-                         f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   "
+            lines.append(f"{name:<6} {rows:<22} {int(m['rows']):>4} {m['precision']:>9.4f} "
+                         f"{m['recall']:>7.4f}  {int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} "
+                         f"{int(m['tn']):>3}   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   "
                          f"[{m['recall_low']:.3f}, {m['recall_high']:.3f}]")
     return lines
 
@@ -336,8 +338,8 @@ def report_lines(ev: Evaluation) -> list[str]:
     """Numbers and ids only: never text from the threads."""
     m = ev.metrics()
     lines = [
-        f"annotated threads: {ev.counted.get('annotations', 0)}  positives with a known canonical: {m['positives']}"
-        f"  duplicates without a named canonical: {m['unknown_target']}",
+        f"annotated threads: {ev.counted.get('annotations', 0)}  positives with a known canonical: "
+        f"{m['positives']}  duplicates without a named canonical: {m['unknown_target']}",
         f"precision {m['precision']:.4f}  recall {m['recall']:.4f}  "
         f"(TP {m['tp']}  FP {m['fp']}  FN {m['fn']}  TN {m['tn']})",
     ]

@@ -134,6 +134,13 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
+        if not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
+            # "New PR: #N" from a bystander months after the close: nobody acted on it
+            counters["dropped:drive_by_after_close"] += 1
+            continue
+        if claim.first_person and (not post.author or post.author != thread.author):
+            counters["dropped:me_too"] += 1  # "I have the same problem as #4" from a bystander: their problem
+            continue
         if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
             # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
             counters["dropped:same_as_pull_request"] += 1
@@ -238,7 +245,8 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
 
 def _answers_claim(statements: list[Statement], post: Post, index: int, thread: Thread, earlier: list[Key],
                    cfg: LinkConfig) -> bool:
-    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes one?"""
+    """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes
+    one?"""
     return (any(st.positive and st.order[0] == index - 1 for st in statements)
             or bool(_answered_claims(post, thread, earlier, cfg)))
 
@@ -270,14 +278,22 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
         if i == 0 and thread.is_pull_request:
             continue
         post = thread.posts[i]
-        if (post.author or "") in cfg.merge_bots or (post.author or "").endswith("[bot]"):
+        if (post.author or "") in cfg.merge_bots:
             continue
+        if is_bot(post.author, cfg) and not (i == index - 1 and _suggests(post, thread)):
+            continue  # a bot's reference counts only as the suggestion the very next comment takes up
         refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
                 if _normalise(r, thread, cfg) != (thread.repo, thread.number) and (i < index or r.end <= before)]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
     return None
+
+
+def _suggests(post: Post, thread: Thread) -> bool:
+    """Does this (bot's) comment suggest a duplicate ("Potential duplicates: #12")?"""
+    reading = find_claims(text_mod.clean(post.body), thread.repo, thread.number)
+    return any(not cl.negated for cl in reading.claims)
 
 
 def is_bot(login: str | None, cfg: LinkConfig) -> bool:

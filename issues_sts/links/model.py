@@ -13,6 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from issues_sts.config import Option
 from issues_sts.links.vocabulary import DUPLICATE_LABEL_PATTERN
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -139,7 +140,7 @@ class LinkConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    min_confidence: Annotated[float, Field(ge=0.0, le=1.0), Option("--min-confidence", always=True)] = 0.5
     close_window_hours: Annotated[float, Field(ge=0.0)] = 48.0
     # Base score of the strongest target-carrying signal.
     w_keyword: float = 2.5
@@ -162,7 +163,8 @@ class LinkConfig(BaseModel):
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
     w_still_open: float = -1.0
-    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by closing.
+    # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by
+    # closing.
     w_open_drive_by: float = -1.5
     w_open_question: float = -1.0
     # On top of w_still_open: a hedged suggestion ("likely the same as #N") nobody acted on.
@@ -181,4 +183,4 @@ class LinkConfig(BaseModel):
     # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).
     duplicate_label_pattern: str = DUPLICATE_LABEL_PATTERN
     # Renamed repositories, old -> new ("mozilla/rust" -> "rust-lang/rust").
-    repo_aliases: tuple[tuple[str, str], ...] = ()
+    repo_aliases: Annotated[tuple[tuple[str, str], ...], Option("--alias")] = ()

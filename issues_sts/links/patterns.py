@@ -31,7 +31,8 @@ _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*
 _CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
 _CROSS_HINT = re.compile(r"/[\w.-]+#\d")
 _SHORT = re.compile(r"(?<![\w&#/])(?:#|GH-)(\d+)\b", re.I)
-_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
+_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"
+                   r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
     for m in _MD_LINK.finditer(text):
         ref = _url_ref(m.group(2), repo, m.start(), m.end())
         if ref is None and not _GH_ISSUE_URL.match(m.group(2)):
-            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is the text
+            # "[https://github.com/o/r/issues/4](url)": the editor's placeholder href, the URL is
+            # the text
             ref = _url_ref(m.group(1).strip(), repo, m.start(), m.end())
         if ref is not None:
             refs.append(ref)
@@ -129,16 +131,23 @@ _WORDING = re.compile(
     r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?"
     # "Consolidating to tracking issue #N": this issue is folded into another
     r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
-    # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N", "This is now #N"
+    # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N",
+    # "This is now #N"
     r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
-_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)",
-                        re.I)
-# Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a successor)
-_NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?",
-                     re.I)
+_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
+                        r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$", re.I)
+# Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
+# successor)
+_NEW_PR = re.compile(
+    r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?"
+    # "Obsolete, now proposing pull #N instead", "See #N for the rebased and finished off version"
+    r"|\b(?:proposing|proposed|opened|opening|submitted|submitting|filed)\s+(?:pull(?:\s+request)?|pr)\b"
+    r"(?=\s*#\d+\s+instead\b)"
+    r"|\bsee\b(?=\s*#\d+\s+for\s+the\s+(?:[\w-]+\s+(?:and\s+)?){0,3}?(?:rebased|updated|revised|reworked)\b)",
+    re.I)
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
@@ -147,12 +156,13 @@ _SAME = re.compile(
 )
 _SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
 # Words allowed between a cue and the reference it governs ("dupe of the older issue #4").
-_FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older old original
-    earlier previous same see at in to with is it's its as basically essentially just mostly
-    probably likely possibly maybe perhaps i think believe of: tracked upstream already
+_FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older
+    old original earlier previous same see at in to with is it's its as basically essentially just
+    mostly probably likely possibly maybe perhaps i think believe of: tracked upstream already
     combination some both either here over pr pull request against more modern newer general generic
     other main broader canonical umbrella tracking meta larger bigger long standing known open
-    associated rfc new follow-up followup combined updated rebased version merged landed rolled rollup squashed
+    associated rfc new follow-up followup combined updated rebased version merged landed rolled
+    rollup squashed
     particularly specifically especially mainly mostly primarily
     correct right proper real actual better solution approach proposal"""
 _FILLER = frozenset(_FILLER_WORDS.split())
@@ -167,7 +177,8 @@ _HEDGE = re.compile(
 )
 _NEGATION = re.compile(
     # "may or may not be a dup of #N" and "whether or not" hedge; they do not deny
-    r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
+    r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|"
+    r"no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$"
     r"|\bnot\s+convinced\b[^.!?\n]{0,40}$",
     re.I,
@@ -188,7 +199,8 @@ _SUBJECT_VERB = re.compile(
 )
 _ANAPHOR = re.compile(
     r"^\s*(?:of\s+)?(?:that\s+(?:one|issue|bug|ticket|pr|pull\s+request|rfc|report)\b|that\b"
-    # a bare "that" points back at an issue only when no other noun follows ("in favor of that process")
+    # a bare "that" points back at an issue only when no other noun follows ("in favor of that
+    # process")
     r"(?=\s*(?:[^\w\s]|$)|\s+(?:since|because|as|instead|then|for|and|which|one|though|now|here|to|so|but|too|anyway)\b)"
     r"|the\s+(?:other|former|latter|older|original)(?:\s+(?:one|issue|bug|ticket))?\b)(?!\s+(?:is|was|has)\b)",
     re.I,
@@ -200,7 +212,8 @@ _AS_BEFORE = re.compile(r"^\s*as\s+(?:an?\s+)?(?:\w+\s+)?$", re.I)
 _OPEN_ALTERNATIVE = re.compile(
     r"^[^.!?\n]{0,20}?\bor\s+(?:is\s+(?:it|this)\s+|are\s+they\s+)?(?:an?\s+)?(?:distinct|different|separate|new|"
     r"unrelated|independent|its\s+own)\b", re.I)
-# "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the canonical
+# "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the
+# canonical
 _PLURAL_ANAPHOR = re.compile(
     r"^\s*(?:of\s+)?(?:those|these|them|both(?:\s+of\s+(?:those|these|them))?)"
     r"(?:\s+(?:two|three|both))?(?:\s+(?:issues|bugs|tickets|ones|reports))?\b(?!\s+(?:is|are|was|were|have)\b)",
@@ -217,7 +230,8 @@ _PART_SUBJECT = re.compile(
 # "there is a more recent duplicate issue #N": #N is another copy, not this issue's canonical
 _OTHER_COPY_BEFORE = re.compile(
     r"\b(?:newer|more\s+recent|later|another|other)\s+$"
-    r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"  # "I've filed a duplicate #N"
+    # "I've filed a duplicate #N"
+    r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"
     r"|\bfrom\s+(?:the\s+|a\s+)?$"  # "comment copied from duplicate #N"
     r"|\b(?:fix(?:es|ed)?|clos(?:es|ed|e))\s+(?:the\s+|a\s+)?$",  # "Also fixes dup #N"
     re.I,
@@ -225,7 +239,8 @@ _OTHER_COPY_BEFORE = re.compile(
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
 _INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
-# "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun, those point here
+# "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun,
+# those point here
 _INBOUND_NOUN_BEFORE = re.compile(
     r"\b(?:these|those|its|many|several|some|other|known|more|lots?\s+of|has|have|all)\s+(?:\w+\s+)?$", re.I)
 _PLURAL_NOUN = re.compile(r"(?:duplicates|dupes)$", re.I)
@@ -277,6 +292,7 @@ class Claim:
     target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
     successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
     cue_text: str = ""  # the words the cue matched (which vocabulary rule it is)
+    first_person: bool = False  # "I met the same problem as #4": about this issue only from its author
 
 
 @dataclass
@@ -456,6 +472,19 @@ _SUBJECTLESS = re.compile(
 )
 
 
+# "I met the same problem with #N", "I'm having the same issue as #N": the writer's problem
+_FIRST_PERSON = re.compile(
+    r"\bi(?:'?m|\s+am|'?ve|\s+have)?\s+(?:also\s+|just\s+|now\s+)?(?:met|meet|have|had|got|get|hit|encountered|"
+    r"faced|face|see|saw|ran\s+into|run\s+into|having|seeing|getting|experiencing)\s+(?:exactly\s+)?(?:the\s+)?$",
+    re.I,
+)
+
+
+def _first_person(text: str, m: re.Match[str]) -> bool:
+    s, _ = _sentence_bounds(text, m.start(), m.end())
+    return bool(_FIRST_PERSON.search(text[s:m.start()]))
+
+
 def _about_this(text: str, m: re.Match[str]) -> bool:
     """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
     ("Probably the same as #N"), not "That error message is the same as #N"."""
@@ -493,7 +522,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     used: set[int] = set()
     for pattern, cue, strict in _CUES + (((_NEW_PR, WORDING, False),) if pull_request else ()):
         for m in pattern.finditer(text):
-            if m.start() in used or (cue == SAME_AS and not _about_this(text, m)):
+            first_person = cue == SAME_AS and _first_person(text, m)
+            if m.start() in used or (cue == SAME_AS and not first_person and not _about_this(text, m)):
                 continue
             targets = _governed_refs(text, refs, m.end(), strict, m.group(0))
             if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
@@ -509,7 +539,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 continue
             stated = [c.target for c in reading.claims if not c.negated and c.target.end <= m.start()]
             if antecedent is not None and stated and antecedent.number not in {t.number for t in stated}:
-                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a duplicate":
+                # "definitely a dup of #4, not so sure about #5. Regardless, closing as a
+                # duplicate":
                 # the comment's own claim, not the last number before the cue
                 antecedent = stated[-1]
             if antecedent is not None:
@@ -525,7 +556,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             end = max(targets[-1].end, m.end())
             negated, conditional, hedged = _polarity(text, m, end)
             if conditional and negated:
-                # "reopen if you think this is not a duplicate of #N": neither a link nor a retraction
+                # "reopen if you think this is not a duplicate of #N": neither a link nor a
+                # retraction
                 reading.skips.extend(["conditional_negation"] * len(targets))
                 continue
             if _OPEN_ALTERNATIVE.match(text[end:]):
@@ -540,7 +572,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             for ref in targets:
                 reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
                                             question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
-                                            successor=successor, cue_text=m.group(0)))
+                                            successor=successor, cue_text=m.group(0), first_person=first_person))
     for ref, m in _subsumed_by(text, refs, self_number):
         negated, conditional, hedged = _polarity(text, m, m.end())
         if conditional:
@@ -564,7 +596,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
 # claim when the comment names exactly one issue and its author closes the issue (the extractor
 # checks the close).
 _TRACKED_ELSEWHERE = re.compile(
-    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue, not "the design"
+    # "#N is tracking ...": the reference right before; "this is tracked in #N": about this issue,
+    # not "the design"
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?\s+(?:is|will\s+be|was)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|by|at|under|over\s+(?:in|at)|there)\b"
@@ -572,7 +605,12 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
     r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
-    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b",
+    r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b"
+    # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
+    r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"
+    r"|(?:^|[.!?]\s+|\n)\s*(?:now\s+)?tracking\s+(?:in|at|under)\b"
+    # "Please follow #N for updates", "please subscribe to #N": the reference right after
+    r"|\bplease\s+(?:follow|subscribe\s+to|watch)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
     re.I,
 )
 

@@ -18,11 +18,7 @@ Aliases = tuple[tuple[str, str], ...]
 
 def aliases_from_store(store: Store) -> Aliases:
     """Every `repos.repo` whose `current_name` differs (case-insensitively), sorted."""
-    rows = store.conn.execute(
-        "SELECT repo, current_name FROM repos WHERE current_name IS NOT NULL AND lower(current_name) != lower(repo)"
-        " ORDER BY repo"
-    ).fetchall()
-    return tuple((str(old), str(new)) for old, new in rows)
+    return store.renamed_repos()
 
 
 def record_renames(store: Store, renames: Aliases) -> None:

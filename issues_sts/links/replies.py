@@ -54,7 +54,7 @@ _DISAGREES = re.compile(
     re.I,
 )
 _AGREES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?!yes\s+and\s+no\b)(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
     r"(?:looks|seems)\s+(?:like\s+it|so)|that'?s\s+(?:right|it|correct))\b|sure(?=\s*(?:[,.!]|$))"
     # "Probably the same.": a short reply that takes the suggestion up ("same here" is a me-too)
     r"|(?:(?:probably|likely|definitely|certainly|indeed|yes,?)\s+)?(?:it'?s\s+|that'?s\s+)?(?:the\s+)?same"

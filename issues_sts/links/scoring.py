@@ -73,7 +73,8 @@ def standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, 
         found.append((Signal.MAINTAINER, cfg.w_maintainer))
     if post.kind == "comment" and post.author and post.author == thread.author:
         found.append((Signal.ISSUE_AUTHOR, cfg.w_issue_author))
-    # the issue body was written before anyone looked: its author closing it much later says nothing about it
+    # the issue body was written before anyone looked: its author closing it much later says nothing
+    # about it
     if post.author and post.author == thread.closed_by and thread.state == "closed" and post.kind == "comment":
         found.append((Signal.CLOSING_ACTOR, cfg.w_closing_actor))
     return found

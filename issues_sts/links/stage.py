@@ -102,7 +102,8 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
 
 def _events_by_issue(store: Store, repo: str | None = None,
                      span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Event]]:
-    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive stored them)
+    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive
+    # stored them)
     frame = store.events_frame(repo=repo, span=span).filter(
         pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
     events: dict[tuple[str, int], list[Event]] = {}

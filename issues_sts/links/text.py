@@ -61,8 +61,8 @@ def strip_placeholders(text: str) -> str:
 # An issue form's field ("### Possible duplicates", "### Related issues") up to the next heading:
 # the reporter filled in a template, nobody claimed anything.
 _FORM_FIELD = re.compile(
-    r"^[ \t]*#{1,6}[ \t]*(?:[^\n]{0,40}?\b(?:duplicates?|related\s+(?:issues?|problems?)|similar\s+issues?)"
-    r"\b[^\n]{0,40})\n(?:(?![ \t]*#{1,6}[ \t])[^\n]*(?:\n|$))*",
+    r"^[ \t]*#{1,6}[ \t]*(?:[^\n]{0,40}?\b(?:duplicates?|related\s+(?:issues?|problems?)|"
+    r"similar\s+issues?)\b[^\n]{0,40})\n(?:(?![ \t]*#{1,6}[ \t])[^\n]*(?:\n|$))*",
     re.M | re.I,
 )
 

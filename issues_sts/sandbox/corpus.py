@@ -134,7 +134,8 @@ class Corpus:
         return sum(len(r.comments) for r in self.repos.values())
 
     def lower_bound_requests(self, per_page: int = 100) -> int:
-        """ceil(items/per_page) + ceil(comments/per_page) per repository: the best a crawler can do."""
+        """ceil(items/per_page) + ceil(comments/per_page) per repository: the best a crawler can
+        do."""
         return sum(
             math.ceil(len(r.issues) / per_page) + math.ceil(len(r.comments) / per_page)
             for r in self.repos.values()

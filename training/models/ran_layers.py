@@ -157,7 +157,8 @@ class RanLayer(nn.Module):
     def forward(
         self, windows: Tensor, token_mask: Tensor, window_mask: Tensor, cell: Tensor
     ) -> tuple[Tensor, Tensor, Tensor]:
-        """windows [B, N, T, D] and the seed cell [B, D] -> (windows, cells [B, N, D], last cell)."""
+        """windows [B, N, T, D] and the seed cell [B, D] -> (windows, cells [B, N, D], last
+        cell)."""
         outputs, cells = [], []
         carry, previous = cell, cell
         for index in range(windows.shape[1]):

@@ -1,4 +1,5 @@
-"""POST /graphql: parse, (optionally) validate against GitHub's real schema, execute over the corpus.
+"""POST /graphql: parse, (optionally) validate against GitHub's real schema, execute over the
+corpus.
 
 The fake's own schema is `schema.graphql` (a subset written for this project). With
 `graphql_schema_check`, every query is first validated against GitHub's published SDL when it
@@ -52,7 +53,8 @@ def _type_of(value: Any, info: Any, abstract: Any) -> str:
 
 
 def real_schema_path(settings: FakeSettings) -> Path | None:
-    """`settings.schema_path`, else GitHub's SDL in ../shared (or $ISSUES_STS_SHARED), if present."""
+    """`settings.schema_path`, else GitHub's SDL in ../shared (or $ISSUES_STS_SHARED), if
+    present."""
     if settings.schema_path:
         path = Path(settings.schema_path)
     else:

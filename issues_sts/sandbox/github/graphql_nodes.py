@@ -44,9 +44,11 @@ def offset_of(after: str | None) -> int:
 
 def connection(items: list[Any], first: int | None, after: str | None, field: str) -> Json:
     if first is None:
-        raise GraphQLError(f"You must provide a `first` or `last` value to properly paginate the `{field}` connection.")
+        raise GraphQLError(f"You must provide a `first` or `last` value to properly paginate the `{field}` "
+                           "connection.")
     if first > MAX_PAGE or first < 0:
-        raise TooMany(f"Requesting {first} records on the `{field}` connection exceeds the `first` limit of {MAX_PAGE} records.")
+        raise TooMany(f"Requesting {first} records on the `{field}` connection exceeds the `first` limit of "
+                      f"{MAX_PAGE} records.")
     start = offset_of(after)
     chosen = items[start:start + first]
     end = start + len(chosen) - 1

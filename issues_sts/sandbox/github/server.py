@@ -1,7 +1,8 @@
 """`FakeGitHub`: a real HTTP server on 127.0.0.1 that serves a corpus the way GitHub does.
 
     with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 50}, reset_seconds=2)) as gh:
-        httpx.get(gh.api_url + "/repos/acme/widgets/issues", headers={"Authorization": "Bearer test-token"})
+        httpx.get(gh.api_url + "/repos/acme/widgets/issues",
+                  headers={"Authorization": "Bearer test-token"})
         assert gh.stats()["violations"] == 0
 
 Every request lands in `gh.log` with whether it counted against its bucket and whether it was
@@ -37,15 +38,16 @@ BASE_HEADERS = {
     "x-github-media-type": "github.v3; format=json",
     "x-github-api-version-selected": "2022-11-28",
     "access-control-expose-headers": (
-        "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, "
-        "X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, X-OAuth-Scopes, "
-        "X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, X-GitHub-SSO, "
-        "X-GitHub-Request-Id, Deprecation, Sunset"
+        "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, "
+        "X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, "
+        "X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, "
+        "X-GitHub-SSO, X-GitHub-Request-Id, Deprecation, Sunset"
     ),
     "access-control-allow-origin": "*",
     "x-content-type-options": "nosniff",
     "x-frame-options": "deny",
-    "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, Accept, X-Requested-With",
+    "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, Accept, "
+            "X-Requested-With",
 }
 PRIMARY_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
 SECONDARY_DOCS = PRIMARY_DOCS + "#about-secondary-rate-limits"
@@ -199,8 +201,9 @@ class FakeGitHub:
         if bucket == "graphql" and timeout is not None and seconds > timeout:
             # GitHub stops a query after 10 s; the points are spent anyway, plus one
             cost = answer.cost + 1
-            answer = error(502, "Something went wrong while executing your query. This may be the result of a timeout, "
-                                "or it could be a GitHub bug. Please include the request ID when reporting this issue.")
+            answer = error(502, "Something went wrong while executing your query. This may be the result of a "
+                                "timeout, or it could be a GitHub bug. Please include the request ID when "
+                                "reporting this issue.")
             answer.bucket, answer.cost, seconds = bucket, cost, timeout
         with self._log_lock:
             in_flight = self._in_flight
@@ -255,8 +258,9 @@ class FakeGitHub:
         if kind == "secondary":
             answer = error(
                 403,
-                "You have exceeded a secondary rate limit. Please wait a few minutes before you try "
-                "again. If you reach out to GitHub Support for help, please include the request ID.",
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you "
+                "try again. If you reach out to GitHub Support for help, please include the "
+                "request ID.",
                 SECONDARY_DOCS,
             )
             if retry_after is not None:
@@ -333,7 +337,8 @@ _NUMBER = re.compile(r"/\d+(?=/|$)")
 
 
 def endpoint_of(method: str, target: str) -> str:
-    """`GET /repos/acme/widgets/issues/12/comments?page=2` -> `GET /repos/{repo}/issues/{n}/comments`."""
+    """`GET /repos/acme/widgets/issues/12/comments?page=2` ->
+    `GET /repos/{repo}/issues/{n}/comments`."""
     path = urlsplit(target).path.removeprefix("/api/v3").removeprefix("/api")
     path = re.sub(r"^/repos/[^/]+/[^/]+", "/repos/{repo}", path)
     path = re.sub(r"^/repositories/\d+", "/repositories/{id}", path)

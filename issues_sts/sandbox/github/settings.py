@@ -17,7 +17,8 @@ class FakeSettings:
 
     tokens: accepted tokens; a wrong one answers 401, none gets `unauthenticated_limit`/window.
     rate_limit: requests (GraphQL: points) per window per bucket; missing buckets use GitHub's.
-    reset_seconds: window length; windows end on whole epoch seconds so `x-ratelimit-reset` is exact.
+    reset_seconds: window length; windows end on whole epoch seconds so `x-ratelimit-reset` is
+        exact.
     exhausted_status: 403 (GitHub's usual) or 429.
     secondary_limit_every: every Nth counted request of a bucket answers a secondary-limit 403.
     secondary_retry_after: its `retry-after` (whole seconds); None sends none, and then the

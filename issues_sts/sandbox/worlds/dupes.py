@@ -41,12 +41,14 @@ CLOSING = (
     "Duplicate of {url}",
     "This was already reported in {url_comment}, closing as duplicate.",
     "Duplicate of [{short}]({url})",
-    "Looks like the same root cause as {short}. Closing as a duplicate; let's keep the discussion there.",
+    "Looks like the same root cause as {short}. Closing as a duplicate; let's keep the discussion "
+    "there.",
     "dup of {short}",
     "Closing in favor of {short} (same issue).",
     "This is tracked in {short}, closing this one as duplicate.",
     "DUPLICATE OF {short}",
-    "Hi! This is the same problem as {short}. I'll close this one as a duplicate, please add any extra details there.",
+    "Hi! This is the same problem as {short}. I'll close this one as a duplicate, please add any "
+    "extra details there.",
 )
 CLOSING_CROSS = (
     "Duplicate of {repo}#{number}",

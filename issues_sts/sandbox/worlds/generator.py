@@ -274,7 +274,7 @@ class RepoBuilder:
         if self.rng.random() < 0.85:
             draft.close(self.later(created, 6), self.member(), None, merged=self.rng.random() < 0.8)
 
-    # -- duplicates ---------------------------------------------------------------------------------
+    # -- duplicates --------------------------------------------------------------------------------
     def canonical(self, before: float) -> tuple[RepoBuilder, int]:
         """Popular canonicals attract more duplicates; a few live in another repository."""
         rng = self.rng
@@ -379,7 +379,8 @@ EVIDENCE: dict[str, tuple[int, Evidence]] = {
     "retarget": (6, RepoBuilder._retarget),
     "hedged": (12, RepoBuilder._hedged),
     "in_body": (5, RepoBuilder._in_body),
-    # today's GitHub (issue 13): a label plus a pointer, new phrasings, a confirmed question, a triage bot
+    # today's GitHub (issue 13): a label plus a pointer, new phrasings, a confirmed question, a
+    # triage bot
     "label_pointer": (5, D.label_pointer),
     "modern_phrase": (6, D.modern_phrase),
     "question_confirmed": (3, D.question_confirmed),

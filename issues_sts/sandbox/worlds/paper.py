@@ -1,7 +1,7 @@
 """The paper-scale world: the AnglE paper's 55 repositories at (a `scale` of) their real sizes.
 
-    corpus = generate_paper_world(PaperConfig(seed=0, scale=0.05))      # served by the fake GitHub
-    write_paper_store(Path("data/paper"), PaperConfig(scale=1.0))        # straight into a crawl store
+    corpus = generate_paper_world(PaperConfig(seed=0, scale=0.05))  # served by the fake GitHub
+    write_paper_store(Path("data/paper"), PaperConfig(scale=1.0))    # straight into a crawl store
 
 Each repository of `repos.yaml` gets about `scale x` its estimated number of issues and pull
 requests (`PAPER_REPOS`), its own share of pull requests, heavy-tailed comment threads (about
@@ -202,7 +202,8 @@ class PaperRepoBuilder(RepoBuilder):
         return self.quiet(super().fresh_topic(kind), kind)
 
     def quiet(self, topic: T.Topic, kind: str) -> T.Topic:
-        """A topic whose trigger says no cue word ("...share the same directory"): see PT.CUE_WORDS."""
+        """A topic whose trigger says no cue word ("...share the same directory"): see
+        PT.CUE_WORDS."""
         for _ in range(8):
             if not any(w in topic.trigger.lower() for w in PT.CUE_WORDS):
                 break

@@ -47,7 +47,8 @@ FORM_FEATURE = (
     ("## Feature request", "## Motivation", "## Pitch", "## Alternatives"),
 )
 CHECKLISTS = (
-    "- [X] I have searched the existing issues\n- [X] I agree to follow this project's Code of Conduct",
+    "- [X] I have searched the existing issues\n- [X] I agree to follow this project's Code of "
+    "Conduct",
     "- [x] I have read the documentation\n- [x] I am using the latest released version",
     "### Code of Conduct\n\n- [X] I agree to follow this project's Code of Conduct",
     "<!-- Please fill in every section. Issues without a reproduction may be closed. -->",
@@ -95,7 +96,8 @@ def pasted_log(rng: random.Random, topic: Topic, lines: int) -> str:
     noun = topic.component[1]
     stamp = f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:"
     start, bank, size = rng.randrange(len(LOG_BANK)), LOG_BANK, len(LOG_BANK)
-    body = [f"{stamp}{i // 60 % 60:02d}:{i % 60:02d}.{i * 37 % 1000:03d}Z [{noun}-{i % 7}] {bank[(start + i * 13) % size]}"
+    body = [f"{stamp}{i // 60 % 60:02d}:{i % 60:02d}.{i * 37 % 1000:03d}Z [{noun}-{i % 7}] "
+            f"{bank[(start + i * 13) % size]}"
             for i in range(lines)]
     body.append(f"{stamp}59:59.999Z ERROR [{noun}] {topic.error_short}")
     return "\n".join(["```console", *body, "```"])
@@ -115,21 +117,24 @@ def long_traceback(rng: random.Random, topic: Topic) -> str:
                  f"    {noun}.{verb}()"]
         for k in range(frames):
             mod = mods[(k + frames) % len(mods)]
-            lines += [f'  File "/usr/lib/python3.11/site-packages/{noun}s/{mod}.py", line {rng.randrange(10, 2000)}, '
+            lines += [f'  File "/usr/lib/python3.11/site-packages/{noun}s/{mod}.py", line '
+                      f'{rng.randrange(10, 2000)}, '
                       f"in _{verb}_{mod}", f"    return self._{mod}.{verb}(*args, **kwargs)"]
         lines.append(topic.error)
     else:
         lines = T.traceback_block(rng, topic).split("\n")[1:-1]
         for k in range(frames):
             mod = mods[(k * 3 + frames) % len(mods)]
-            lines.append(f"    at {noun}::{mod}::{verb}_{k} ({noun}/src/{mod}.{topic.lang}:{rng.randrange(10, 2000)})")
+            lines.append(f"    at {noun}::{mod}::{verb}_{k} "
+                         f"({noun}/src/{mod}.{topic.lang}:{rng.randrange(10, 2000)})")
     return "\n".join(["```", *lines, "```"])
 
 
 def environment_dump(rng: random.Random, topic: Topic) -> str:
     runtime = RUNTIMES[topic.lang].format(rng.randrange(0, 4), rng.randrange(0, 10))
     lines = [f"OS: {rng.choice(V.OSES)}", f"Runtime: {runtime}", f"{topic.component[1]} version: {topic.version}",
-             f"CPU: {rng.choice(('x86_64', 'arm64', 'aarch64'))} ({rng.choice((4, 8, 12, 16, 32))} cores)",
+             f"CPU: {rng.choice(('x86_64', 'arm64', 'aarch64'))} ({rng.choice((4, 8, 12, 16, 32))} "
+             "cores)",
              f"Memory: {rng.choice((8, 16, 32, 64))} GB"]
     for package in rng.sample(PACKAGES, rng.randrange(2, 7)):
         lines.append(f"{package}=={T.version(rng)}")
@@ -218,30 +223,36 @@ BOT_NAMES = ("codecov[bot]", "github-actions[bot]", "netlify[bot]", "vercel[bot]
 def bot_comment(rng: random.Random, bot: str, topic: Topic, number: int) -> str:
     """What CI, coverage, CLA and preview bots post on a pull request (long, repetitive)."""
     if bot.startswith("codecov"):
-        rows = "\n".join(f"| `{topic.component[1]}/{m}.py` | `{rng.uniform(40, 100):.2f}% <{rng.uniform(0, 100):.2f}%>` | "
-                         f"`{rng.choice(('+', '-'))}{rng.uniform(0, 3):.2f}%` |"
+        rows = "\n".join(f"| `{topic.component[1]}/{m}.py` | `{rng.uniform(40, 100):.2f}% "
+                         f"<{rng.uniform(0, 100):.2f}%>` | `{rng.choice(('+', '-'))}{rng.uniform(0, 3):.2f}%` |"
                          for m in rng.sample(("core", "api", "io", "cli", "utils", "types", "config"), 4))
         return (f"## Codecov Report\nAttention: Patch coverage is `{rng.uniform(50, 100):.2f}%` with "
                 f"`{rng.randrange(0, 30)} lines` in your changes missing coverage.\n\n"
                 f"| Files | Coverage | Δ |\n|---|---|---|\n{rows}\n\n"
                 f"Continue to review full report in Codecov by Sentry.")
     if "cla" in bot:
-        return ("Thanks for your pull request! It looks like this may be your first contribution. Before we can "
-                "look at it, you'll need to sign a Contributor License Agreement (CLA). :memo: Please visit "
-                "the CLA page to sign. Once you've signed, reply here with `@cla-bot check`.")
+        return ("Thanks for your pull request! It looks like this may be your first contribution. "
+                "Before we can look at it, you'll need to sign a Contributor License Agreement (CLA). "
+                ":memo: Please visit the CLA page to sign. Once you've signed, reply here with "
+                "`@cla-bot check`.")
     if bot in ("netlify[bot]", "vercel[bot]"):
-        return (f"### Deploy Preview for *{topic.component[1]}-docs* ready!\n\n| Name | Link |\n|---|---|\n"
-                f"| Latest commit | {rng.randrange(16 ** 7):07x} |\n| Latest deploy log | build #{number}{rng.randrange(100)} |")
+        return (f"### Deploy Preview for *{topic.component[1]}-docs* ready!\n\n| Name | Link |\n"
+                "|---|---|\n"
+                f"| Latest commit | {rng.randrange(16 ** 7):07x} |\n"
+                f"| Latest deploy log | build #{number}{rng.randrange(100)} |")
     if bot.startswith("github-actions"):
         failed = rng.randrange(0, 4)
-        return (f"**CI summary** for {rng.randrange(16 ** 7):07x}: {rng.randrange(40, 400)} jobs, {failed} failed.\n\n"
+        return (f"**CI summary** for {rng.randrange(16 ** 7):07x}: {rng.randrange(40, 400)} jobs, "
+                f"{failed} failed.\n\n"
                 + ("\n".join(f"- :x: `test ({rng.choice(V.OSES)})`: {topic.error_short}" for _ in range(failed))
                    or "All checks passed."))
     if bot.startswith("sonarcloud"):
-        return (f"Quality Gate passed. {rng.randrange(0, 9)} New issues, {rng.randrange(0, 3)} Security Hotspots, "
-                f"{rng.uniform(0, 100):.1f}% Coverage on New Code")
+        return (f"Quality Gate passed. {rng.randrange(0, 9)} New issues, {rng.randrange(0, 3)} "
+                f"Security Hotspots, {rng.uniform(0, 100):.1f}% Coverage on New Code")
     if bot.startswith("mergify"):
-        return "This pull request has been removed from the queue: the CI checks did not succeed. Please fix them."
+        return ("This pull request has been removed from the queue: the CI checks did not succeed. "
+                "Please fix them.")
     if bot.startswith("pre-commit"):
         return "[pre-commit.ci] auto fixes from pre-commit.com hooks; for more information, see https://pre-commit.ci"
-    return f"Bumps {rng.choice(PACKAGES)} from {T.version(rng)} to {T.version(rng)}. Release notes and commits below."
+    return (f"Bumps {rng.choice(PACKAGES)} from {T.version(rng)} to {T.version(rng)}. Release "
+            "notes and commits below.")

@@ -9,50 +9,19 @@ from __future__ import annotations
 
 import gc
 import gzip
-import json
-import re
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from issues_sts.errors import ConfigError
+from issues_sts.links.archive import ROW_NUMBER, RUST_REPO, archive_lines
 from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
-RUST_REPO = "rust-lang/rust"
 RUST_REPO_ID = 724712
-
-
-# The first "number" of a line: the row's own (comments, xrefs) or the issue's (it precedes
-# the milestone's in GitHub's field order).
-_ROW_NUMBER = re.compile(rb'"number":\s*(\d+)')
-_ISSUE_NUMBER = _ROW_NUMBER
 
 
 def _lowest_numbers(path: Path, limit: int) -> set[int]:
     with gzip.open(path, "rb") as handle:
-        numbers = sorted(int(m.group(1)) for line in handle if (m := _ROW_NUMBER.search(line)))
+        numbers = sorted(int(m.group(1)) for line in handle if (m := ROW_NUMBER.search(line)))
     return set(numbers[:limit])
-
-
-def _lines(path: Path, keep: set[int] | None = None, key: re.Pattern[bytes] = _ROW_NUMBER) -> Iterator[Json]:
-    """Parsed lines; with `keep`, lines whose number is not kept are skipped unparsed
-    (parsing dominates the load time)."""
-    loads: Any = json.loads
-    try:
-        import orjson
-
-        loads = orjson.loads
-    except ImportError:  # pragma: no cover - orjson is optional, json is only slower
-        pass
-    with gzip.open(path, "rb") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            if keep is not None:
-                found = key.search(line)
-                if found and int(found.group(1)) not in keep:
-                    continue
-            yield loads(line)
 
 
 def load_rust_archive(path: str | Path, limit: int | None = None) -> Corpus:
@@ -75,17 +44,17 @@ def _load(root: Path, limit: int | None) -> Corpus:
         )
     repo = RepoData(full_name=RUST_REPO, repo_id=RUST_REPO_ID, created_at="2010-06-16T20:39:03Z")
     wanted = _lowest_numbers(root / "main.jsonl.gz", limit) if limit is not None else None
-    for item in _lines(root / "main.jsonl.gz", wanted, key=_ISSUE_NUMBER):
+    for item in archive_lines(root / "main.jsonl.gz", wanted):
         item.pop("_meta", None)
         repo.issues.append(item)
     repo.issues.sort(key=lambda i: i["number"])
     kept = {i["number"] for i in repo.issues}
-    for row in _lines(root / "comments.jsonl.gz", kept if limit is not None else None):
+    for row in archive_lines(root / "comments.jsonl.gz", kept if limit is not None else None):
         if row["number"] in kept:
             repo.comments.extend(row["comments"])
     repo.comments.sort(key=lambda c: c["id"])
     if (root / "xrefs.jsonl.gz").is_file():
-        for row in _lines(root / "xrefs.jsonl.gz", kept if limit is not None else None):
+        for row in archive_lines(root / "xrefs.jsonl.gz", kept if limit is not None else None):
             if row["number"] in kept and row.get("xrefs"):
                 repo.timeline[row["number"]] = [_xref_event(x) for x in row["xrefs"]]
     repo.deleted |= _missing(root / "missing_404.txt", limit_number=max(kept, default=0))

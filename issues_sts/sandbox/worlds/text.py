@@ -107,7 +107,8 @@ BUG_INTROS = (
     "Hi, thanks for the project! Unfortunately {api} {symptom} {trigger}.",
     "Our CI started failing today: the {component} {symptom} {trigger}.",
     "When I call {api} {trigger}, it {symptom} and prints the error below.",
-    "Not sure if this is a bug or a misconfiguration on my side, but the {component} {symptom} {trigger}.",
+    "Not sure if this is a bug or a misconfiguration on my side, but the {component} {symptom} "
+    "{trigger}.",
 )
 EXPECTED = (
     "I expected {api} to finish normally, as it did before {version}.",
@@ -119,7 +120,8 @@ FEATURE_INTROS = (
     "It would be great if the {component} supported {feature}.",
     "Is there a plan to add {feature}? Right now I work around it by wrapping {api}.",
     "Many tools in this space offer {feature}; having it in the {component} would help us a lot.",
-    "**Is your feature request related to a problem?** I can't find a way to get {feature} from {api}.",
+    "**Is your feature request related to a problem?** I can't find a way to get {feature} from "
+    "{api}.",
 )
 USE_CASES = (
     "We run the {component} in CI on every commit, so this matters for us.",
@@ -138,7 +140,8 @@ CLOSINGS = (
     "Let me know if you need more details.",
 )
 TEMPLATE_LEFTOVERS = (
-    "<!-- Please search existing issues before opening a new one. If this is a duplicate, write: Duplicate of # -->",
+    "<!-- Please search existing issues before opening a new one. If this is a duplicate, write: "
+    "Duplicate of # -->",
     "<!-- Thanks for filing! Is this a duplicate? Link it like: Duplicate of #(issue number) -->",
     "- [ ] I have searched the issue tracker for duplicates",
     "- [x] I searched existing issues and this is not a duplicate",
@@ -227,8 +230,10 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
                    f"    return self._{verb}_impl(*args)", topic.error],
         "rust": [topic.error, f"note: src/{noun}/mod.rs:{line()}:{rng.randrange(5, 60)}", "stack backtrace:",
                  f"   0: {noun}::{verb}", f"   1: {noun}::{verb}_inner", "   2: main"],
-        "js": [topic.error, f"    at {noun}.{verb} (node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
-               f"    at process.processTicksAndRejections (node:internal/process/task_queues:{line()}:5)"],
+        "js": [topic.error, f"    at {noun}.{verb} "
+                            f"(node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
+               "    at process.processTicksAndRejections "
+               f"(node:internal/process/task_queues:{line()}:5)"],
         "go": [topic.error, "", "goroutine 1 [running]:", f"{noun}.{verb.capitalize()}(...)",
                f"\t/go/src/internal/{noun}/{noun}.go:{line()} +0x{rng.randrange(16, 4096):x}", "main.main()"],
     }[topic.lang]
@@ -300,9 +305,11 @@ def chatter(rng: random.Random, topic: Topic, association: str) -> str:
 PR_TITLES = ("Fix {error_short} in {component}", "{component}: handle the case {trigger}",
              "Add {feature}", "Refactor {api} internals", "docs: clarify how {api} behaves {trigger}")
 PR_BODIES = (
-    "Fixes #{issue number}\n\n## Changes\n\n- handle the edge case in {api}\n- add a regression test",
+    "Fixes #{issue number}\n\n## Changes\n\n- handle the edge case in {api}\n"
+    "- add a regression test",
     "Closes #{ref}\n\nThis makes the {component} robust {trigger}.",
-    "## Summary\n\nRework {api}.\n\n## Related issues\n\nFixes #\n\n## Checklist\n\n- [x] tests\n- [ ] docs",
+    "## Summary\n\nRework {api}.\n\n## Related issues\n\nFixes #\n\n## Checklist\n\n- [x] tests\n"
+    "- [ ] docs",
     "Resolves #{ref}. Tested on {os}.",
 )
 

@@ -33,7 +33,8 @@ ERRORS = {
     "python": (
         "KeyError: '{key}'",
         "TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'",
-        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x{hex} in position {pos}: invalid start byte",
+        "UnicodeDecodeError: 'utf-8' codec can't decode byte 0x{hex} in position {pos}: invalid "
+        "start byte",
         "RecursionError: maximum recursion depth exceeded while calling a Python object",
         "ValueError: too many values to unpack (expected 2)",
         "AttributeError: 'NoneType' object has no attribute '{attr}'",
@@ -62,7 +63,8 @@ ERRORS = {
         "Error [ERR_REQUIRE_ESM]: require() of ES Module {path} not supported",
         "SyntaxError: Unexpected token '?'",
         "Error: ENOENT: no such file or directory, open '{path}'",
-        "UnhandledPromiseRejection: This error originated either by throwing inside of an async function",
+        "UnhandledPromiseRejection: This error originated either by throwing inside of an async "
+        "function",
         "Module not found: Error: Can't resolve '{key}'",
         "TypeError: {attr} is not a function",
         "Error: listen EADDRINUSE: address already in use :::{big}",
