@@ -141,6 +141,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
             closed_by="m", closed_minute=60, is_pr=True), 12),
     ("... a bystander's 'dup of #12' before the close still is",
      thread(c("bystander", "Duplicate of #12", "NONE", 60), closed_by="m", closed_minute=90), 12),
+    ("... and so is a contributor's 'Dup of #12' after the close",
+     thread(c("dev", "Dup of #12 -- this was never fixed.", "CONTRIBUTOR", 9000), closed_by="bors", closed_minute=90), 12),
     # a bot's suggestion taken up by a maintainer: someone acted on it
     ("a bot's 'Potential duplicates: #12' answered by the maintainer's 'Yes, duplicate.' who closes",
      thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1),
@@ -168,6 +170,9 @@ CASES: list[tuple[str, Thread, int | None]] = [
      thread(c("m", "See #12 for the details.", "MEMBER", 60), closed_by="m", closed_minute=50, is_pr=True), None),
     ("... in an issue, 'I opened PR #12 instead' is the fix",
      thread(c("m", "I opened PR #12 instead of patching the old module.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    ("... 'Does #12 subsume this, or is there still something left to do?' is an open question",
+     thread(c("m", "Does #12 subsume this, or is there still something left to do?", "CONTRIBUTOR", 60),
             closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),

@@ -578,6 +578,10 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
         if conditional:
             reading.skips.append("conditional_negation" if negated else "conditional")
             continue
+        _, e = _sentence_bounds(text, m.start(), m.end())
+        if "?" in text[m.end() - 1:e + 1] and re.search(r"\bor\b", text[m.end():e]):
+            reading.skips.append("open_question")  # "Does #N subsume this, or is there something left?"
+            continue
         reading.claims.append(Claim(ref, WORDING, negated, hedged, ref.start, antecedent=True,
                                     question="?" in text[ref.end:m.end() + 1], cue_text=m.group(0).strip()))
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
