@@ -8,10 +8,11 @@ import re
 
 import pytest
 
+from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.links import extract_thread_links
 from issues_sts.links.model import Thread
 from issues_sts.links.replies import find_outcome
-from issues_sts.links.vocabulary import CUE_REGEX
+from issues_sts.links.vocabulary import CUE_REGEX, says_duplicate
 from tests.links_helpers import c, canonical, thread
 
 # (phenomenon, thread, expected canonical target or None)
@@ -140,6 +141,8 @@ CASES: list[tuple[str, Thread, int | None]] = [
             closed_by="m", closed_minute=60, is_pr=True), 12),
     ("... a bystander's 'dup of #12' before the close still is",
      thread(c("bystander", "Duplicate of #12", "NONE", 60), closed_by="m", closed_minute=90), 12),
+    ("... and so is a contributor's 'Dup of #12' after the close",
+     thread(c("dev", "Dup of #12 -- this was never fixed.", "CONTRIBUTOR", 9000), closed_by="bors", closed_minute=90), 12),
     # a bot's suggestion taken up by a maintainer: someone acted on it
     ("a bot's 'Potential duplicates: #12' answered by the maintainer's 'Yes, duplicate.' who closes",
      thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1),
@@ -156,6 +159,21 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... 'Yes, ...' is",
      thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),
             c("reporter", "Yes, the error is the same.", "NONE", 70), state="open"), 12),
+    # a pull request replaced by another without duplicate wording
+    ("a PR's 'Obsolete, now proposing pull #12 instead' by its author who closes it",
+     thread(c("reporter", "Obsolete, now proposing pull #12 instead, which avoids the disadvantages.", "CONTRIBUTOR", 60),
+            closed_by="reporter", closed_minute=60, is_pr=True), 12),
+    ("a PR's 'See #12 for the rebased and finished off version'",
+     thread(c("m", "See #12 for the rebased and finished off version.", "MEMBER", 60),
+            closed_by="m", closed_minute=50, is_pr=True), 12),
+    ("... 'See #12 for the details' is a pointer, not a successor",
+     thread(c("m", "See #12 for the details.", "MEMBER", 60), closed_by="m", closed_minute=50, is_pr=True), None),
+    ("... in an issue, 'I opened PR #12 instead' is the fix",
+     thread(c("m", "I opened PR #12 instead of patching the old module.", "MEMBER", 60),
+            closed_by="m", closed_minute=60), None),
+    ("... 'Does #12 subsume this, or is there still something left to do?' is an open question",
+     thread(c("m", "Does #12 subsume this, or is there still something left to do?", "CONTRIBUTOR", 60),
+            closed_by="m", closed_minute=60), None),
     ("... '#12 supersedes #13' is about two other issues",
      thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60), None),
 ]
@@ -165,6 +183,13 @@ CASES: list[tuple[str, Thread, int | None]] = [
 def test_phenomenon(case: str, th: Thread, expected: int | None) -> None:
     chosen = canonical(extract_thread_links(th))
     assert (chosen.target_number if chosen else None) == expected
+
+
+@pytest.mark.parametrize("text", ["Obsolete, now proposing pull #12 instead.", "Created new PR #12.",
+                                  "See #12 for the rebased and finished off version."])
+def test_the_crawl_screen_admits_pull_request_only_cues(text: str) -> None:
+    """The crawl screens comments without knowing whether their thread is a pull request."""
+    assert has_duplicate_wording(text) and not says_duplicate(text, pull_request=False)
 
 
 @pytest.mark.parametrize(("text", "disagrees", "answers_no"), [

@@ -132,9 +132,11 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
-        if not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
-            # "New PR: #N" from a bystander months after the close: nobody acted on it
-            counters["dropped:drive_by_after_close"] += 1
+        if claim.successor and not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
+            # "New PR: #N" from a bystander months after the close: a later change, not this one's
+            # successor ("Dup of #N" after the close stays: in old archives core developers show
+            # as plain contributors)
+            counters["dropped:successor_after_close"] += 1
             continue
         if claim.first_person and (not post.author or post.author != thread.author):
             counters["dropped:me_too"] += 1  # "I have the same problem as #4" from a bystander: their problem

@@ -137,12 +137,17 @@ _WORDING = re.compile(
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
-_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)",
-                        re.I)
+_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
+                        r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$", re.I)
 # Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
 # successor)
-_NEW_PR = re.compile(r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?",
-                     re.I)
+_NEW_PR = re.compile(
+    r"\b(?:created|opened|submitted|made)?\s*(?:a\s+)?new\s+(?:pr|pull\s+request)\b(?:\s+(?:is|at|in))?"
+    # "Obsolete, now proposing pull #N instead", "See #N for the rebased and finished off version"
+    r"|\b(?:proposing|proposed|opened|opening|submitted|submitting|filed)\s+(?:pull(?:\s+request)?|pr)\b"
+    r"(?=\s*#\d+\s+instead\b)"
+    r"|\bsee\b(?=\s*#\d+\s+for\s+the\s+(?:[\w-]+\s+(?:and\s+)?){0,3}?(?:rebased|updated|revised|reworked)\b)",
+    re.I)
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
@@ -572,6 +577,10 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
         negated, conditional, hedged = _polarity(text, m, m.end())
         if conditional:
             reading.skips.append("conditional_negation" if negated else "conditional")
+            continue
+        _, e = _sentence_bounds(text, m.start(), m.end())
+        if "?" in text[m.end() - 1:e + 1] and re.search(r"\bor\b", text[m.end():e]):
+            reading.skips.append("open_question")  # "Does #N subsume this, or is there something left?"
             continue
         reading.claims.append(Claim(ref, WORDING, negated, hedged, ref.start, antecedent=True,
                                     question="?" in text[ref.end:m.end() + 1], cue_text=m.group(0).strip()))

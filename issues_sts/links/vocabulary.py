@@ -95,9 +95,9 @@ RULES: tuple[Rule, ...] = (
           "Please follow the steps in #12.", "Tracked upstream in #12 and #13.")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull\s+request)",
+         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull)",
+         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
          ("Continued in #12.", "Reopened as #12."),
          ("Continued in the next release, see #12 for the plan.",)),
     Rule("same_as", Reason.SAME_AS, r"same", r"same",
@@ -149,7 +149,7 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 _SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "subscribe",
                  "watch", "tuned",
                  "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
-                 "is now", "new pr", "new pull")
+                 "is now", "new pr", "new pull", "instead")
 
 
 def screens(text: str | None) -> bool:
@@ -176,7 +176,7 @@ def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bo
     return any(is_duplicate_label(str(name)) for name in names)
 
 
-def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool = False) -> bool:
+def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool | None = None) -> bool:
     """Does this comment carry duplicate evidence the link stage would read: a positive
     claim ("dup of #N"), an untargeted "closing as dup" that points back at an earlier
     comment, or a bare "duplicate" whose target only the timeline can name? The crawler asks
@@ -192,7 +192,9 @@ def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull
     cleaned = clean(text or "")
     if tracked_elsewhere(cleaned, repo, number) is not None:
         return True  # a link when its author closes the issue, which only the store knows
-    reading = find_claims(cleaned, repo, number, pull_request=pull_request)
+    # a caller that does not know whether the thread is a pull request (the crawl's comment
+    # screen) also admits the cues only read in pull requests ("now proposing pull #N instead")
+    reading = find_claims(cleaned, repo, number, pull_request=pull_request is not False)
     if any(not c.negated for c in reading.claims) or reading.affirms or reading.affirms_hedged:
         return True
     # "Duplicate." with no number: only the timeline (a GraphQL event) can name the target
