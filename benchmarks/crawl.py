@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.crawl [--limit N] [--core-limit 100] [--window 5]
     .venv/bin/python -m benchmarks.crawl --world paper --scale 0.05 [--speedup 20]
+    .venv/bin/python -m benchmarks.crawl --world paper --scale 0.05 --kill 3
 
 Paper world (`--world paper`): the 55 repositories of repos.yaml at `--scale` of their sizes,
 served by a fake GitHub with GitHub's documented limits and a latency that grows with the
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,11 +36,12 @@ from pydantic import SecretStr
 
 from benchmarks.report import terminal_reporter
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
+from issues_sts.links.archive import default_archive_path
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
-ARCHIVE = Path(os.environ.get("ISSUES_STS_SHARED", ROOT.parent / "shared")) / "data" / "rust-issue-archive"
+ARCHIVE = default_archive_path()
 TOKEN = "bench-token"
 PACING = PacingConfig(reset_margin=0.02)  # same machine, same clock: no skew to cover
 
@@ -152,6 +155,12 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     print(f"{'wall s (clock x' + format(speedup, 'g') + ')':44}"
           f"{wall:>14.1f}{minimum:>14.1f}{efficiency:>8.3f}")
     print(f"{'  response s in all / GraphQL':44}{seconds:>14.1f}{gql_seconds:>14.1f}")
+    mine = summary.response_seconds
+    print(f"{'  the same, as the crawler measured them':44}{sum(mine.values()):>14.1f}{mine.get('graphql', 0.0):>14.1f}")
+    # the crawler paces on its own response times (they include this harness's CPU time on a
+    # loaded machine): the wall time against what those allow says whether it is limit-bound
+    own = max(sum(mine.values()) / (a.cpu_per_minute / 60), mine.get("graphql", 0.0) / (a.graphql_cpu_per_minute / 60))
+    print(f"{'  wall s / least the crawler-measured times allow':44}{wall:>14.1f}{own:>14.1f}{wall / max(own, 1e-9):>8.3f}")
     print(f"{'requests inside limit windows':44}{stats['violations']:>14}")
     print(f"{'secondary limits tripped':44}{sum(stats['secondary_trips'].values()):>14}")
     print(f"{'most requests in flight':44}{stats['max_in_flight']:>14}")
@@ -174,18 +183,94 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     return 0
 
 
+def paper_kill(scale: float, speedup: float, seed: int, kills: int) -> int:
+    """`issues-sts crawl` as a real process against the paper world: SIGKILLed `kills` times at
+    random moments, run again until it completes; then the store is checked against the world
+    (every issue and PR, every issue's comment, no row twice) and the pages fetched twice are
+    counted. Prints the crawler's peak RSS (its own process: the fake GitHub runs here)."""
+    import random
+    import signal
+    import subprocess
+
+    from issues_sts.sandbox.github.settings import github_like
+    from issues_sts.sandbox.worlds.paper import PaperConfig, generate_paper_world
+    from issues_sts.store import Store
+
+    corpus = generate_paper_world(PaperConfig(seed=seed, scale=scale))
+    print(f"paper world at scale {scale}: {corpus.total_items():,} issues and PRs, "
+          f"{corpus.total_comments():,} comments", flush=True)
+    rng = random.Random(seed)
+    env = {**os.environ, "GITHUB_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
+    peaks: list[int] = []
+    killed = 0
+    started = time.time()
+    with tempfile.TemporaryDirectory() as tmp, FakeGitHub(corpus, github_like(speedup, tokens=frozenset({TOKEN}))) as gh:
+        store = Path(tmp) / "store"
+        repos = [arg for name in corpus.repos for arg in ("--repo", name)]
+        command = [sys.executable, "-m", "issues_sts.cli.app", "crawl", *repos, "--api-url", gh.api_url,
+                   "--store", str(store), "--quiet"]
+        expected_requests = None
+        for attempt in range(kills + 3):
+            proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if attempt < kills:
+                # kill somewhere in the first 80 % of what is left (the world's pages as a guide)
+                left = expected_requests or corpus.total_items() // 100 + corpus.total_items() // 200
+                target = len(gh.log) + rng.randint(1, max(2, int(0.8 * left / max(1, kills - attempt))))
+                while proc.poll() is None and len(gh.log) < target:
+                    time.sleep(0.01)
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGKILL)
+                    killed += 1
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            peaks.append(usage.ru_maxrss * 1024)
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            print(f"run {attempt + 1}: exit {proc.returncode}, {len(gh.log):,} requests so far, "
+                  f"peak RSS {usage.ru_maxrss / 1024:.0f} MB", flush=True)
+            if proc.returncode == 0:
+                break
+            if proc.returncode != -signal.SIGKILL:
+                raise SystemExit(f"the crawl failed: {err[-2000:]}")
+        else:
+            raise SystemExit("the crawl never finished")
+        fetched: dict[str, int] = {}
+        for r in gh.log:
+            if r.method == "GET" and r.status == 200:
+                fetched[r.path] = fetched.get(r.path, 0) + 1
+        violations = gh.stats()["violations"]
+        with Store.open(store) as db:
+            issues = db.issue_keys_frame()
+            comment_ids = db.comments_frame(columns=["id"])["id"].to_list()
+    keys = {(r["repo"], r["number"]) for r in issues.filter(issues["tombstone"].is_null()).iter_rows(named=True)}
+    want = {(name, int(i["number"])) for name, repo in corpus.repos.items() for i in repo.issues}
+    prs = {(name, int(i["number"])) for name, repo in corpus.repos.items() for i in repo.issues if "pull_request" in i}
+    want_comments = {c["id"] for name, r in corpus.repos.items() for c in r.comments
+                     if (name, int(c["issue_url"].rsplit("/", 1)[1])) not in prs}
+    twice = sum(n - 1 for n in fetched.values() if n > 1)
+    same = keys == want and set(comment_ids) == want_comments and len(comment_ids) == len(set(comment_ids))
+    print(f"{killed} SIGKILLs, {time.time() - started:.0f} s in all; store == world (issues and PRs, issue comments, "
+          f"no row twice): {same} ({len(keys):,}/{len(want):,} items, {len(comment_ids):,}/{len(want_comments):,} comments); "
+          f"pages fetched twice: {twice}; requests inside limit windows: {violations}; "
+          f"crawler peak RSS: {max(peaks) / 2**20:.0f} MB (largest of its runs)")
+    return 0 if same and violations == 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--world", choices=("rust", "paper"), default="rust", help="which world to crawl")
     parser.add_argument("--scale", type=float, default=0.05, help="paper world: share of the real sizes")
     parser.add_argument("--speedup", type=float, default=20.0, help="paper world: how much faster the fake's clock runs")
     parser.add_argument("--seed", type=int, default=0, help="paper world: generator seed")
+    parser.add_argument("--kill", type=int, default=0, metavar="K",
+                        help="paper world: run `issues-sts crawl` as a process, SIGKILL it K times, check the store")
     parser.add_argument("--limit", type=int, default=None, help="only the first N items of the archive")
     parser.add_argument("--rest-only", action="store_true", help="rust: only the crawl without GraphQL, by endpoint")
     parser.add_argument("--core-limit", type=int, default=100, help="compressed limit: requests per window")
     parser.add_argument("--window", type=float, default=20.0, help="compressed window length in seconds")
     parser.add_argument("--naive-seconds", type=float, default=60.0, help="sample length of the naive crawler under the limit")
     args = parser.parse_args(argv)
+    if args.world == "paper" and args.kill:
+        return paper_kill(args.scale, args.speedup, args.seed, args.kill)
     if args.world == "paper":
         return paper(args.scale, args.speedup, args.seed)
     if not (ARCHIVE / "main.jsonl.gz").exists():

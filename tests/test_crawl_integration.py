@@ -27,6 +27,9 @@ def test_full_crawl_stores_exactly_the_corpus_and_recrawl_costs_only_304s(tmp_pa
         assert summary.ok and summary.graphql_used
         assert_store_matches_corpus(tmp_path, corpus, graphql=True)
         assert gh.stats()["violations"] == 0
+        # the repositories ran at once; each one's requests are still its own
+        assert len(summary.repos) > 1 and sum(r.requests for r in summary.repos) == summary.requests
+        assert all(r.requests > 0 for r in summary.repos)
         before = len(gh.log)
         again = crawl(gh, tmp_path)
         second = gh.log[before:]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from issues_sts.crawl.chains import IDLE
-from issues_sts.crawl.runner import pump
+from issues_sts.crawl.pump import pump, pump_flows
 
 
 class Counter:
@@ -80,3 +80,60 @@ def test_pump_propagates_a_step_failure() -> None:
 
     with pytest.raises(ValueError, match="boom"):
         pump([Boom()], client=None, width=2)  # type: ignore[arg-type]
+
+
+class Once:
+    """One step that runs `body` on the worker, then records its commit."""
+
+    def __init__(self, name: str, log: list[str], body: Any = None) -> None:
+        self.name, self.log, self.body, self.done = name, log, body, False
+
+    def next_step(self) -> Any:
+        if self.done:
+            return None
+        body = self.body
+        return lambda client: body() if body else None
+
+    def commit(self, result: Any) -> None:
+        self.log.append(self.name)
+        self.done = True
+
+
+def _flow(name: str, log: list[str], first: Any = None) -> Any:
+    yield [Once(f"{name}.1a", log, first), Once(f"{name}.1b", log)]
+    log.append(f"{name}: between")  # the flow resumes only once its whole phase has committed
+    yield [Once(f"{name}.2", log)]
+
+
+def test_flows_run_at_once_and_each_keeps_its_phase_order() -> None:
+    log: list[str] = []
+    both = threading.Barrier(2, timeout=5)  # passes only while both flows' first steps are under way
+    ends: list[tuple[str, BaseException | None]] = []
+    flows = [(name, _flow(name, log, both.wait)) for name in ("a", "b")]
+    pump_flows(flows, client=None, width=4, flows_at_once=2,  # type: ignore[arg-type]
+               on_end=lambda key, exc, requests: ends.append((key, exc)))
+    assert ends and all(exc is None for _, exc in ends) and {k for k, _ in ends} == {"a", "b"}
+    for name in ("a", "b"):
+        mine = [entry for entry in log if entry.startswith(name)]
+        assert mine.index(f"{name}: between") > max(mine.index(f"{name}.1a"), mine.index(f"{name}.1b"))
+        assert mine[-1] == f"{name}.2"
+
+
+def test_a_failing_flow_ends_alone_and_a_raising_on_end_stops_all() -> None:
+    log: list[str] = []
+
+    def boom() -> None:
+        raise ValueError("boom")
+
+    ends: dict[str, BaseException | None] = {}
+    pump_flows([("bad", _flow("bad", log, boom)), ("good", _flow("good", log))], client=None,  # type: ignore[arg-type]
+               width=3, flows_at_once=2, on_end=lambda key, exc, requests: ends.__setitem__(key, exc))
+    assert isinstance(ends["bad"], ValueError) and ends["good"] is None
+    assert "good.2" in log and "bad.2" not in log
+
+    def stop(key: str, exc: BaseException | None, requests: int) -> None:
+        if exc is not None:
+            raise RuntimeError(f"stop: {exc}")
+
+    with pytest.raises(RuntimeError, match="stop: boom"):
+        pump_flows([("bad", _flow("bad", [], boom))], client=None, width=2, flows_at_once=1, on_end=stop)  # type: ignore[arg-type]

@@ -162,6 +162,11 @@ class GitHubClient:
         """How long the last answer this thread received took (waits at the gate excluded)."""
         return float(getattr(self._local, "seconds", 0.0))
 
+    def counted_here(self) -> int:
+        """Requests this thread has had counted: the difference around a step is what that
+        step cost, though other threads' steps run at the same time."""
+        return int(getattr(self._local, "counted", 0))
+
     def url(self, path: str) -> str:
         return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
 
@@ -253,20 +258,23 @@ class GitHubClient:
             raise BudgetReached(f"the request budget of {self.max_requests} is spent")
         ticket = self.limiter.acquire(bucket)
         response: httpx.Response | None = None
+        answered: float | None = None
         started = time.monotonic()
         try:
             with self._stats_lock:
                 self.stats.sent += 1
             response = self.http.request(method, url, headers=headers, json=json_body)
+            content = response.read()
+            answered = time.monotonic()  # decoding the body is our time, not GitHub's
             self.reached = True
-            data, verdict = self._classify(response, response.read(), bucket)
+            data, verdict = self._classify(response, content, bucket)
             if verdict in _LIMIT_VERDICTS:
                 # Pause the bucket while this request still holds its slot: released first,
                 # another thread could slip a request into the window this answer opened.
                 self.limiter.limit_hit(bucket, verdict, response.headers)
         finally:
             # the response time is what GitHub's CPU-time secondary limit is estimated from
-            self._local.seconds = time.monotonic() - started
+            self._local.seconds = (answered if answered is not None else time.monotonic()) - started
             self.limiter.release(bucket, response.headers if response is not None else None, ticket,
                                  self._local.seconds)
         log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
@@ -276,6 +284,8 @@ class GitHubClient:
             else:
                 self.stats.counted += 1
                 self.stats.graphql += bucket == "graphql"
+        if response.status_code != 304:
+            self._local.counted = self.counted_here() + 1
         return response, self._check(response, data, verdict, bucket)
 
     def _classify(self, response: httpx.Response, content: bytes, bucket: str) -> tuple[Any, Verdict]:

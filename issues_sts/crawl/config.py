@@ -30,6 +30,10 @@ class CrawlConfig(BaseModel):
         the limiter's per-minute gate (secondary points, CPU time estimated from response
         times): a few in flight make the crawl limit-bound instead of latency-bound, more buy
         nothing.
+    repos_at_once: repositories synced at the same time. One repository alone keeps about
+        one request in flight (its lists page one after another, its phases wait on each
+        other), so a crawl of one at a time waits on GitHub's latency instead of its limits;
+        a few at once keep the limiter's gate busy.
     max_gap_checks: numbers the duplicate evidence names but the lists did not return
         (transferred, deleted) asked per repository; unnamed gaps are never asked.
     """
@@ -44,6 +48,7 @@ class CrawlConfig(BaseModel):
     max_requests: int | None = Field(default=None, ge=1)
     per_page: int = Field(default=100, ge=1, le=100)
     max_in_flight: int = Field(default=4, ge=1, le=100)
+    repos_at_once: int = Field(default=4, ge=1, le=100)
     max_candidates: int = Field(default=5000, ge=0)
     max_gap_checks: int = Field(default=5000, ge=0)
     graphql_batch: int = Field(default=50, ge=1, le=100)
@@ -109,6 +114,9 @@ class CrawlSummary:
     retries: int = 0
     waited_seconds: float = 0.0
     seconds: float = 0.0
+    # response time as the crawler measured it, per bucket: what its per-minute CPU-time gate
+    # counts (GitHub's own estimate is server-side, so this is the conservative side of it)
+    response_seconds: dict[str, float] = field(default_factory=dict)
     # why the run ended early (budget, "interrupted" by Ctrl-C, "terminated" by SIGTERM), None
     # when complete; pages committed before are kept either way
     stopped: str | None = None

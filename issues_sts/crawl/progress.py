@@ -10,41 +10,46 @@ from issues_sts.crawl.config import CrawlSummary, RepoSummary
 from issues_sts.report import Reporter
 
 
-class RepoProgress:
-    """One repository's line on a `Reporter`: pages, items, requests left in the budget.
+class CrawlProgress:
+    """The crawl's line on a `Reporter`: repositories done of all, pages and items so far, the
+    repositories under way and the requests left in the budget.
 
-    The line's total grows as `Link rel=last` tells how many pages of each resource remain,
-    which is what an ETA works from; it is unknown until every resource has said.
+    Several repositories are synced at once (`repos_at_once`), so one line counts them all
+    rather than a line per repository that pages of another would advance.
     """
 
-    def __init__(self, reporter: Reporter) -> None:
+    def __init__(self, reporter: Reporter, repos: int) -> None:
         self.reporter = reporter
-        self._left: dict[str, int | None] = {}
+        self.repos = repos
+        self._under_way: list[str] = []
         self._items = 0
         self._pages = 0
-        self._active = False
+        self._staged = False
         self._lock = threading.Lock()  # pages arrive from the worker threads
 
     def start(self, repo: str) -> None:
-        self._left, self._items, self._pages, self._active = {}, 0, 0, True
-        self.reporter.stage(repo)
-
-    def page(self, resource: str, items: int, pages_left: int | None, budget: str) -> None:
         with self._lock:
-            if not self._active:
-                return
+            if not self._staged:
+                self.reporter.stage("crawl (repositories)", total=self.repos)
+                self._staged = True
+            self._under_way.append(repo)
+            self.reporter.advance(0, note=self._note())
+
+    def page(self, repo: str, resource: str, items: int, pages_left: int | None, budget: str) -> None:
+        with self._lock:
             self._items += items
             self._pages += 1
-            key = "timelines" if resource.startswith(("timeline", "graphql", "refs")) else resource
-            self._left[key] = pages_left
-            known = [v for v in self._left.values() if v is not None]
-            total = self._pages + sum(known) if len(known) == len(self._left) else None
-            self.reporter.advance(total=total, note=f"pages {self._items:>8} items  budget {budget}")
+            self.reporter.advance(0, note=self._note(f"budget {budget}"))
 
     def end(self, summary: RepoSummary) -> None:
-        if self._active:
-            self.reporter.advance(0, total=self._pages, note=f"pages {self._items:>8} items  {summary.status}")
-            self._active = False
+        with self._lock:
+            if summary.repo in self._under_way:
+                self._under_way.remove(summary.repo)
+            self.reporter.advance(1, note=self._note(f"{summary.repo}: {summary.status}"))
+
+    def _note(self, tail: str = "") -> str:
+        shown = ", ".join(self._under_way[:3]) + (" ..." if len(self._under_way) > 3 else "")
+        return f"{self._pages} pages {self._items} items; under way: {shown or '-'}" + (f"; {tail}" if tail else "")
 
 
 def summary_table(summary: CrawlSummary) -> Table:

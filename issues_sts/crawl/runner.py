@@ -13,7 +13,10 @@ Without GraphQL, a REST timeline is asked only where its answer can change a lin
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
 keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
 worth one.
-Fetching runs on at most `max_in_flight` worker threads; every store write happens here, on
+Each repository's sync is a flow of these phases, and `repos_at_once` flows run together
+(`pump.pump_flows`): one repository's round trips overlap with another's pages, so the
+crawl waits on GitHub's limits rather than its latency. Fetching runs on at most
+`max_in_flight` worker threads, paced by the limiter; every store write happens here, on
 the calling thread, one page and its checkpoint per transaction.
 """
 
@@ -23,9 +26,7 @@ import json
 import logging
 import re
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,6 @@ from issues_sts.crawl.candidates import (
     referenced_numbers,
 )
 from issues_sts.crawl.chains import (
-    IDLE,
     Chain,
     GraphQLChain,
     ListChain,
@@ -46,7 +46,6 @@ from issues_sts.crawl.chains import (
     RepoContext,
 )
 from issues_sts.crawl.client import (
-    SIGNAL_SLICE,
     BudgetReached,
     GitHubClient,
     Page,
@@ -58,7 +57,8 @@ from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
-from issues_sts.crawl.progress import RepoProgress
+from issues_sts.crawl.progress import CrawlProgress
+from issues_sts.crawl.pump import pump_flows
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
 from issues_sts.errors import (
     BadCredentials,
@@ -87,59 +87,6 @@ def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
 CONFIG_FILE = "crawl-config.json"
 
 
-def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
-    """Run chains with at most `width` steps under way; commit on this thread.
-
-    A chain whose page just landed goes first again, so each resource advances steadily;
-    an IDLE chain is asked again after the next commit.
-    """
-    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl")
-    try:
-        _pump(iter(chains), client, width, pool)
-    except BaseException:
-        # Ctrl-C, SIGTERM or an error: end the workers' waits at once instead of joining a
-        # thread that sleeps through a rate-limit window.
-        if client is not None:
-            client.cancel()
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _pump(source: Iterator[Chain], client: GitHubClient, width: int, pool: ThreadPoolExecutor) -> None:
-    ready: deque[Chain] = deque()
-    parked: list[Chain] = []
-    running: dict[Future[Any], Chain] = {}
-    while True:
-        while len(running) < width:
-            chain = ready.popleft() if ready else next(source, None)
-            if chain is None:
-                break
-            step = chain.next_step()
-            if step is IDLE:
-                parked.append(chain)
-            elif step is not None:
-                running[pool.submit(step, client)] = chain  # type: ignore[arg-type]
-        if not running:
-            if not parked:
-                return
-            if all(chain.next_step() is IDLE for chain in parked):
-                raise RuntimeError("crawl chains wait on each other")  # a bug, never data
-            ready.extend(parked)
-            parked.clear()
-            continue
-        # A bounded wait: Ctrl-C delivered to a worker thread reaches us within a slice.
-        done, _ = wait(running, timeout=SIGNAL_SLICE, return_when=FIRST_COMPLETED)
-        if not done:
-            continue
-        for future in done:
-            chain = running.pop(future)
-            chain.commit(future.result())
-            ready.appendleft(chain)
-        ready.extend(parked)
-        parked.clear()
-
-
 def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
     """GET a repository, following up to 3 redirects (a renamed or moved repository answers
     301 with where it lives now); the answer and how many hops it took."""
@@ -150,30 +97,76 @@ def get_following(client: GitHubClient, path: str, etag: str | None = None) -> t
     return page, hops
 
 
+class RepoState:
+    """What one repository's flow learns from its issues and comments on the way."""
+
+    def __init__(self) -> None:
+        self.keyword_closed: set[int] = set()  # issues closed with the "Duplicate of" keyword
+        self.open_numbers: set[int] = set()  # issues that are open now
+
+    def rest_worthy(self, number: int) -> bool:
+        """Whether a REST timeline (no canonical named) can change this issue's link: only an
+        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
+        have retracted the keyword's mark (a closed one's last word stands)."""
+        return number in self.keyword_closed and number in self.open_numbers
+
+
+class ResolveChain:
+    """`GET /repos/{o}/{r}` (with If-None-Match), following a rename: where the repository
+    lives now; RepoNotFound (raised on commit) when it is gone."""
+
+    def __init__(self, store: Store, repo: str) -> None:
+        self.store = store
+        self.repo = repo
+        self.current: str | None = None
+        self.cp = store.checkpoint(repo, "repo")
+        self.known = store.repo_row(repo) or {}
+
+    def next_step(self) -> Callable[[GitHubClient], tuple[Page, int]] | None:
+        if self.current is not None:
+            return None
+        etag = self.cp.etag if self.cp.done and self.known.get("current_name") else None
+        return lambda client: get_following(client, f"repos/{self.repo}", etag)
+
+    def commit(self, result: tuple[Page, int]) -> None:
+        page, hops = result
+        if page.status == 304:
+            self.current = str(self.known["current_name"])
+            return
+        if page.status != 200 or not isinstance(page.data, dict):
+            self.store.upsert_repo(self.repo, status="missing")
+            raise RepoNotFound(f"{self.repo} does not exist or is not visible to this token", status=page.status)
+        self.current = str(page.data.get("full_name") or self.repo)
+        self.store.upsert_repo(self.repo, repo_id=page.data.get("id"), current_name=self.current)
+        self.store.put_checkpoint(Checkpoint(self.repo, "repo", etag=page.etag if hops == 0 else None, done=True))
+
+
 class RepoSync:
-    """Everything one repository needs, in the order of the module docstring."""
+    """Everything a repository needs, in the order of the module docstring, as a flow of
+    phases: `pump_flows` runs several repositories' flows at once."""
 
     def __init__(self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter) -> None:
         self.cfg = cfg
         self.store = store
         self.client = client
-        self.progress = RepoProgress(reporter)
+        self.progress = CrawlProgress(reporter, len(cfg.repos))
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
-        self.keyword_closed: set[int] = set()  # issues of the current repository closed by keyword
-        self.open_numbers: set[int] = set()  # its issues that are open now
         self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
 
-    def run(self, repo: str, summary: RepoSummary) -> None:
+    def flow(self, repo: str, summary: RepoSummary) -> Iterator[Iterable[Chain]]:
+        """The phases of one repository's sync. Between two, the pump's thread reads the
+        store to decide what the next one asks."""
         self.store.upsert_repo(repo)
-        current = self.resolve(repo)
-        ctx = RepoContext(self.store, repo, f"repos/{current}", summary, self.cfg.per_page, self._on_page)
-        feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c))
-        self.keyword_closed.clear()
-        self.open_numbers = set()
+        resolver = ResolveChain(self.store, repo)
+        yield [resolver]
+        ctx = RepoContext(self.store, repo, f"repos/{resolver.current}", summary, self.cfg.per_page,
+                          lambda resource, items, left: self._on_page(repo, resource, items, left))
+        state = RepoState()
+        feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c, state))
 
         def on_comments(items: list[dict[str, Any]]) -> None:
-            self.keyword_closed |= keyword_closes(items)
+            state.keyword_closed |= keyword_closes(items)
             feed.offer_comments(items)
 
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
@@ -183,7 +176,7 @@ class RepoSync:
 
         def on_issues(items: list[dict[str, Any]]) -> None:
             for item in items:
-                (self.open_numbers.add if item.get("state") == "open" else self.open_numbers.discard)(int(item["number"]))
+                (state.open_numbers.add if item.get("state") == "open" else state.open_numbers.discard)(int(item["number"]))
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
@@ -194,39 +187,20 @@ class RepoSync:
                                 on_items=on_issues)]
         if not by_threads:
             feed.lists.append(comments)
-        # One more step than requests in flight: a page is committed while the next is fetched.
-        width = self.cfg.max_in_flight + 1
-        pump([*feed.lists, threads, feed], self.client, width)
+        yield [*feed.lists, threads, feed]
         if by_threads and self.graphql_ok:  # threads a resumed crawl had not asked yet
             left = self.thread_todo(repo)
-            pump((self._threads(ctx, pack(left, self.sizer.budget), on_comments) for _ in iter(lambda: bool(left), False)),
-                 self.client, width)
+            yield (self._threads(ctx, pack(left, self.sizer.budget), on_comments) for _ in iter(lambda: bool(left), False))
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
-            pump([comments], self.client, width)
-        worded, named, self.keyword_closed = self.comment_evidence(repo)
-        self.open_numbers = self.store.open_numbers(repo)
+            yield [comments]
+        worded, named, state.keyword_closed = self.comment_evidence(repo)
+        state.open_numbers = self.store.open_numbers(repo)
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
-        pump((self._batch(ctx, todo[i:i + batch]) for i in range(0, len(todo), batch)), self.client, width)
-        pump((RefChain(ctx, n) for n in self.named_missing(repo, named)), self.client, width)
+        yield (self._batch(ctx, todo[i:i + batch], state) for i in range(0, len(todo), batch))
+        yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
-
-    def resolve(self, repo: str) -> str:
-        """The repository's current owner/name (following a rename); RepoNotFound if none."""
-        cp = self.store.checkpoint(repo, "repo")
-        known = self.store.repo_row(repo) or {}
-        etag = cp.etag if cp.done and known.get("current_name") else None
-        page, hops = get_following(self.client, f"repos/{repo}", etag)
-        if page.status == 304:
-            return str(known["current_name"])
-        if page.status != 200 or not isinstance(page.data, dict):
-            self.store.upsert_repo(repo, status="missing")
-            raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
-        current = str(page.data.get("full_name") or repo)
-        self.store.upsert_repo(repo, repo_id=page.data.get("id"), current_name=current)
-        self.store.put_checkpoint(Checkpoint(repo, "repo", etag=page.etag if hops == 0 else None, done=True))
-        return current
 
     def comment_evidence(self, repo: str) -> tuple[set[int], set[int], set[int]]:
         """One pass over the stored comments: issues with duplicate wording, the numbers such
@@ -260,15 +234,9 @@ class RepoSync:
     def _threads(self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]) -> ThreadChain:
         return ThreadChain(ctx, asks, self.sizer, self.cfg.api_url, on_comments, self._graphql_off)
 
-    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]]) -> Chain:
+    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]], state: RepoState) -> Chain:
         return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok,
-                            rest_worthy=self.rest_worthy, sizer=self.sizer)
-
-    def rest_worthy(self, number: int) -> bool:
-        """Whether a REST timeline (no canonical named) can change this issue's link: only an
-        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
-        have retracted the keyword's mark (a closed one's last word stands)."""
-        return number in self.keyword_closed and number in self.open_numbers
+                            rest_worthy=state.rest_worthy, sizer=self.sizer)
 
     def named_missing(self, repo: str, named: set[int]) -> list[int]:
         """Numbers the duplicate evidence names (comment references, events' canonicals in this
@@ -285,12 +253,12 @@ class RepoSync:
             log.info("GraphQL is unavailable: falling back to REST timelines")
         self.graphql_ok = False
 
-    def _on_page(self, resource: str, items: int, pages_left: int | None) -> None:
+    def _on_page(self, repo: str, resource: str, items: int, pages_left: int | None) -> None:
         remaining = self.client.limiter.remaining("core")
         budget = "?" if remaining is None else str(remaining)
         if self.cfg.max_requests is not None:  # the user's own budget, when tighter
             budget += f" (--max-requests: {self.cfg.max_requests - self.client.stats.counted} left)"
-        self.progress.page(resource, items, pages_left, budget)
+        self.progress.page(repo, resource, items, pages_left, budget)
 
 
 def run_crawl(
@@ -325,9 +293,12 @@ def run_crawl(
     sync = RepoSync(cfg, store, client, reporter)
     try:
         with reporter:
-            for repo in cfg.repos:
-                if not _sync_one(sync, repo, summary, clock):
-                    break
+            ends = RepoEnds(sync, summary, clock)
+            # One more step than requests in flight: a page is committed while the next is fetched.
+            pump_flows(ends.flows(cfg.repos), client, cfg.max_in_flight + 1,
+                       flows_at_once=cfg.repos_at_once, on_end=ends.end)
+    except StopCrawl:
+        pass
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every committed page is kept
         summary.stopped = "interrupted" if not isinstance(exc, SignalInterrupt) else "terminated"
         for result in summary.repos:
@@ -408,32 +379,54 @@ class WaitAnnouncer:
         self.reporter.notice(f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}")
 
 
-def _sync_one(sync: RepoSync, repo: str, summary: CrawlSummary, clock: Callable[[], float]) -> bool:
-    """Sync one repository into `summary`; False when the whole run must stop (budget)."""
-    result = RepoSummary(repo)
-    summary.repos.append(result)
-    sync.progress.start(repo)
-    before, started = sync.client.stats.counted, clock()
-    try:
-        sync.run(repo, result)
-        result.status = "ok"
-    except RepoNotFound as exc:
-        result.status, result.message = "missing", exc.one_line()
-        log.warning("%s", exc.one_line())
-    except BudgetReached as exc:
-        result.status, summary.stopped = "stopped", f"{exc}; run the same command again to resume"
-    except RateLimited as exc:
-        result.status, summary.stopped = "stopped", exc.one_line()
-    except (BadCredentials, Unreachable):  # nothing else can work either: stop the whole run
-        raise
-    except GitHubError as exc:
-        result.status, result.message = "failed", exc.one_line()
-        log.error("%s: %s", repo, exc.one_line())
-    finally:
-        result.requests = sync.client.stats.counted - before
-        result.seconds = clock() - started
-        sync.progress.end(result)
-    return summary.stopped is None
+class StopCrawl(Exception):
+    """The whole run stops (a budget is spent, a bucket stays closed): `summary.stopped` says why."""
+
+
+class RepoEnds:
+    """Opens each repository's flow with its summary row, and records how it ended."""
+
+    def __init__(self, sync: RepoSync, summary: CrawlSummary, clock: Callable[[], float]) -> None:
+        self.sync = sync
+        self.summary = summary
+        self.clock = clock
+        self.started: dict[str, float] = {}
+
+    def flows(self, repos: Iterable[str]) -> Iterator[tuple[RepoSummary, Iterator[Iterable[Chain]]]]:
+        for repo in repos:
+            result = RepoSummary(repo)
+            self.summary.repos.append(result)
+            self.sync.progress.start(repo)
+            self.started[repo] = self.clock()
+            yield result, self.sync.flow(repo, result)
+
+    def end(self, result: RepoSummary, exc: BaseException | None, requests: int) -> None:
+        """A missing or failing repository is reported and the others go on; a spent budget,
+        a closed bucket, a rejected token or an unreachable server stop the whole run."""
+        result.requests = requests
+        result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
+        stop: str | None = None
+        if exc is None:
+            result.status = "ok"
+        elif isinstance(exc, RepoNotFound):
+            result.status, result.message = "missing", exc.one_line()
+            log.warning("%s", exc.one_line())
+        elif isinstance(exc, BudgetReached):
+            result.status, stop = "stopped", f"{exc}; run the same command again to resume"
+        elif isinstance(exc, RateLimited):
+            result.status, stop = "stopped", exc.one_line()
+        elif isinstance(exc, (BadCredentials, Unreachable)) or not isinstance(exc, GitHubError):
+            raise exc  # nothing else can work either (or a bug): stop the whole run
+        else:
+            result.status, result.message = "failed", exc.one_line()
+            log.error("%s: %s", result.repo, exc.one_line())
+        self.sync.progress.end(result)
+        if stop is not None:
+            self.summary.stopped = stop
+            for other in self.summary.repos:  # repositories under way keep what they committed
+                if other.status == "pending":
+                    other.status = "stopped"
+            raise StopCrawl(stop)
 
 
 def _account(summary: CrawlSummary, client: GitHubClient, limiter: Limiter, seconds: float) -> None:
@@ -443,4 +436,5 @@ def _account(summary: CrawlSummary, client: GitHubClient, limiter: Limiter, seco
     summary.sent = client.stats.sent
     summary.retries = client.stats.retries
     summary.waited_seconds = limiter.stats.waited_seconds
+    summary.response_seconds = dict(limiter.response_seconds)
     summary.seconds = seconds

@@ -381,6 +381,7 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             self._serve()
 
         def _serve(self) -> None:
+            started = time.monotonic()
             request = self._request()
             if request is None:
                 self._write(error(404, "Not Found"), None, head=False)
@@ -392,8 +393,12 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                     return
                 if fault == "slow":
                     time.sleep(server.settings.slow_seconds)
-                if record.seconds > 0:
-                    time.sleep(record.seconds)  # the modelled latency: held in flight meanwhile
+                # The modelled latency, held in flight meanwhile. The fake's own work (building
+                # the answer, resolving a query) is part of it rather than added to it: on a
+                # compressed clock that work would otherwise outweigh the latency modelled.
+                left = record.seconds - (time.monotonic() - started)
+                if left > 0:
+                    time.sleep(left)
                 self._write(answer, fault, head=request.method == "HEAD")
                 if record.status in (403, 429) and record.bucket is not None:
                     self.wfile.flush()
