@@ -115,3 +115,29 @@ def test_train_and_pretrain_defaults_are_the_config_models() -> None:
             assert param.default == pretrain_defaults[field], field
             checked += 1
     assert checked >= 8
+
+
+def test_a_validation_error_is_one_line_naming_the_option_with_the_message_untouched() -> None:
+    import pytest
+    from pydantic import ValidationError, field_validator
+
+    from issues_sts.cli.common import config_error
+
+    class Inner(BaseModel):
+        max_in_flight: int = 1
+
+        @field_validator("max_in_flight")
+        @classmethod
+        def _check(cls, value: int) -> int:
+            if value > 2:
+                raise ValueError("max_in_flight above per_page_limit")
+            return value
+
+    class Outer(BaseModel):
+        inner: Inner = Inner()
+
+    with pytest.raises(ValidationError) as caught:
+        Outer.model_validate({"inner": {"max_in_flight": 3}})
+    error = config_error(caught.value, "crawl")
+    assert error.one_line() == ("--max-in-flight: max_in_flight above per_page_limit "
+                                "(see `issues-sts crawl --help`)")
