@@ -183,8 +183,9 @@ def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: Link
         whole = cfg.negatives == "hard" or not streamed
         table: LinkTableLike
         if link_stage is None and not whole:
-            # the default stage and the scan need the same rows: one reading of each part for both
-            step("extracting duplicate links, scanning the store")
+            # the default stage and the scan need the same rows: one reading of each part for
+            # both, so this stage's seconds include the scan (no "reading the store" stage)
+            step("extracting duplicate links")
             table, scan = links_and_scan(store, cfg.text_recipe, cfg.links)
         else:
             step("extracting duplicate links")
