@@ -105,7 +105,7 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
 
 def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
                rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
-    if not CUE.search(post.body):
+    if not CUE.matches(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     if post.kind == "body":
@@ -117,7 +117,9 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
             cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
-        raw_claims = len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
+        # a claim needs a reference: a body without one (most long pasted logs) holds none
+        raw_claims = (len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
+                      if find_refs(post.body, thread.repo, bare=True) else 0)
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
