@@ -125,8 +125,12 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
     confirmed = _confirmed(post, rest_marks)
-    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by:
-        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion
+    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by and not (
+            (thread_says_duplicate(thread, cfg) or confirmed or rest_marks)
+            and all(not cl.hedged and not cl.negated for cl in reading.claims)):
+        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
+        # "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
+        # maintainer did through it.
         counters["dropped:bot_suggestion"] += len(reading.claims)
         return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):

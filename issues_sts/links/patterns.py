@@ -613,6 +613,9 @@ _TRACKED_ELSEWHERE = re.compile(
     # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
     r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"
     r"|(?:^|[.!?]\s+|\n)\s*(?:now\s+)?tracking\s+(?:in|at|under)\b"
+    # "Let's track this in #N", "we'll use #N to track it"
+    r"|\blet'?s\s+track\s+(?:it\s+|this\s+)?(?:in|at|under|over\s+(?:in|at))\b"
+    r"|\buse\s+(?:#\d+|https?://\S+)\s+to\s+track\b"
     # "Please follow #N for updates", "please subscribe to #N": the reference right after
     r"|\bplease\s+(?:follow|subscribe\s+to|watch)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
     re.I,

@@ -84,16 +84,19 @@ RULES: tuple[Rule, ...] = (
          ("We should consolidate the docs; see #12.",)),
     Rule("tracked_elsewhere", Reason.CONSOLIDATED,
          r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-         r"|please\s+(?:follow|subscribe|watch)|stay\s+tuned", r"track|follow|subscribe|watch|tuned",
+         r"|please\s+(?:follow|subscribe|watch)|stay\s+tuned|let'?s\s+track|to\s+track",
+         r"track|follow|subscribe|watch|tuned",
          ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
           "follow that one.",
           "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
           "I think this is best tracked at #12? I'll close it.",
           "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12. Closing.",
           "Closing, this is tracked upstream in acme/widgets#12.", "Tracking in #12.",
-          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing."),
+          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing.",
+          "Let's track this in #12.", "We'll use #12 to track it, closing."),
          ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.",
-          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.")),
+          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.",
+          "Let's track the performance in a new issue.", "We could use #12 to track the perf work, keeping this open?")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
          r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
