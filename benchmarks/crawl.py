@@ -36,11 +36,12 @@ from pydantic import SecretStr
 
 from benchmarks.report import terminal_reporter
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
+from issues_sts.links.archive import default_archive_path
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
-ARCHIVE = Path(os.environ.get("ISSUES_STS_SHARED", ROOT.parent / "shared")) / "data" / "rust-issue-archive"
+ARCHIVE = default_archive_path()
 TOKEN = "bench-token"
 PACING = PacingConfig(reset_margin=0.02)  # same machine, same clock: no skew to cover
 

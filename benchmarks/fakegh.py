@@ -19,15 +19,15 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 
+from issues_sts.links.archive import default_archive_path
 from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
-RUST = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "rust-issue-archive"
+RUST = default_archive_path()  # $ISSUES_STS_SHARED is honoured, as everywhere else
 AUTH = {"Authorization": "Bearer test-token"}
 
 

@@ -75,3 +75,69 @@ def test_defaults_are_left_out_of_the_command_line_unless_always_written() -> No
     line = build_command(BuildConfig())
     assert line == ("issues-sts build --store data/store --out data/dataset --seed 42 --negatives random "
                     "--negative-ratio 1.0 --same-repo-share 0.8 --min-confidence 0.5")
+
+
+def _command(name: str) -> click.Command:
+    root = typer.main.get_command(app)
+    command = root.get_command(click.Context(root), name)  # type: ignore[attr-defined]
+    assert command is not None
+    return command
+
+
+# CLI parameter -> config field, where the names differ
+_TRAIN_NAMES = {"lr": "learning_rate", "max_pairs": "max_eval_pairs", "dataset": "data", "out": "output"}
+
+
+def test_train_and_pretrain_defaults_are_the_config_models() -> None:
+    """`train` and `pretrain-ran` keep torch out of `issues-sts --help` by importing their
+    configs late, so their defaults are written out; this keeps them equal to the models'."""
+    from dataclasses import MISSING, fields
+
+    from training.config import TrainConfig
+    from training.losses import LOSS_PRESETS
+    from training.pretrain_ran import PretrainConfig
+
+    train_fields = TrainConfig.model_fields
+    checked = 0
+    for param in _command("train").params:
+        field = _TRAIN_NAMES.get(str(param.name), str(param.name))
+        if field in train_fields and field not in ("output", "data"):
+            default = train_fields[field].get_default(call_default_factory=True)
+            shown = LOSS_PRESETS[param.default] if field == "loss" else param.default  # a preset's name
+            assert shown == default, field
+            checked += 1
+    assert checked >= 15
+    pretrain_defaults = {f.name: f.default for f in fields(PretrainConfig) if f.default is not MISSING}
+    checked = 0
+    for param in _command("pretrain-ran").params:
+        field = _TRAIN_NAMES.get(str(param.name), str(param.name))
+        if field in pretrain_defaults and field != "splits":
+            assert param.default == pretrain_defaults[field], field
+            checked += 1
+    assert checked >= 8
+
+
+def test_a_validation_error_is_one_line_naming_the_option_with_the_message_untouched() -> None:
+    import pytest
+    from pydantic import ValidationError, field_validator
+
+    from issues_sts.cli.common import config_error
+
+    class Inner(BaseModel):
+        max_in_flight: int = 1
+
+        @field_validator("max_in_flight")
+        @classmethod
+        def _check(cls, value: int) -> int:
+            if value > 2:
+                raise ValueError("max_in_flight above per_page_limit")
+            return value
+
+    class Outer(BaseModel):
+        inner: Inner = Inner()
+
+    with pytest.raises(ValidationError) as caught:
+        Outer.model_validate({"inner": {"max_in_flight": 3}})
+    error = config_error(caught.value, "crawl")
+    assert error.one_line() == ("--max-in-flight: max_in_flight above per_page_limit "
+                                "(see `issues-sts crawl --help`)")

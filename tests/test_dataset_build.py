@@ -232,3 +232,40 @@ def test_min_confidence_reaches_the_link_stage(tmp_path: Path) -> None:
         assert json.loads((out / "build_config.json").read_text())["links"]["min_confidence"] == float(option)
         assert f"--min-confidence {option}" in (out / "README.md").read_text(encoding="utf-8")
     assert counts["0.3"] == counts["0.5"] + 1
+
+
+class _Recorder:
+    """A Reporter that writes down what a runner told it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def __enter__(self) -> _Recorder:
+        self.calls.append(("enter", None))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.calls.append(("exit", None))
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self.calls.append(("stage", name))
+
+    def advance(self, steps: int = 1, *, total: int | None = None, note: str | None = None) -> None:
+        self.calls.append(("advance", steps))
+
+    def notice(self, text: str) -> None:
+        self.calls.append(("notice", text))
+
+    def summary(self, *renderables: object) -> None:
+        self.calls.append(("summary", renderables))
+
+
+def test_the_build_reports_each_stage_to_the_reporter_it_is_given(store_dir: Path, tmp_path: Path) -> None:
+    recorder = _Recorder()
+    summary = run_build(BuildConfig(store=store_dir, out=tmp_path / "out"), reporter=recorder)
+    stages = [value for kind, value in recorder.calls if kind == "stage"]
+    assert stages[0] == "extracting duplicate links" and "writing" in stages
+    assert recorder.calls[0] == ("enter", None) and recorder.calls[-1] == ("exit", None)
+    tokenized = sum(int(str(value)) for kind, value in recorder.calls if kind == "advance")
+    assert tokenized > 0  # the tokenizer's counted line
+    assert set(stages) - {"  tokenizing texts"} <= set(summary.timings)

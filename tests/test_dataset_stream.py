@@ -75,3 +75,23 @@ def test_threads_read_in_a_process_pool_give_the_same_links(small_world_store: P
         pooled = build_links(store)
     assert alone.counters["threads_read"] > 10
     assert alone.links.equals(pooled.links) and alone.counters == pooled.counters
+
+
+def test_parts_read_on_every_core_give_the_same_build(small_world_store: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big store's parts go to worker processes (links and scan); results come back in the
+    parts' order, so the build is the same bytes as the in-memory one."""
+    import issues_sts.store
+    from issues_sts import partwork
+
+    monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)
+    out = tmp_path / "out"
+    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=False)
+    whole = _files(out)
+    out.rename(tmp_path / "whole")
+    monkeypatch.setattr(partwork, "PARALLEL_MIN_ISSUES", 0)
+    monkeypatch.setattr(partwork, "cores", lambda: 2)  # a pool even on a one-core runner
+    with Store.open(small_world_store) as store:
+        assert partwork.workers_for(store.parts()) == 2
+    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=True)
+    assert [name for name, data in _files(out).items() if whole.get(name) != data] == []

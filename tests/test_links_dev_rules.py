@@ -152,6 +152,16 @@ CASES: list[tuple[str, Thread, int | None]] = [
     ("... nor is a confirmation two comments below the bot",
      thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 1), c("x", "Same crash here.", "NONE", 10),
             c("m", "Yes, duplicate.", "MEMBER", 30), closed_by="m", closed_minute=30), None),
+    # a bot reporting a maintainer's action in a thread labelled duplicate
+    ("label + a bot's 'closed as a duplicate of #12', the maintainer closing",
+     thread(c("triage[bot]", "This issue has been closed as a duplicate of #12.", "NONE", 61),
+            labels=("*duplicate",), closed_by="m", closed_minute=60), 12),
+    ("... without the label it is a bot's suggestion",
+     thread(c("triage[bot]", "This issue has been closed as a duplicate of #12.", "NONE", 61),
+            closed_by="m", closed_minute=60), None),
+    ("... and with the label a hedged bot ('might be a duplicate of #12') still only suggests",
+     thread(c("triage[bot]", "This issue might be a duplicate of #12.", "NONE", 61),
+            labels=("*duplicate",), closed_by="m", closed_minute=60), None),
     # "Yes and no" is not a yes
     ("'Is this a dup of #12?' answered 'Yes and no, ...' by the reporter of an open issue is not a link",
      thread(c("u", "Is this a duplicate of #12?", "CONTRIBUTOR", 60),

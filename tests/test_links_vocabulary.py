@@ -203,3 +203,64 @@ def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: s
     import re
 
     assert screens(text) == bool(re.search(CUE_REGEX, text))
+
+
+_SPACES = (" ", "  ", "\n", "\t", " \n ")
+
+
+def _variants(text: str) -> list[str]:
+    """`text` with its spaces as other whitespace, in other cases, and inside longer text."""
+    out = [text.replace(" ", space) for space in _SPACES]
+    out += [text.upper(), text.title(), f"Some log line\n{text}\nmore words after it"]
+    return out
+
+
+_SCREEN_SAMPLES = [  # one text per alternative of every rule's screen (CUE_REGEX)
+    "dup", "favour", "favor", "superseded", "supersceded", "subsumed", "replaced with", "replaced by",
+    "consolidate", "continue to track", "keep track", "is tracking", "tracked in", "tracked over",
+    "tracking this", "track the", "please follow", "stay tuned", "continued as", "reopened in",
+    "resubmitted at", "re-submitted into", "rebased as", "re-filed in", "refiled as", "recreated in",
+    "re-created as", "this is now", "new pr", "new pull request", "same", "reported", "already filed",
+    "already opened",
+]
+
+
+@pytest.mark.parametrize("text", [v for t in _SCREEN_SAMPLES + [t for _, t in EXAMPLES + NEAR_MISSES]
+                                  for v in _variants(t)])
+def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
+    """`CUE.search` skips the regex on texts without a cue word: it must answer as the regex does."""
+    import re
+
+    from issues_sts.links.vocabulary import CUE
+
+    expected = bool(re.search(CUE_REGEX.removeprefix("(?i)"), text.lower()))
+    assert (CUE.search(text) is not None) == expected
+    assert CUE.matches(text) == expected
+
+
+def test_every_screen_alternative_has_a_prefilter_word() -> None:
+    """The prefilter's words come from the screens themselves; a screen with no literal word
+    would switch the prefilter off (correct, but the link stage several times slower)."""
+    from issues_sts.links.vocabulary import _CUE_NEEDS, required_words
+
+    assert _CUE_NEEDS is not None
+    assert required_words(r"favou?r|(?:continued|re-?filed)\s+(?:as|in)|this\s+is\s+now") == (
+        (("favo",),), (("continued", "filed"),), (("this",), ("now",)))
+    assert required_words(r"dup|\w+\s+of") is None
+
+
+def test_the_cue_screen_prefilter_agrees_with_its_regex_on_modern_texts() -> None:
+    """Every text of a small paper world (issue forms, logs, bot comments, cue words at their
+    realistic rates): the cheap screen answers exactly as the regex."""
+    import re
+
+    from issues_sts.links.vocabulary import CUE
+    from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
+
+    regex = re.compile(CUE_REGEX.removeprefix("(?i)"))
+    texts = [obj.get("body") or "" for chunk in iter_paper_world(PaperConfig(scale=0.001, repos=(
+        "pytorch/pytorch", "microsoft/vscode", "kubernetes/kubernetes"))) for obj in chunk.data.issues + chunk.data.comments]
+    assert len(texts) > 1000
+    assert sum(bool(regex.search(t.lower())) for t in texts) > 10
+    for text in texts:
+        assert CUE.matches(text) == bool(regex.search(text.lower())), text[:200]

@@ -25,7 +25,13 @@ from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.previous import next_version, read_previous
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import keys_from_mentions, reference_keys
-from issues_sts.dataset.scan import StoreScan, fill_texts, pair_keys_frame, scan_store
+from issues_sts.dataset.scan import (
+    StoreScan,
+    fill_texts,
+    links_and_scan,
+    pair_keys_frame,
+    scan_store,
+)
 from issues_sts.dataset.splits import (
     Previous,
     assign_splits,
@@ -174,17 +180,26 @@ def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: Link
     with _open_store(cfg.store) as store, reporter:
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
-        step("extracting duplicate links")
-        table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
-        step("reading the store")
+        whole = cfg.negatives == "hard" or not streamed
+        table: LinkTableLike
+        if link_stage is None and not whole:
+            # the default stage and the scan need the same rows: one reading of each part for
+            # both, so this stage's seconds include the scan (no "reading the store" stage)
+            step("extracting duplicate links")
+            table, scan = links_and_scan(store, cfg.text_recipe, cfg.links)
+        else:
+            step("extracting duplicate links")
+            table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
+            step("reading the store")
         renames = merge_aliases(cfg.links.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
-        if cfg.negatives == "hard" or not streamed:
+        if whole:
             # BM25 (hard negatives) needs every text at once: the store is read whole.
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
             comments = store.comments_frame(columns=("repo", "number", "body"))
             summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
         else:
-            scan = scan_store(store, cfg.text_recipe)
+            if link_stage is not None:
+                scan = scan_store(store, cfg.text_recipe)
             summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history, renames,
                              streamed=(store, scan))
     return replace(summary, timings=step.finish())

@@ -15,8 +15,10 @@ streamed build gives the same bytes (a test compares the two).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -24,7 +26,12 @@ import polars as pl
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import mention_edges
 from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.store import Store
+from issues_sts.links.model import DuplicateLink, LinkConfig
+from issues_sts.partwork import map_parts, workers_for
+from issues_sts.store import Part, Store
+
+if TYPE_CHECKING:
+    from issues_sts.links.stage import LinkTable, PartLinks, Readers
 
 # the columns `issue_texts` reads
 TEXT_INPUTS = ("repo", "number", "is_pull_request", "tombstone", "title", "body", "html_url", "created_at")
@@ -46,30 +53,88 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
-def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None) -> StoreScan:
-    """One pass over the store, a part of a repository at a time (see the module's docstring)."""
+ScanPart = tuple[pl.DataFrame, dict[str, int], dict[str, int], pl.DataFrame]
+
+
+def _scan_part(store: Store, part: Part, recipe: TextRecipe) -> ScanPart:
+    """One part's index rows (texts dropped), counters, redaction counters and mentions."""
+    repo, first, last = part
+    span = (first, last)
+    issues = store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span)
+    return _scan_frames(issues, store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span), recipe)
+
+
+def _scan_frames(issues: pl.DataFrame, comments: pl.DataFrame, recipe: TextRecipe) -> ScanPart:
+    texts, text_counters = issue_texts(issues, recipe)
+    texts, redacted = redact_column(texts)
+    found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
+    mentions = pl.concat(found).unique()  # repeats change nothing downstream
+    return texts.with_columns(pl.lit(None, pl.Utf8).alias("text")), text_counters, redacted, mentions
+
+
+def _links_and_scan_part(store: Store, part: Part,
+                         args: tuple[LinkConfig, TextRecipe, Readers | None]) -> tuple[PartLinks, ScanPart]:
+    """The link stage's and the scan's work on one part from one reading of its rows."""
+    from issues_sts.links.stage import POST_COLUMNS, part_links
+
+    cfg, recipe, readers = args
+    repo, first, last = part
+    issues = store.issues_frame(repo=repo, span=(first, last))
+    comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=(first, last))
+    links = part_links(store, part, cfg, issues, comments, readers)
+    return links, _scan_frames(issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe)
+
+
+def links_and_scan(store: Store, recipe: TextRecipe, cfg: LinkConfig) -> tuple[LinkTable, StoreScan]:
+    """`build_links(store, cfg)` and `scan_store(store, recipe)` in one pass over the store:
+    each part's issues and comments are read once for both (on every core for a big store).
+    The same link table and scan as the two calls, part by part in the same order."""
+    from issues_sts.links.stage import Readers, finish_links, link_config
+
+    cfg = link_config(store, cfg)
+    store_parts = store.parts()
+    if not store_parts:
+        from issues_sts.links import build_links
+
+        return build_links(store, cfg), scan_store(store, recipe)
+    counters: Counter[str] = Counter()
+    found: list[DuplicateLink] = []
+    scanned: list[ScanPart] = []
+    with Readers(cfg) as readers:  # a small store's big parts: their threads in a pool, as build_links does
+        arg = (cfg, recipe, None if workers_for(store_parts) else readers)
+        for (links, part_counters, _), scan in map_parts(store, store_parts, _links_and_scan_part, arg):
+            counters.update(part_counters)
+            found.extend(links)
+            scanned.append(scan)
+    return finish_links(store, found, counters), _gather(scanned)
+
+
+def _gather(scanned: Iterable[ScanPart], on_repo: Callable[[], None] | None = None) -> StoreScan:
     parts: list[pl.DataFrame] = []
     mentions: list[pl.DataFrame] = []
     counters: dict[str, int] = {}
     redaction: dict[str, int] = {}
-    for repo, first, last in store.parts():
-        span = (first, last)
-        texts, text_counters = issue_texts(store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span), recipe)
-        texts, redacted = redact_column(texts)
+    for texts, text_counters, redacted, found in scanned:
         _add(counters, text_counters)
         _add(redaction, redacted)
-        comments = store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span)
-        found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
-        mentions.append(pl.concat(found).unique())  # repeats change nothing downstream
-        parts.append(texts.with_columns(pl.lit(None, pl.Utf8).alias("text")))
-        del texts, comments
+        mentions.append(found)
+        parts.append(texts)
         if on_repo is not None:
-            on_repo(repo)
-    if not parts:  # an empty store: the in-memory path's shapes
+            on_repo()
+    return StoreScan(pl.concat(parts), counters, redaction, pl.concat(mentions))
+
+
+def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None) -> StoreScan:
+    """One pass over the store, a part of a repository at a time (see the module's docstring),
+    on every core for a big store (`map_parts`: the same result in the same order)."""
+    store_parts = store.parts()
+    if not store_parts:  # an empty store: the in-memory path's shapes
         texts, counters = issue_texts(store.issues_frame(), recipe)
         texts, redaction = redact_column(texts)
         return StoreScan(texts, counters, redaction, mention_edges(texts, "text"))
-    return StoreScan(pl.concat(parts), counters, redaction, pl.concat(mentions))
+    names = iter([repo for repo, _, _ in store_parts])
+    return _gather(map_parts(store, store_parts, _scan_part, recipe),
+                   (lambda: on_repo(next(names))) if on_repo is not None else None)
 
 
 def fill_texts(store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: TextRecipe) -> pl.DataFrame:

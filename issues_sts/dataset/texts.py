@@ -89,8 +89,11 @@ def strip_html_comments(body: str) -> tuple[str, int]:
             fence = opener.group(1)
             out.append(line)
             continue
-        line, in_comment, n = _strip_comments_in_line(line)
-        removed += n
+        if "<!--" in line:  # without one, _strip_comments_in_line gives the line back as it is
+            line, in_comment, n = _strip_comments_in_line(line)
+            removed += n
+        else:
+            n = 0
         if not ((touched or n) and not line.strip()):  # a line that held only a comment goes
             out.append(line)
     text = "\n".join(out)

@@ -105,7 +105,7 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
 
 def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
                rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
-    if not CUE.search(post.body):
+    if not CUE.matches(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     if post.kind == "body":
@@ -117,14 +117,20 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
             cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
-        raw_claims = len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
+        # a claim needs a reference: a body without one (most long pasted logs) holds none
+        raw_claims = (len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
+                      if find_refs(post.body, thread.repo, bare=True) else 0)
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
     confirmed = _confirmed(post, rest_marks)
-    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by:
-        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion
+    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by and not (
+            (thread_says_duplicate(thread, cfg) or confirmed or rest_marks)
+            and all(not cl.hedged and not cl.negated for cl in reading.claims)):
+        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
+        # "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
+        # maintainer did through it.
         counters["dropped:bot_suggestion"] += len(reading.claims)
         return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):

@@ -27,7 +27,8 @@ from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
 from issues_sts.links.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
-from issues_sts.store import Store
+from issues_sts.partwork import map_parts, workers_for
+from issues_sts.store import Part, Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
@@ -72,16 +73,19 @@ class LinkTable:
 
 
 # -- reading the store -------------------------------------------------------------
-_POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "created_at", "html_url")
+POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "created_at", "html_url")
 
 
 def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
-                    repo: str | None = None, span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Post]]:
+                    repo: str | None = None, span: tuple[int, int] | None = None,
+                    comments: pl.DataFrame | None = None) -> dict[tuple[str, int], list[Post]]:
     """Every comment of the threads where a cue word appears (in a comment or the body), or
     that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
     without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
-    With `repo` (and `span`), only that repository's comments (in that range) are read."""
-    comments = store.comments_frame(repo=repo, columns=_POST_COLUMNS, span=span)
+    With `repo` (and `span`), only that repository's comments (in that range) are read;
+    `comments` (those, with `POST_COLUMNS`), when the caller has read them already."""
+    if comments is None:
+        comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=span)
     cued = pl.concat([
         comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
         issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
@@ -114,27 +118,42 @@ def _events_by_issue(store: Store, repo: str | None = None,
 
 
 def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: str | None = None,
-                 span: tuple[int, int] | None = None) -> Iterator[Thread]:
+                 span: tuple[int, int] | None = None, comments: pl.DataFrame | None = None) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim.
     With `repo` (and `span`), `issues` are that repository's (in that range of numbers) and
-    only its comments and events are read."""
+    only its comments and events are read (`comments`: already read, see `_posts_by_issue`)."""
     events = _events_by_issue(store, repo, span)
+    label_says: dict[str, bool] = {}  # a store has few distinct labels: ask once per name
+
+    def says(labels: list[str] | tuple[str, ...] | None) -> bool:
+        for name in labels or ():
+            known = label_says.get(name)
+            if known is None:
+                known = label_says[name] = is_duplicate_label(name, cfg)
+            if known:
+                return True
+        return False
+
     said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
             issues.select("repo", "number", "state_reason", "labels").iter_rows()
-            if (reason or "").lower() == DUPLICATE_STATE_REASON
-            or any(is_duplicate_label(x, cfg) for x in labels or ())]
+            if (reason or "").lower() == DUPLICATE_STATE_REASON or says(labels)]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
-    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo, span)
+    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo, span,
+                            comments)
     # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
     cued_bodies = set(issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows())
+    # only issues that can become a thread (the test below) are turned into Python rows
+    candidates = set(posts) | cued_bodies | set(events) | {(r["repo"], r["number"]) for r in said}
     live = issues.filter(pl.col("tombstone").is_null())
+    live = live.filter(pl.Series([k in candidates for k in zip(live["repo"], live["number"], strict=True)],
+                                 dtype=pl.Boolean))
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
-        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or any(is_duplicate_label(x, cfg) for x in labels)
+        flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or says(labels)
         body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
                           row["html_url"] or "")]
         if not (thread_posts or key in cued_bodies or key in events or flagged):
@@ -188,7 +207,7 @@ def _read_batch(threads: list[Thread], cfg: LinkConfig) -> list[ThreadReading]:
     return [extract_thread(thread, cfg) for thread in threads]
 
 
-class _Readers:
+class Readers:
     """`extract_thread` over a repository's threads: in this process when they are few, in a
     pool of processes (one per core, at most 4) when there are many. Threads are independent
     and results come back in order, so the links are the same either way."""
@@ -208,12 +227,38 @@ class _Readers:
         batches = [threads[i:i + _BATCH] for i in range(0, len(threads), _BATCH)]
         return (r for batch in self.pool.map(_read_batch, batches, itertools.repeat(self.cfg)) for r in batch)
 
-    def __enter__(self) -> _Readers:
+    def __enter__(self) -> Readers:
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+
+
+PartLinks = tuple[list[DuplicateLink], Counter[str], int]  # links, counters, threads read
+
+
+def _read_part(store: Store, part: Part, cfg: LinkConfig) -> PartLinks:
+    """The links and counters of one part's threads (run in a worker by `map_parts`)."""
+    repo, first, last = part
+    return part_links(store, part, cfg, store.issues_frame(repo=repo, span=(first, last)))
+
+
+def part_links(store: Store, part: Part, cfg: LinkConfig, issues: pl.DataFrame,
+               comments: pl.DataFrame | None = None, readers: Readers | None = None) -> PartLinks:
+    """The links of one part from its `issues` (every column) and, when already read, its
+    `comments` (`POST_COLUMNS`); `cfg` as `link_config` made it. `readers`: extract the
+    threads in its process pool (in a worker process there is none: one part per core)."""
+    repo, first, last = part
+    counters: Counter[str] = Counter()
+    links: list[DuplicateLink] = []
+    threads = list(iter_threads(store, cfg, issues, repo=repo, span=(first, last), comments=comments))
+    readings = readers.read(threads) if readers is not None else (extract_thread(t, cfg) for t in threads)
+    for reading in readings:
+        counters["threads_read"] += 1
+        counters.update(reading.counters)
+        links.extend(reading.links)
+    return links, counters, len(threads)
 
 
 # -- the runner ----------------------------------------------------------------------
@@ -250,22 +295,37 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
 
 def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
-    cfg = cfg or LinkConfig()
-    cfg = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})  # renames are store facts
+    cfg = link_config(store, cfg)
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
     # One part of a repository at a time (a thread never spans two), so memory is bounded
     # whatever the store's size; parts come in the frames' order, so the links do too.
-    with _Readers(cfg) as readers:
-        for repo, first, last in store.parts():
-            span = (first, last)
-            threads = list(iter_threads(store, cfg, store.issues_frame(repo=repo, span=span), repo=repo, span=span))
-            for reading in readers.read(threads):
-                counters["threads_read"] += 1
-                counters.update(reading.counters)
-                found.extend(reading.links)
-                if progress is not None:
-                    progress(1)
+    parts = store.parts()
+    # a big store: whole parts (reading and extraction) on every core; a small one: parts
+    # here, the threads of a big part in Readers' pool
+    with Readers(cfg) as readers:
+        if workers_for(parts):
+            results: Iterator[PartLinks] = map_parts(store, parts, _read_part, cfg)
+        else:
+            results = (part_links(store, part, cfg, store.issues_frame(repo=part[0], span=part[1:]), readers=readers)
+                       for part in parts)
+        for links, part_counters, threads in results:
+            counters.update(part_counters)
+            found.extend(links)
+            if progress is not None:
+                progress(threads)
+    return finish_links(store, found, counters)
+
+
+def link_config(store: Store, cfg: LinkConfig | None = None) -> LinkConfig:
+    """`cfg` with the renames the store knows added to the user's aliases (they are store facts)."""
+    cfg = cfg or LinkConfig()
+    return cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})
+
+
+def finish_links(store: Store, found: list[DuplicateLink], counters: Counter[str]) -> LinkTable:
+    """The table of the links every part gave (in the parts' order): store facts, exclusions,
+    counters, clusters."""
     links, stated = apply_store_facts(found, store_index(store, found), counters)
     _count_links(links, counters)
     edges = [((lk.repo, lk.number), (lk.target_repo, lk.target_number)) for lk in links if lk.excluded_reason is None]

@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 class Reason(str, Enum):
@@ -83,16 +84,20 @@ RULES: tuple[Rule, ...] = (
          ("We should consolidate the docs; see #12.",)),
     Rule("tracked_elsewhere", Reason.CONSOLIDATED,
          r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-         r"|please\s+(?:follow|subscribe|watch)|stay\s+tuned", r"track|follow|subscribe|watch|tuned",
+         r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
+         r"track|follow|subscribe|watch|tuned",
          ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
           "follow that one.",
           "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
           "I think this is best tracked at #12? I'll close it.",
           "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12. Closing.",
           "Closing, this is tracked upstream in acme/widgets#12.", "Tracking in #12.",
-          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing."),
+          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing.",
+          "Let's track this in #12.", "We'll use #12 to track it, closing.",
+          "This looks like a duplicate, please track #12."),
          ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.",
-          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.")),
+          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.",
+          "Let's track the performance in a new issue.", "We could use #12 to track the perf work, keeping this open?")),
     Rule("successor", Reason.SUCCESSOR,
          r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
          r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
@@ -105,9 +110,11 @@ RULES: tuple[Rule, ...] = (
          ("That error message is the same as in #12 but the cause differs.",)),
     Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|opened)",
          r"reported|filed|opened",
-         ("Already reported in #12.", "This was already filed as #12, closing."),
+         ("Already reported in #12.", "This was already filed as #12, closing.",
+          "This has been reported in #12. Closing."),
          ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.",
-          "No need for a nomination beyond what is already tracked in #12.")),
+          "No need for a nomination beyond what is already tracked in #12.",
+          "The crash in the parser has been reported in #12.")),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
@@ -127,11 +134,110 @@ class _CueScreen:
         if literal != literal.lower():  # an upper-case letter could never match lowercased text
             raise ValueError(f"the cue screen must be written in lower case: {regex!r}")
         self._pattern = re.compile(regex.removeprefix("(?i)"))
+        # alternatives that are plain words ("dup", "same"): found by `in`, no regex needed;
+        # the regex of the others is all that is left to run when none of them occurs
+        alternatives = _top_level(regex.removeprefix("(?i)"))
+        self._words = tuple(a for a in alternatives if re.fullmatch(r"[a-z0-9 ]+", a))
+        self._rest = re.compile("|".join(a for a in alternatives if a not in self._words) or "(?!)")
 
     def search(self, text: str) -> re.Match[str] | None:
-        """A match in the lowercased text (use it as a yes/no: positions are the lowercased
-        text's)."""
-        return self._pattern.search(text.lower())
+        """A match in the lowercased text (use it as a yes/no: positions are the lowercased text's)."""
+        lowered = text.lower()
+        if not _may_cue(lowered):  # most texts: a few substring tests instead of the regex
+            return None
+        return self._pattern.search(lowered)
+
+    def matches(self, text: str) -> bool:
+        """`search(text) is not None`, cheaper: plain words by `in`, the regex only for the rest."""
+        lowered = text.lower()
+        if not _may_cue(lowered):
+            return False
+        for word in self._words:
+            if word in lowered:
+                return True
+        return self._rest.search(lowered) is not None
+
+
+def _top_level(regex: str) -> list[str]:
+    """The alternatives of `regex` outside any group ("a|b(c|d)" -> ["a", "b(c|d)"])."""
+    parts, depth, start = [], 0, 0
+    escaped = False
+    for k, ch in enumerate(regex):
+        if escaped:
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(regex[start:k])
+            start = k + 1
+    return [*parts, regex[start:]]
+
+
+Needs = tuple[tuple[str, ...], ...]  # all of these groups, each by any one of its words
+
+
+def required_words(regex: str) -> tuple[Needs, ...] | None:
+    """For each top-level alternative of `regex`, words its every match contains: a text
+    none of whose alternatives' needs it meets cannot match. None when some alternative has
+    no such word this can find (then no prefilter may skip the regex).
+
+    An alternative is a sequence whose items all must match, so each run of 3 or more
+    consecutive literal characters is needed, and so is one branch of each group of
+    alternatives whose every branch has such a run (`(?:continued|reopened)`)."""
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    def needs_of(items: Any) -> list[tuple[str, ...]]:
+        needs: list[tuple[str, ...]] = []
+        run = ""
+        for op, av in [*items, (None, None)]:
+            if op is C.LITERAL:
+                run += chr(av)
+                continue
+            if len(run) >= 3:
+                needs.append((run,))
+            run = ""
+            branch = av if op is C.BRANCH else None
+            if op is C.SUBPATTERN and len(av[3].data) == 1 and av[3].data[0][0] is C.BRANCH:
+                branch = av[3].data[0][1]
+            if branch is not None:
+                words = [needs_of(b.data) for b in branch[1]]
+                if all(words):  # any branch: the first need of each stands for it
+                    needs.append(tuple(w for b in words for w in b[0]))
+        return needs
+
+    found: list[Needs] = []
+    for alternative in _top_level(regex):
+        needs = needs_of(_parser.parse(alternative).data)
+        if not needs:
+            return None
+        found.append(tuple(needs))
+    return tuple(dict.fromkeys(found))
+
+
+_CUE_NEEDS = required_words(CUE_REGEX.removeprefix("(?i)"))
+
+
+def _may_cue(lowered: str) -> bool:
+    """Could the cue screen match this lowercased text? Most texts answer no with a few
+    substring tests (the same answers as the regex, about 5x faster over long posts)."""
+    if _CUE_NEEDS is None:
+        return True
+    for needs in _CUE_NEEDS:
+        for group in needs:
+            for word in group:
+                if word in lowered:
+                    break
+            else:
+                break  # a group none of whose words occurs: this alternative cannot match
+        else:
+            return True
+    return False
 
 
 CUE = _CueScreen(CUE_REGEX)
@@ -157,7 +263,7 @@ def screens(text: str | None) -> bool:
     if not text:
         return False
     lowered = text.lower()
-    return any(word in lowered for word in _SCREEN_WORDS) and CUE.search(text) is not None
+    return any(word in lowered for word in _SCREEN_WORDS) and CUE.matches(text)
 
 
 def is_duplicate_label(name: str) -> bool:
