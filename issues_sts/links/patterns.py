@@ -129,6 +129,8 @@ _WORDING = re.compile(
     r"|\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|at))\b"
     # "Already reported in #N": the report that came first
     r"|\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?"
+    # "This has been reported in #N": about this issue, naming where
+    r"|\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+(?:in|at|as|over\s+(?:in|at))\b"
     # "Consolidating to tracking issue #N": this issue is folded into another
     r"|\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b"
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N",
@@ -617,7 +619,7 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\blet'?s\s+track\s+(?:it\s+|this\s+)?(?:in|at|under|over\s+(?:in|at))\b"
     r"|\buse\s+(?:#\d+|https?://\S+)\s+to\s+track\b"
     # "Please follow #N for updates", "please subscribe to #N": the reference right after
-    r"|\bplease\s+(?:follow|subscribe\s+to|watch)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
+    r"|\bplease\s+(?:follow|subscribe\s+to|watch|track)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
     re.I,
 )
 

@@ -84,7 +84,7 @@ RULES: tuple[Rule, ...] = (
          ("We should consolidate the docs; see #12.",)),
     Rule("tracked_elsewhere", Reason.CONSOLIDATED,
          r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-         r"|please\s+(?:follow|subscribe|watch)|stay\s+tuned|let'?s\s+track|to\s+track",
+         r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
          r"track|follow|subscribe|watch|tuned",
          ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
           "follow that one.",
@@ -93,7 +93,8 @@ RULES: tuple[Rule, ...] = (
           "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12. Closing.",
           "Closing, this is tracked upstream in acme/widgets#12.", "Tracking in #12.",
           "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing.",
-          "Let's track this in #12.", "We'll use #12 to track it, closing."),
+          "Let's track this in #12.", "We'll use #12 to track it, closing.",
+          "This looks like a duplicate, please track #12."),
          ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.",
           "Please follow the steps in #12.", "Tracked upstream in #12 and #13.",
           "Let's track the performance in a new issue.", "We could use #12 to track the perf work, keeping this open?")),
@@ -109,9 +110,11 @@ RULES: tuple[Rule, ...] = (
          ("That error message is the same as in #12 but the cause differs.",)),
     Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|opened)",
          r"reported|filed|opened",
-         ("Already reported in #12.", "This was already filed as #12, closing."),
+         ("Already reported in #12.", "This was already filed as #12, closing.",
+          "This has been reported in #12. Closing."),
          ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.",
-          "No need for a nomination beyond what is already tracked in #12.")),
+          "No need for a nomination beyond what is already tracked in #12.",
+          "The crash in the parser has been reported in #12.")),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
