@@ -236,3 +236,44 @@ def test_secondary_delay_keeps_points_and_cpu_time_per_minute() -> None:
     assert secondary_delay(slow, 100.0, "core", 0.5, cfg) == 0.0  # 9.5 s of 10
     assert secondary_delay(slow, 100.0, "core", 2.0, cfg) == pytest.approx(30.0)  # wait until 70 + 60
     assert secondary_delay(slow, 100.0, "graphql", 2.0, cfg) == pytest.approx(30.0)  # GraphQL: 6 s of 5
+
+
+@pytest.mark.parametrize(("first_status", "second_sent"), [(200, False), (304, True)])
+def test_the_request_budget_holds_with_requests_in_flight(first_status: int, second_sent: bool) -> None:
+    """--max-requests 1 with two workers: while the first request is unanswered, the second
+    must not pass the budget check (both once saw 0 counted and sent: 2 of 1). It waits for
+    the first answer: counted, the budget is spent; a free 304, the second goes out."""
+    import threading
+    import time
+
+    from issues_sts.crawl.client import BudgetReached, GitHubClient, Scrubber
+
+    entered, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        if len(calls) == 1:  # the first answer waits until the test lets it go
+            entered.set()
+            release.wait(10)
+            return httpx.Response(first_status, json=[] if first_status == 200 else None)
+        return httpx.Response(200, json=[])
+
+    http = httpx.Client(transport=httpx.MockTransport(answer))
+    limiter = Limiter(PacingConfig(), time.time, time.sleep, max_in_flight=4)
+    client = GitHubClient(http, api_url="https://api.github.com", limiter=limiter, cfg=PacingConfig(),
+                          sleep=None, scrub=Scrubber([]), max_requests=1)
+    first = threading.Thread(target=client.get, args=("repos/a/b/issues",), kwargs={"etag": "x"})
+    first.start()
+    assert entered.wait(10)
+    threading.Timer(0.3, release.set).start()  # answers while the second request waits
+    try:
+        if second_sent:
+            assert client.get("repos/a/b/comments").status == 200
+        else:
+            with pytest.raises(BudgetReached):
+                client.get("repos/a/b/comments")
+    finally:
+        release.set()
+        first.join(10)
+    assert len(calls) == 1 + second_sent and client.stats.counted == 1

@@ -154,3 +154,15 @@ def test_the_two_readings_of_the_modern_round_agree() -> None:
                     read_annotations(ONNX_SECOND_READING))
     assert (got.threads, got.link) == (78, 77)
     assert got.kappa >= 0.95, got
+
+
+ROUND5_SECOND_READING = Path("data/annotations/rust_round5_second_reading.csv")
+
+
+@pytest.mark.skipif(not ROUND5_SECOND_READING.exists(), reason="no second reading of round 5")
+def test_the_two_readings_of_rust_round_5_agree() -> None:
+    """50 round-5 threads were read again by a third reader; 44 carry a label in both."""
+    got = agreement(read_annotations(Path("data/annotations/rust_duplicates.csv")),
+                    read_annotations(ROUND5_SECOND_READING))
+    assert (got.threads, got.link) == (44, 43)
+    assert got.kappa >= 0.95, got

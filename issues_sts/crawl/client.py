@@ -139,6 +139,8 @@ class GitHubClient:
         self.stats = ClientStats()
         self.reached = False  # has the server answered anything yet?
         self._stats_lock = threading.Lock()  # workers update the counts concurrently
+        self._in_flight = 0  # requests sent and not yet counted: reserved from the budget
+        self._settled = threading.Condition(self._stats_lock)  # a reservation was freed
         self._local = threading.local()  # per worker: how long its last answer took
         self.cancelled = threading.Event()
 
@@ -254,15 +256,26 @@ class GitHubClient:
     def _send_once(
         self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any
     ) -> tuple[httpx.Response, Any]:
+        response, data, verdict = self._exchange(method, url, bucket, headers, json_body)
+        log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
+        if response.status_code != 304:
+            self._local.counted = self.counted_here() + 1
+        return response, self._check(response, data, verdict, bucket)
+
+    def _exchange(
+        self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any
+    ) -> tuple[httpx.Response, Any, Verdict]:
+        """One request through the limiter's gate: the answer, its decoded body and verdict."""
         if self.max_requests is not None and self.stats.counted >= self.max_requests:
-            raise BudgetReached(f"the request budget of {self.max_requests} is spent")
+            raise BudgetReached(f"the request budget of {self.max_requests} is spent")  # no wait at the gate
         ticket = self.limiter.acquire(bucket)
         response: httpx.Response | None = None
         answered: float | None = None
+        reserved = completed = False
         started = time.monotonic()
         try:
-            with self._stats_lock:
-                self.stats.sent += 1
+            self._reserve()  # past the gate: a request waiting there holds no part of the budget
+            reserved = True
             response = self.http.request(method, url, headers=headers, json=json_body)
             content = response.read()
             answered = time.monotonic()  # decoding the body is our time, not GitHub's
@@ -272,21 +285,49 @@ class GitHubClient:
                 # Pause the bucket while this request still holds its slot: released first,
                 # another thread could slip a request into the window this answer opened.
                 self.limiter.limit_hit(bucket, verdict, response.headers)
+            completed = True
         finally:
-            # the response time is what GitHub's CPU-time secondary limit is estimated from
-            self._local.seconds = (answered if answered is not None else time.monotonic()) - started
-            self.limiter.release(bucket, response.headers if response is not None else None, ticket,
-                                 self._local.seconds)
-        log.debug("%s %s -> %s", method, self.scrub(url), response.status_code)
-        with self._stats_lock:
-            if response.status_code == 304:
+            if not reserved:  # refused at the budget: nothing was sent, nothing to account
+                self.limiter.release(bucket, None, ticket)
+            else:
+                # the response time is what GitHub's CPU-time secondary limit is estimated from
+                self._local.seconds = (answered if answered is not None else time.monotonic()) - started
+                self.limiter.release(bucket, response.headers if response is not None else None, ticket,
+                                     self._local.seconds)
+                self._settle(response.status_code if completed and response is not None else None, bucket)
+        assert response is not None  # completed
+        return response, data, verdict
+
+    def _reserve(self) -> None:
+        """Take one request of the `--max-requests` budget just before sending. Requests in
+        flight are reserved, so workers that check at once cannot all pass the last free slot;
+        when the rest of the budget is reserved, wait to see whether those answers count (a
+        304 or a failure hands its reservation back)."""
+        with self._settled:
+            while self.max_requests is not None:
+                if self.stats.counted >= self.max_requests:
+                    raise BudgetReached(f"the request budget of {self.max_requests} is spent")
+                if self.stats.counted + self._in_flight < self.max_requests:
+                    break
+                if self.cancelled.is_set():
+                    raise CrawlCancelled("the crawl is stopping")
+                self._settled.wait(0.5)
+            self._in_flight += 1
+            self.stats.sent += 1
+
+    def _settle(self, status: int | None, bucket: str) -> None:
+        """Free a reservation and count its answer (`status` None: no usable answer came, as
+        before the budget was reserved; a 304 is free and hands its reservation back)."""
+        with self._settled:
+            self._in_flight -= 1
+            self._settled.notify_all()
+            if status is None:
+                return
+            if status == 304:
                 self.stats.not_modified += 1
             else:
                 self.stats.counted += 1
                 self.stats.graphql += bucket == "graphql"
-        if response.status_code != 304:
-            self._local.counted = self.counted_here() + 1
-        return response, self._check(response, data, verdict, bucket)
 
     def _classify(self, response: httpx.Response, content: bytes, bucket: str) -> tuple[Any, Verdict]:
         """Decode the body and decide what the answer means for pacing and retries."""
