@@ -183,8 +183,32 @@ def paper(scale: float, speedup: float, seed: int) -> int:
     return 0
 
 
+CRAWLER = """
+import os, sys
+from pathlib import Path
+from pydantic import SecretStr
+from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
+api, store, speedup, *repos = sys.argv[1:]
+cfg = CrawlConfig(repos=tuple(repos), token=SecretStr(os.environ["GITHUB_TOKEN"]), api_url=api, store=Path(store),
+                  pacing=PacingConfig().scaled(float(speedup)))
+sys.exit(0 if run_crawl(cfg).ok else 1)
+"""
+
+
+def _peak_rss(pid: int) -> int:
+    """Peak RSS of a running process in bytes (Linux VmHWM: of its own image, unlike the
+    rusage of a child, which counts the parent's pages it was forked with)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def paper_kill(scale: float, speedup: float, seed: int, kills: int) -> int:
-    """`issues-sts crawl` as a real process against the paper world: SIGKILLed `kills` times at
+    """The crawler as a process of its own against the paper world: SIGKILLed `kills` times at
     random moments, run again until it completes; then the store is checked against the world
     (every issue and PR, every issue's comment, no row twice) and the pages fetched twice are
     counted. Prints the crawler's peak RSS (its own process: the fake GitHub runs here)."""
@@ -206,27 +230,32 @@ def paper_kill(scale: float, speedup: float, seed: int, kills: int) -> int:
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp, FakeGitHub(corpus, github_like(speedup, tokens=frozenset({TOKEN}))) as gh:
         store = Path(tmp) / "store"
-        repos = [arg for name in corpus.repos for arg in ("--repo", name)]
-        command = [sys.executable, "-m", "issues_sts.cli.app", "crawl", *repos, "--api-url", gh.api_url,
-                   "--store", str(store), "--quiet"]
+        repos = list(corpus.repos)
+        # run_crawl in a process of its own, paced for the fake's compressed clock (the CLI paces
+        # for github.com's); the token comes from the environment, as the CLI's does
+        command = [sys.executable, "-c", CRAWLER, gh.api_url, str(store), str(speedup), *repos]
         expected_requests = None
         for attempt in range(kills + 3):
             proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            peak = 0
             if attempt < kills:
                 # kill somewhere in the first 80 % of what is left (the world's pages as a guide)
                 left = expected_requests or corpus.total_items() // 100 + corpus.total_items() // 200
                 target = len(gh.log) + rng.randint(1, max(2, int(0.8 * left / max(1, kills - attempt))))
                 while proc.poll() is None and len(gh.log) < target:
+                    peak = max(peak, _peak_rss(proc.pid))
                     time.sleep(0.01)
                 if proc.poll() is None:
+                    peak = max(peak, _peak_rss(proc.pid))
                     proc.send_signal(signal.SIGKILL)
                     killed += 1
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            peaks.append(usage.ru_maxrss * 1024)
+            while proc.poll() is None:
+                peak = max(peak, _peak_rss(proc.pid))
+                time.sleep(0.2)
+            peaks.append(peak)
             err = proc.stderr.read().decode() if proc.stderr else ""
             print(f"run {attempt + 1}: exit {proc.returncode}, {len(gh.log):,} requests so far, "
-                  f"peak RSS {usage.ru_maxrss / 1024:.0f} MB", flush=True)
+                  f"peak RSS {peak / 2**20:.0f} MB", flush=True)
             if proc.returncode == 0:
                 break
             if proc.returncode != -signal.SIGKILL:
@@ -262,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speedup", type=float, default=20.0, help="paper world: how much faster the fake's clock runs")
     parser.add_argument("--seed", type=int, default=0, help="paper world: generator seed")
     parser.add_argument("--kill", type=int, default=0, metavar="K",
-                        help="paper world: run `issues-sts crawl` as a process, SIGKILL it K times, check the store")
+                        help="paper world: run the crawler as a process, SIGKILL it K times, check the store")
     parser.add_argument("--limit", type=int, default=None, help="only the first N items of the archive")
     parser.add_argument("--rest-only", action="store_true", help="rust: only the crawl without GraphQL, by endpoint")
     parser.add_argument("--core-limit", type=int, default=100, help="compressed limit: requests per window")

@@ -137,3 +137,14 @@ def test_a_failing_flow_ends_alone_and_a_raising_on_end_stops_all() -> None:
 
     with pytest.raises(RuntimeError, match="stop: boom"):
         pump_flows([("bad", _flow("bad", [], boom))], client=None, width=2, flows_at_once=1, on_end=stop)  # type: ignore[arg-type]
+
+
+def test_flows_open_largest_first_when_a_plan_knows_the_sizes() -> None:
+    from issues_sts.crawl.plan import Plan, RepoPlan
+    from issues_sts.crawl.runner import largest_first
+
+    repos = ["a/small", "b/big", "c/unknown", "d/middle"]
+    plan = Plan([RepoPlan(name, items, items, 0, 0, 0, 0.0, 0.0)
+                 for name, items in (("a/small", 10), ("b/big", 1000), ("d/middle", 100))], graphql=True)
+    assert largest_first(repos, plan) == ["b/big", "d/middle", "a/small", "c/unknown"]
+    assert largest_first(repos, None) == repos

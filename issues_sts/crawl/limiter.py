@@ -94,7 +94,7 @@ class Limiter:
                 self.stats.secondary_waits += 1
                 if self.on_wait is not None:  # the announcer says only long ones, once each
                     self.on_wait(f"{bucket} per-minute", delay)
-                self.sleep(min(delay, 1.0))
+                self.sleep(min(delay, self.cfg.minute / 60))  # a second on GitHub's clock
             else:
                 self._wait(bucket, delay)
 

@@ -295,7 +295,7 @@ def run_crawl(
         with reporter:
             ends = RepoEnds(sync, summary, clock)
             # One more step than requests in flight: a page is committed while the next is fetched.
-            pump_flows(ends.flows(cfg.repos), client, cfg.max_in_flight + 1,
+            pump_flows(ends.flows(largest_first(cfg.repos, Plan.load(cfg.store))), client, cfg.max_in_flight + 1,
                        flows_at_once=cfg.repos_at_once, on_end=ends.end)
     except StopCrawl:
         pass
@@ -305,6 +305,8 @@ def run_crawl(
             if result.status == "pending":
                 result.status = "interrupted"
     finally:
+        order = {repo: i for i, repo in enumerate(cfg.repos)}
+        summary.repos.sort(key=lambda r: order.get(r.repo, len(order)))  # as asked, whatever ran first
         summary.graphql_used = cfg.graphql and sync.graphql_ok
         summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
@@ -377,6 +379,13 @@ class WaitAnnouncer:
         when = time.strftime("%H:%M:%S UTC", time.gmtime(until))
         cure = "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN" if self.anonymous else ""
         self.reporter.notice(f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}")
+
+
+def largest_first(repos: Iterable[str], plan: Plan | None) -> list[str]:
+    """The repositories in the order their flows open: the largest first when a `crawl --plan`
+    knows their sizes, so the crawl does not end on one big repository paging alone."""
+    sizes = {p.repo: p.items for p in plan.repos} if plan is not None else {}
+    return sorted(repos, key=lambda repo: -sizes.get(repo, 0))
 
 
 class StopCrawl(Exception):
