@@ -80,7 +80,7 @@ def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float
                   file=sys.stderr, flush=True)
 
     def write(root: Path) -> str:
-        return json.dumps(write_paper_store(root, cfg, progress=tick).__dict__)
+        return json.dumps(write_paper_store(root, cfg, progress=tick, two_processes=True).__dict__)
 
     return _cached(work / f"paper-{scale:g}-seed{seed}", write)
 

@@ -126,3 +126,15 @@ def test_fake_github_serves_the_paper_world_and_refuses_a_bad_scale() -> None:
     assert len(corpus.repos) == 55 and corpus.total_items() >= 55 * 5
     with pytest.raises(ConfigError, match="scale"):
         load_corpus("paper", 1, None, None, scale=2.0)
+
+
+def test_drafting_in_a_second_process_writes_the_same_store(tmp_path: Path) -> None:
+    """`two_processes` drafts in a child while this process writes: the same rows."""
+    cfg = PaperConfig(seed=3, scale=0.02, repos=TWO)
+    one = write_paper_store(tmp_path / "one", cfg)
+    two = write_paper_store(tmp_path / "two", cfg, two_processes=True)
+    assert one == two and one.items > 100
+    with Store.open(tmp_path / "one") as a, Store.open(tmp_path / "two") as b:
+        assert a.issues_frame(include_raw=True).equals(b.issues_frame(include_raw=True))
+        assert a.comments_frame().equals(b.comments_frame())
+        assert a.events_frame().equals(b.events_frame())

@@ -437,14 +437,48 @@ def write_repo_data(store: Store, requested: str, data: RepoData, *, page: int =
     return events
 
 
+def _draft_into(cfg: PaperConfig, queue: Any) -> None:
+    """The child of `drafted_elsewhere`: every chunk onto `queue`, then None (or the error)."""
+    try:
+        for chunk in iter_paper_world(cfg):
+            queue.put(chunk)
+        queue.put(None)
+    except BaseException as exc:  # the parent re-raises it
+        queue.put(RuntimeError(f"drafting the paper world failed: {exc!r}"))
+
+
+def drafted_elsewhere(cfg: PaperConfig, ahead: int = 3) -> Iterator[PaperChunk]:
+    """`iter_paper_world(cfg)` drafted in a child process, `ahead` chunks at most waiting:
+    the same chunks in the same order, while this process turns the previous ones into
+    store rows (drafting and writing each take about half the time: two cores, half the wall)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # a clean child: no copy of the caller's state
+    queue = context.Queue(maxsize=ahead)
+    child = context.Process(target=_draft_into, args=(cfg, queue), daemon=True)
+    child.start()
+    try:
+        while (item := queue.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        child.join()
+    finally:
+        if child.is_alive():
+            child.terminate()
+            child.join()
+
+
 def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
-                      progress: Callable[[int], None] | None = None) -> PaperStoreSummary:
+                      progress: Callable[[int], None] | None = None,
+                      two_processes: bool = False) -> PaperStoreSummary:
     """Write the world into a crawl store at `root` as a complete crawl would leave it (no HTTP):
-    issues, comments, duplicate events, repositories with their current names."""
+    issues, comments, duplicate events, repositories with their current names.
+    `two_processes`: draft in a child process while this one writes (`drafted_elsewhere`)."""
     totals = {"items": 0, "comments": 0, "events": 0, "duplicates": 0}
     with Store.open(root, create=True) as store:
         seen: set[str] = set()
-        for chunk in iter_paper_world(cfg):
+        for chunk in drafted_elsewhere(cfg) if two_processes else iter_paper_world(cfg):
             data = chunk.data
             if chunk.requested not in seen:
                 seen.add(chunk.requested)
