@@ -28,6 +28,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check issues_sts training tests benchmarks
+	$(BIN)/ruff format --check issues_sts training tests benchmarks
 	$(BIN)/mypy issues_sts training
 
 bench: $(STAMP)

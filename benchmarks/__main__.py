@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-NAMES = sorted(p.stem for p in HERE.glob("*.py") if not p.stem.startswith("_") and p.stem != "naive_crawler")
+NAMES = sorted(
+    p.stem for p in HERE.glob("*.py") if not p.stem.startswith("_") and p.stem != "naive_crawler"
+)
 
 
 def run(name: str, argv: list[str]) -> None:

@@ -75,9 +75,12 @@ def ensure_paper_store(work: Path, scale: float, seed: int) -> tuple[Path, float
     def tick(n: int) -> None:
         written[0] += n
         if written[0] // 50_000 != (written[0] - n) // 50_000:
-            print(f"  generating: {written[0]:,} of ~{expected:,} items "
-                  f"({time.perf_counter() - start:.0f} s)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  generating: {written[0]:,} of ~{expected:,} items "
+                f"({time.perf_counter() - start:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def write(root: Path) -> str:
         return json.dumps(write_paper_store(root, cfg, progress=tick, two_processes=True).__dict__)
@@ -100,14 +103,22 @@ def plain_pass(store: Path) -> dict[str, float]:
                 chars += len(text)
                 hits += "dup" in text
     conn.close()
-    return {"seconds": time.perf_counter() - start, "texts": texts, "chars": chars, "cue_hits": hits}
+    return {
+        "seconds": time.perf_counter() - start,
+        "texts": texts,
+        "chars": chars,
+        "cue_hits": hits,
+    }
 
 
 def store_facts(store: Path) -> dict[str, float]:
     import sqlite3
 
     conn = sqlite3.connect(f"file:{store / 'crawl.sqlite'}?mode=ro", uri=True)
-    counts = {t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("issues", "comments", "events")}
+    counts = {
+        t: conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in ("issues", "comments", "events")
+    }
     conn.close()
     size = (store / "crawl.sqlite").stat().st_size
     objects = sum(counts.values())
@@ -171,7 +182,10 @@ class TreeRss:
 
 def _cpu_seconds() -> float:
     """User + system seconds of this process and its finished children (the build's workers)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
@@ -189,10 +203,21 @@ def paper_child(store: Path, out: Path) -> None:
         summary = run_build(BuildConfig(store=store, out=out), reporter=terminal_reporter())
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"wall_s": wall, "cpu_s": _cpu_seconds() - cpu, "plain_s": baseline["seconds"],
-                      "plain": baseline, "peak_mib": peak_kib / 1024, "tree_peak_mib": tree.peak / 2**20,
-                      "pairs": sum(summary.sizes["default"].values()), "timings": summary.timings,
-                      "positives": summary.counters["positives"]["positives"]}))
+    print(
+        json.dumps(
+            {
+                "wall_s": wall,
+                "cpu_s": _cpu_seconds() - cpu,
+                "plain_s": baseline["seconds"],
+                "plain": baseline,
+                "peak_mib": peak_kib / 1024,
+                "tree_peak_mib": tree.peak / 2**20,
+                "pairs": sum(summary.sizes["default"].values()),
+                "timings": summary.timings,
+                "positives": summary.counters["positives"]["positives"],
+            }
+        )
+    )
 
 
 def run_paper(args: argparse.Namespace) -> None:
@@ -204,21 +229,34 @@ def run_paper(args: argparse.Namespace) -> None:
             import shutil
 
             shutil.rmtree(out)
-        cmd = [sys.executable, "-m", "benchmarks.build", "--paper-child", str(store), "--out", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmarks.build",
+            "--paper-child",
+            str(store),
+            "--out",
+            str(out),
+        ]
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
         if done.returncode != 0:
             raise SystemExit(f"build of {store} failed (exit {done.returncode})")
         r = json.loads(done.stdout.strip().splitlines()[-1])
         stages = ", ".join(f"{k} {v:.1f}" for k, v in r["timings"].items())
-        print(f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} "
-              f"comments, store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} "
-              f"B/object (generated in {gen_s:.0f} s)\n"
-              f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, "
-              f"{r['plain']['chars'] / 1e9:.2f} G chars)"
-              f"  build {r['wall_s']:.1f} s ({r['cpu_s']:.0f} CPU s)  ratio {r['wall_s'] / r['plain_s']:.1f}x"
-              f" (target <= 8x)  peak RSS {r['tree_peak_mib'] / 1024:.2f} GB with its workers"
-              f" ({r['peak_mib'] / 1024:.2f} GB the main process; target <= 4 GB)  pairs {r['pairs']:,}\n"
-              f"  seconds per stage: {stages}", flush=True)
+        print(
+            f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} "
+            f"comments, store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} "
+            f"B/object (generated in {gen_s:.0f} s)\n"
+            f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, "
+            f"{r['plain']['chars'] / 1e9:.2f} G chars)"
+            f"  build {r['wall_s']:.1f} s ({r['cpu_s']:.0f} CPU s)"
+            f"  ratio {r['wall_s'] / r['plain_s']:.1f}x"
+            f" (target <= 8x)  peak RSS {r['tree_peak_mib'] / 1024:.2f} GB with its workers"
+            f" ({r['peak_mib'] / 1024:.2f} GB the main process; target <= 4 GB)"
+            f"  pairs {r['pairs']:,}\n"
+            f"  seconds per stage: {stages}",
+            flush=True,
+        )
 
 
 def child(store: Path, out: Path, link_stage: str) -> None:
@@ -232,7 +270,15 @@ def child(store: Path, out: Path, link_stage: str) -> None:
     stage = None
     if link_stage == "fixed":
         planted = pl.read_parquet(store / "planted_links.parquet").select(
-            "repo", "number", "target_repo", "target_number", "signal", "confidence", "usable", "excluded_reason")
+            "repo",
+            "number",
+            "target_repo",
+            "target_number",
+            "signal",
+            "confidence",
+            "usable",
+            "excluded_reason",
+        )
         fixed = FixedLinks(planted)
         stage = lambda _store: fixed  # noqa: E731
     start = time.perf_counter()
@@ -240,13 +286,31 @@ def child(store: Path, out: Path, link_stage: str) -> None:
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     pairs = sum(summary.sizes["default"].values())
-    print(json.dumps({"wall_s": wall, "peak_mib": peak_kib / 1024, "pairs": pairs, "timings": summary.timings,
-                      "positives": summary.counters["positives"]["positives"]}))
+    print(
+        json.dumps(
+            {
+                "wall_s": wall,
+                "peak_mib": peak_kib / 1024,
+                "pairs": pairs,
+                "timings": summary.timings,
+                "positives": summary.counters["positives"]["positives"],
+            }
+        )
+    )
 
 
 def measure_build(store: Path, out: Path, link_stage: str) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "benchmarks.build", "--child", str(store), "--out", str(out),
-           "--link-stage", link_stage]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.build",
+        "--child",
+        str(store),
+        "--out",
+        str(out),
+        "--link-stage",
+        link_stage,
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"build of {store} failed:\n{done.stderr[-3000:]}")
@@ -275,22 +339,43 @@ def tokenizer_throughput(store: Path, n_texts: int) -> dict[str, float]:
         raw_s = min(raw_s, time.perf_counter() - start)
     assert ours.tolist() == raw, "token_lengths disagrees with the raw encoder"
     chars = sum(map(len, sample))
-    return {"texts": len(sample), "mean_chars": chars / len(sample), "ours_texts_per_s": len(sample) / ours_s,
-            "raw_texts_per_s": len(sample) / raw_s, "ratio": raw_s / ours_s}
+    return {
+        "texts": len(sample),
+        "mean_chars": chars / len(sample),
+        "ours_texts_per_s": len(sample) / ours_s,
+        "raw_texts_per_s": len(sample) / raw_s,
+        "ratio": raw_s / ours_s,
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)))
     parser.add_argument("--work", type=Path, default=Path("data/bench/build"))
-    parser.add_argument("--link-stage", choices=("real", "fixed"), default="real",
-                        help="real: issues_sts.links.build_links (a full build); fixed: the planted links")
-    parser.add_argument("--tokenizer-texts", type=int, default=5_000,
-                        help="texts of the smallest store for the tokenizer comparison (0: skip)")
+    parser.add_argument(
+        "--link-stage",
+        choices=("real", "fixed"),
+        default="real",
+        help="real: issues_sts.links.build_links (a full build); fixed: the planted links",
+    )
+    parser.add_argument(
+        "--tokenizer-texts",
+        type=int,
+        default=5_000,
+        help="texts of the smallest store for the tokenizer comparison (0: skip)",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--world", choices=("synthetic", "paper"), default="synthetic",
-                        help="paper: the paper-scale world (55 repositories) at each --scale")
-    parser.add_argument("--scale", default="0.01,0.1,1.0", help="with --world paper: comma-separated scales")
+    parser.add_argument(
+        "--world",
+        choices=("synthetic", "paper"),
+        default="synthetic",
+        help="paper: the paper-scale world (55 repositories) at each --scale",
+    )
+    parser.add_argument(
+        "--scale", default="0.01,0.1,1.0", help="with --world paper: comma-separated scales"
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--paper-child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -310,21 +395,28 @@ def main() -> None:
         store, gen_s = ensure_store(args.work, n, args.seed)
         result = measure_build(store, args.work / f"out-{n}", args.link_stage)
         rows.append((n, result))
-        print(f"n={n:>9,}  generate {gen_s:7.1f} s  build {result['wall_s']:7.1f} s  "
-              f"({1000 * result['wall_s'] / n:.3f} s/1k issues)  peak {result['peak_mib']:7.0f} MiB  "
-              f"pairs {result['pairs']:,}  stages {result['timings']}", flush=True)
+        print(
+            f"n={n:>9,}  generate {gen_s:7.1f} s  build {result['wall_s']:7.1f} s  "
+            f"({1000 * result['wall_s'] / n:.3f} s/1k issues)  peak {result['peak_mib']:7.0f} MiB  "
+            f"pairs {result['pairs']:,}  stages {result['timings']}",
+            flush=True,
+        )
     base_n, base = rows[0]
     for n, result in rows[1:]:
         scale = n / base_n
-        print(f"x{scale:.0f} issues -> x{result['wall_s'] / base['wall_s']:.1f} time, "
-              f"x{result['peak_mib'] / base['peak_mib']:.1f} peak memory")
+        print(
+            f"x{scale:.0f} issues -> x{result['wall_s'] / base['wall_s']:.1f} time, "
+            f"x{result['peak_mib'] / base['peak_mib']:.1f} peak memory"
+        )
     if args.tokenizer_texts <= 0:
         return
     tok_store, _ = ensure_store(args.work, rows[0][0], args.seed)
     tok = tokenizer_throughput(tok_store, args.tokenizer_texts)
-    print(f"tokenizer: {tok['texts']:,} texts (mean {tok['mean_chars']:.0f} chars): build path "
-          f"{tok['ours_texts_per_s']:,.0f} texts/s, raw encode_batch {tok['raw_texts_per_s']:,.0f} "
-          f"texts/s, ratio {tok['ratio']:.2f}x (target >= 0.8x)")
+    print(
+        f"tokenizer: {tok['texts']:,} texts (mean {tok['mean_chars']:.0f} chars): build path "
+        f"{tok['ours_texts_per_s']:,.0f} texts/s, raw encode_batch {tok['raw_texts_per_s']:,.0f} "
+        f"texts/s, ratio {tok['ratio']:.2f}x (target >= 0.8x)"
+    )
 
 
 if __name__ == "__main__":

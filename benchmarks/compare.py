@@ -36,14 +36,17 @@ def spearman_rows(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return 100 * (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
 
 
-def bootstrap(models: dict[str, list[np.ndarray]], labels: np.ndarray, resamples: int, seed: int = 0
-              ) -> dict[str, np.ndarray]:
+def bootstrap(
+    models: dict[str, list[np.ndarray]], labels: np.ndarray, resamples: int, seed: int = 0
+) -> dict[str, np.ndarray]:
     """Seed-averaged Spearman of every model on each bootstrap resample of the test pairs."""
     rng = np.random.default_rng(seed)
     index = rng.integers(0, len(labels), size=(resamples, len(labels)))
     resampled_labels = labels[index]
-    return {name: np.mean([spearman_rows(s[index], resampled_labels) for s in runs], axis=0)
-            for name, runs in models.items()}
+    return {
+        name: np.mean([spearman_rows(s[index], resampled_labels) for s in runs], axis=0)
+        for name, runs in models.items()
+    }
 
 
 def interval(values: np.ndarray) -> str:
@@ -52,10 +55,16 @@ def interval(values: np.ndarray) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", required=True, help="a built dataset folder (or Hub id)")
-    parser.add_argument("--out", type=Path, default=Path("runs/compare"), help="run folders and compare.json")
-    parser.add_argument("--model", default=None, help="backbone (default: the offline all-MiniLM-L6-v2)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("runs/compare"), help="run folders and compare.json"
+    )
+    parser.add_argument(
+        "--model", default=None, help="backbone (default: the offline all-MiniLM-L6-v2)"
+    )
     parser.add_argument("--seeds", default="0,1,2", help="comma list of training seeds")
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -63,9 +72,13 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-5)
     parser.add_argument("--warmup-steps", type=int, default=10)
     parser.add_argument("--max-train-pairs", type=int, default=None)
-    parser.add_argument("--max-pairs", type=int, default=None, help="test pairs evaluated (default: all)")
+    parser.add_argument(
+        "--max-pairs", type=int, default=None, help="test pairs evaluated (default: all)"
+    )
     parser.add_argument("--resamples", type=int, default=2000)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: stable on shared machines)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (1: stable on shared machines)"
+    )
     args = parser.parse_args()
 
     import torch
@@ -82,51 +95,106 @@ def main() -> None:
     models: dict[str, list[np.ndarray]] = {}
     started = time.time()
     # a backbone without a sentence-transformers config has [CLS] as its own: the rows coincide
-    for name, pooling in (("backbone, its own pooling", None), ("backbone, [CLS] (old default)", "cls")):
-        models[name] = [cosine_scores(build_encoder(args.model, pooling, args.max_length), test,
-                                      max_length=args.max_length)]
-    objectives = {"AnglE (cos+ibn+angle)": LossConfig(), "cosine only (CoSENT)": LossConfig(w_ibn=0.0, w_angle=0.0)}
+    for name, pooling in (
+        ("backbone, its own pooling", None),
+        ("backbone, [CLS] (old default)", "cls"),
+    ):
+        models[name] = [
+            cosine_scores(
+                build_encoder(args.model, pooling, args.max_length),
+                test,
+                max_length=args.max_length,
+            )
+        ]
+    objectives = {
+        "AnglE (cos+ibn+angle)": LossConfig(),
+        "cosine only (CoSENT)": LossConfig(w_ibn=0.0, w_angle=0.0),
+    }
     rows: list[dict[str, object]] = []
     for seed in seeds:
         for name, loss in objectives.items():
-            folder = args.out / f"seed-{seed}" / ("angle" if name.startswith("AnglE") else "cos-only")
-            config = TrainConfig(data=args.dataset, output=folder, model=args.model, max_length=args.max_length,
-                                 batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.lr,
-                                 warmup_steps=args.warmup_steps, seed=seed, valid_split=None,
-                                 max_train_pairs=args.max_train_pairs, progress=False, loss=loss)
+            folder = (
+                args.out / f"seed-{seed}" / ("angle" if name.startswith("AnglE") else "cos-only")
+            )
+            config = TrainConfig(
+                data=args.dataset,
+                output=folder,
+                model=args.model,
+                max_length=args.max_length,
+                batch_size=args.batch_size,
+                epochs=args.epochs,
+                learning_rate=args.lr,
+                warmup_steps=args.warmup_steps,
+                seed=seed,
+                valid_split=None,
+                max_train_pairs=args.max_train_pairs,
+                progress=False,
+                loss=loss,
+            )
             result = train(config)
-            if result.interrupted:  # Ctrl-C: the run is checkpointed; rerunning this command resumes
+            if (
+                result.interrupted
+            ):  # Ctrl-C: the run is checkpointed; rerunning this command resumes
                 raise SystemExit(130)
             scores = cosine_scores(load_encoder(result.model_dir), test, max_length=args.max_length)
             models.setdefault(name, []).append(scores)
-            rows.append({"model": name, "seed": seed, "steps": result.steps,
-                         "train_seconds": round(result.train_seconds, 1),
-                         "spearman": float(spearman_rows(scores[None], labels[None])[0])})
-            print(f"  seed {seed} {name}: test Spearman {rows[-1]['spearman']:.2f} "
-                  f"({result.steps} steps, {result.train_seconds:.0f} s)", flush=True)
+            rows.append(
+                {
+                    "model": name,
+                    "seed": seed,
+                    "steps": result.steps,
+                    "train_seconds": round(result.train_seconds, 1),
+                    "spearman": float(spearman_rows(scores[None], labels[None])[0]),
+                }
+            )
+            print(
+                f"  seed {seed} {name}: test Spearman {rows[-1]['spearman']:.2f} "
+                f"({result.steps} steps, {result.train_seconds:.0f} s)",
+                flush=True,
+            )
     boot = bootstrap(models, labels, args.resamples)
-    point = {name: float(np.mean([spearman_rows(s[None], labels[None])[0] for s in runs]))
-             for name, runs in models.items()}
-    spread = {name: float(np.std([spearman_rows(s[None], labels[None])[0] for s in runs]))
-              for name, runs in models.items()}
-    print(f"\ntest Spearman x100 on {len(labels)} pairs of {args.dataset}; seeds {seeds}; "
-          f"{args.max_length} tokens, batch {args.batch_size}, lr {args.lr}, {args.epochs} epoch(s); "
-          f"{args.resamples} bootstrap resamples ({time.time() - started:.0f} s)")
+    point = {
+        name: float(np.mean([spearman_rows(s[None], labels[None])[0] for s in runs]))
+        for name, runs in models.items()
+    }
+    spread = {
+        name: float(np.std([spearman_rows(s[None], labels[None])[0] for s in runs]))
+        for name, runs in models.items()
+    }
+    print(
+        f"\ntest Spearman x100 on {len(labels)} pairs of {args.dataset}; seeds {seeds}; "
+        f"{args.max_length} tokens, batch {args.batch_size}, lr {args.lr}, {args.epochs} epoch(s); "
+        f"{args.resamples} bootstrap resamples ({time.time() - started:.0f} s)"
+    )
     print(f"{'model':34} {'mean':>7} {'seed sd':>8} {'95% CI':>18}")
     for name in models:
         print(f"{name:34} {point[name]:7.2f} {spread[name]:8.2f} {interval(boot[name]):>18}")
-    angle, cosine, own = "AnglE (cos+ibn+angle)", "cosine only (CoSENT)", "backbone, its own pooling"
-    differences = {"AnglE - cosine only": boot[angle] - boot[cosine], "AnglE - backbone": boot[angle] - boot[own],
-                   "cosine only - backbone": boot[cosine] - boot[own]}
+    angle, cosine, own = (
+        "AnglE (cos+ibn+angle)",
+        "cosine only (CoSENT)",
+        "backbone, its own pooling",
+    )
+    differences = {
+        "AnglE - cosine only": boot[angle] - boot[cosine],
+        "AnglE - backbone": boot[angle] - boot[own],
+        "cosine only - backbone": boot[cosine] - boot[own],
+    }
     print(f"\n{'paired difference':34} {'mean':>7} {'95% CI':>27}")
     for name, values in differences.items():
         print(f"{name:34} {float(np.mean(values)):7.2f} {interval(values):>27}")
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = {"args": {k: str(v) for k, v in vars(args).items()}, "pairs": len(labels), "runs": rows,
-               "mean": point, "seed_sd": spread,
-               "ci95": {k: list(np.percentile(v, [2.5, 97.5])) for k, v in boot.items()},
-               "differences_ci95": {k: [float(np.mean(v)), *np.percentile(v, [2.5, 97.5]).tolist()]
-                                    for k, v in differences.items()}}
+    summary = {
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "pairs": len(labels),
+        "runs": rows,
+        "mean": point,
+        "seed_sd": spread,
+        "ci95": {k: list(np.percentile(v, [2.5, 97.5])) for k, v in boot.items()},
+        "differences_ci95": {
+            k: [float(np.mean(v)), *np.percentile(v, [2.5, 97.5]).tolist()]
+            for k, v in differences.items()
+        },
+    }
     (args.out / "compare.json").write_text(json.dumps(summary, indent=2) + "\n")
 
 

@@ -39,12 +39,16 @@ def timed(fn, *args):  # type: ignore[no-untyped-def]
 
 def bench_generation(items: int) -> Corpus:
     repos = max(1, items // 2000)
-    corpus, seconds = timed(generate_world, WorldConfig(seed=1, repos=repos, issues_per_repo=items // repos))
+    corpus, seconds = timed(
+        generate_world, WorldConfig(seed=1, repos=repos, issues_per_repo=items // repos)
+    )
     payload = {n: [r.issues, r.comments] for n, r in corpus.repos.items()}
     _, baseline = timed(lambda: json.loads(json.dumps(payload)))
-    print(f"generation: {corpus.total_items():,} items + {corpus.total_comments():,} comments in "
-          f"{seconds:.2f} s (JSON round-trip of the same data {baseline:.2f} s, ratio "
-          f"{seconds / baseline:.2f})")
+    print(
+        f"generation: {corpus.total_items():,} items + {corpus.total_comments():,} comments in "
+        f"{seconds:.2f} s (JSON round-trip of the same data {baseline:.2f} s, ratio "
+        f"{seconds / baseline:.2f})"
+    )
     return corpus
 
 
@@ -62,16 +66,27 @@ def crawl(client: httpx.Client, first_urls: list[str]) -> int:
 
 def bench_serving(corpus: Corpus) -> None:
     with FakeGitHub(corpus) as gh, httpx.Client(headers=AUTH) as client:
-        urls = [f"{gh.api_url}/repos/{n}/{what}?state=all&per_page=100" for n in corpus.repos for what in ("issues", "issues/comments")]
+        urls = [
+            f"{gh.api_url}/repos/{n}/{what}?state=all&per_page=100"
+            for n in corpus.repos
+            for what in ("issues", "issues/comments")
+        ]
         # Best of three: the first pass also pays for connection set-up and listing caches.
         requests, seconds = min((timed(crawl, client, urls) for _ in range(3)), key=lambda r: r[1])
         pages = {r.path: None for r in gh.log}
-        bodies = {path: client.get(gh.api_url + path if not path.startswith("http") else path).content for path in pages}
+        bodies = {
+            path: client.get(gh.api_url + path if not path.startswith("http") else path).content
+            for path in pages
+        }
     with _bare_server(bodies) as base, httpx.Client() as client:
-        floor = min(timed(lambda: [client.get(base + path).json() for path in bodies])[1] for _ in range(3))
-    print(f"serving: {requests} pages (best of 3) in {seconds:.2f} s = {requests / seconds:.0f} "
-          f"req/s (bare http.server, same pages, also parsed: {len(bodies) / floor:.0f} req/s, ratio "
-          f"{seconds / floor:.2f})")
+        floor = min(
+            timed(lambda: [client.get(base + path).json() for path in bodies])[1] for _ in range(3)
+        )
+    print(
+        f"serving: {requests} pages (best of 3) in {seconds:.2f} s = {requests / seconds:.0f} "
+        f"req/s (bare http.server, same pages, also parsed: {len(bodies) / floor:.0f} req/s, ratio "
+        f"{seconds / floor:.2f})"
+    )
 
 
 class _bare_server:  # noqa: N801 - used as a context manager like a function
@@ -92,7 +107,9 @@ class _bare_server:  # noqa: N801 - used as a context manager like a function
                 return
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     def __enter__(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -118,9 +135,11 @@ def bench_rust() -> None:
         return count
 
     _, baseline = timed(parse_only)
-    print(f"rust: {corpus.total_items():,} items + {corpus.total_comments():,} comments loaded in "
-          f"{seconds:.2f} s (gunzip + json.loads of the files {baseline:.2f} s, ratio "
-          f"{seconds / baseline:.2f})")
+    print(
+        f"rust: {corpus.total_items():,} items + {corpus.total_comments():,} comments loaded in "
+        f"{seconds:.2f} s (gunzip + json.loads of the files {baseline:.2f} s, ratio "
+        f"{seconds / baseline:.2f})"
+    )
 
 
 def main() -> None:

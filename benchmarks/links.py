@@ -29,12 +29,19 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 
 
 def read_frames(store: Store) -> int:
-    frames = (store.issues_frame(), store.comments_frame(), store.events_frame(), store.redirects_frame())
+    frames = (
+        store.issues_frame(),
+        store.comments_frame(),
+        store.events_frame(),
+        store.redirects_frame(),
+    )
     return sum(f.height for f in frames)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--archive", type=Path, default=default_archive_path())
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
@@ -45,10 +52,14 @@ def main() -> None:
         wall, cpu, table = timed(lambda: build_links(store, cfg))
     print(f"archive store ready in {load_wall:.1f}s (cached after the first run); {rows} rows")
     print(f"baseline  read frames : {base_wall:6.2f}s wall {base_cpu:6.2f}s cpu")
-    print(f"link stage build_links: {wall:6.2f}s wall {cpu:6.2f}s cpu  "
-          f"({table.counters.get('threads_read', 0)} threads, {table.links.height} links)")
-    print(f"ratio link stage / baseline: {wall / base_wall:.2f}x wall, "
-          f"{cpu / max(base_cpu, 1e-9):.2f}x cpu")
+    print(
+        f"link stage build_links: {wall:6.2f}s wall {cpu:6.2f}s cpu  "
+        f"({table.counters.get('threads_read', 0)} threads, {table.links.height} links)"
+    )
+    print(
+        f"ratio link stage / baseline: {wall / base_wall:.2f}x wall, "
+        f"{cpu / max(base_cpu, 1e-9):.2f}x cpu"
+    )
     print(f"target < 60 s: {'ok' if wall < 60 else 'MISSED'}")
 
 

@@ -44,11 +44,16 @@ def _get(http: httpx.Client, url: str, result: NaiveResult) -> httpx.Response:
         return response
 
 
-def naive_crawl(api_url: str, token: str, repo: str, store_dir: Path, *, deadline: float | None = None) -> NaiveResult:
+def naive_crawl(
+    api_url: str, token: str, repo: str, store_dir: Path, *, deadline: float | None = None
+) -> NaiveResult:
     """Crawl `repo` the naive way; stop early (finished=False) once `deadline` (epoch) passes."""
     result, started = NaiveResult(), time.time()
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"}
-    with httpx.Client(headers=headers, timeout=60) as http, Store.open(store_dir, create=True) as store:
+    with (
+        httpx.Client(headers=headers, timeout=60) as http,
+        Store.open(store_dir, create=True) as store,
+    ):
         store.upsert_repo(repo)
         url: str | None = f"{api_url}/repos/{repo}/issues?state=all&per_page=100"
         numbers: list[int] = []

@@ -36,8 +36,13 @@ ARCHIVES: tuple[tuple[str, Callable[[], Path], Callable[[Path, Path], Store], Pa
 
 
 def _summary(lengths: np.ndarray, chars: int) -> dict[str, Any]:
-    return {"chars": chars, "mean": float(lengths.mean()), "p50": float(np.median(lengths)),
-            "p95": float(np.quantile(lengths, 0.95)), "over_512": float((lengths > 512).mean() * 100)}
+    return {
+        "chars": chars,
+        "mean": float(lengths.mean()),
+        "p50": float(np.median(lengths)),
+        "p95": float(np.quantile(lengths, 0.95)),
+        "over_512": float((lengths > 512).mean() * 100),
+    }
 
 
 def measure(store: Store, tokenizer: Any) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
@@ -54,8 +59,15 @@ def measure(store: Store, tokenizer: Any) -> tuple[dict[str, dict[str, Any]], di
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cache", type=Path, default=None, help="folder for the archive stores (default data/cache)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="folder for the archive stores (default data/cache)",
+    )
     args = parser.parse_args()
     tokenizer = load_tokenizer(None)
     for name, path, load, cache in ARCHIVES:
@@ -69,15 +81,19 @@ def main() -> None:
         finally:
             store.close()
         raw = result["raw"]
-        print(f"{name}: {raw['texts']:,} issue texts; {counters['texts_with_html_comments']:,} "
-              f"({counters['texts_with_html_comments'] / raw['texts'] * 100:.1f} %) carry HTML "
-              f"comments; {counters['html_comment_chars_removed']:,} characters removed "
-              f"({counters['html_comment_chars_removed'] / raw['chars'] * 100:.1f} % of all text)")
+        print(
+            f"{name}: {raw['texts']:,} issue texts; {counters['texts_with_html_comments']:,} "
+            f"({counters['texts_with_html_comments'] / raw['texts'] * 100:.1f} %) carry HTML "
+            f"comments; {counters['html_comment_chars_removed']:,} characters removed "
+            f"({counters['html_comment_chars_removed'] / raw['chars'] * 100:.1f} % of all text)"
+        )
         print(f"  {'recipe':<8} {'mean':>8} {'median':>8} {'p95':>8} {'> 512':>8}")
         for recipe in ("raw", "readers"):
             r = result[recipe]
-            print(f"  {recipe:<8} {r['mean']:>8.1f} {r['p50']:>8.0f} {r['p95']:>8.0f} "
-                  f"{r['over_512']:>7.2f}%")
+            print(
+                f"  {recipe:<8} {r['mean']:>8.1f} {r['p50']:>8.0f} {r['p95']:>8.0f} "
+                f"{r['over_512']:>7.2f}%"
+            )
 
 
 if __name__ == "__main__":

@@ -35,26 +35,44 @@ LABELLED: list[tuple[str, str | None]] = [
     (f"password: {HEX40}", "github_classic_token"),
     # the token formats since 2021 and other services
     ("token ghp_" + ALNUM36, "github_token"),
-    ("github_pat_" + "11ABCDEFG0123456789_" + "abcdefghij" * 3 + "klmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01", "github_token"),
+    (
+        "github_pat_"
+        + "11ABCDEFG0123456789_"
+        + "abcdefghij" * 3
+        + "klmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01",
+        "github_token",
+    ),
     ("aws_access_key_id = AKIA" + "IOSFODNN7EXAMPLE", "aws_access_key_id"),
     ("AIza" + "SyB" + "x" * 32, "google_api_key"),
     ("xoxb-" + "123456789012-abcdefABCDEF", "slack_token"),
     ("hf_" + "abcdefghij" * 3 + "ABCD", "huggingface_token"),
     ("https://me:hunter2-is-long@private.example.com/simple", "url_password"),
-    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
-     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
-    ("cookie jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
-     "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    (
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "jwt",
+    ),
+    (
+        "cookie jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "jwt",
+    ),
     ("SENDGRID=SG." + "a" * 22 + "." + "b" * 43, "sendgrid_key"),
     ("TWILIO_SID=AC" + "0123456789abcdef" * 2, "twilio_key"),
     ("key: " + "0123456789abcdef" * 2 + "-us6", "mailchimp_key"),
     ("pypi-AgEIcHlwaS5vcmc" + "A1b2C3d4E5" * 7, "pypi_token"),
     ("sq0csp-" + "A1b2C3d4E5" * 4 + "abc", "square_secret"),
     ("bot 123456789:" + "AAH" + "A1b2C3d4E5" * 3 + "xy", "telegram_bot_token"),
-    ("MTAyNDYwMjYwNjY0MDY3NDA4." + "GhAbCd" + "." + "A1b2C3d4E5" * 2 + "abcdefg", "discord_bot_token"),
+    (
+        "MTAyNDYwMjYwNjY0MDY3NDA4." + "GhAbCd" + "." + "A1b2C3d4E5" * 2 + "abcdefg",
+        "discord_bot_token",
+    ),
     ('db_password = "correct-horse-battery"', "secret_keyword"),
     ('"client_secret": "Zm9vYmFyYmF6cXV4"', "secret_keyword"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----", "private_key"),
+    (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+        "private_key",
+    ),
     # near-secrets: commit SHAs in every context they appear in, other hex and ids
     (f"Fixed in {HEX40}.", None),
     (f"commit {HEX40}\nAuthor: Someone <s@example.com>", None),
@@ -100,8 +118,11 @@ def detect_secrets_scanner(entropy: bool) -> Callable[[str], bool]:
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
-    names = [cls.__name__ for cls in get_mapping_from_secret_type_to_class().values()
-             if entropy or "HighEntropy" not in cls.__name__]
+    names = [
+        cls.__name__
+        for cls in get_mapping_from_secret_type_to_class().values()
+        if entropy or "HighEntropy" not in cls.__name__
+    ]
     config = {"plugins_used": [{"name": n} for n in names]}
 
     def flagged(text: str) -> bool:
@@ -115,20 +136,31 @@ def score(flagged: Callable[[str], bool]) -> dict[str, int]:
     secrets = [t for t, kind in LABELLED if kind]
     near = [t for t, kind in LABELLED if kind is None]
     shas = [t for t in near if HEX40 in t or HEX40[:7] in t]
-    return {"secrets": len(secrets), "found": sum(map(flagged, secrets)),
-            "near_secrets": len(near), "false": sum(map(flagged, near)),
-            "commit_sha_strings": len(shas), "sha_false": sum(map(flagged, shas))}
+    return {
+        "secrets": len(secrets),
+        "found": sum(map(flagged, secrets)),
+        "near_secrets": len(near),
+        "false": sum(map(flagged, near)),
+        "commit_sha_strings": len(shas),
+        "sha_false": sum(map(flagged, shas)),
+    }
 
 
 def main() -> None:
-    rows = [("issues-sts redact", score(ours)),
-            ("detect-secrets (default plugins)", score(detect_secrets_scanner(entropy=True))),
-            ("detect-secrets without entropy plugins", score(detect_secrets_scanner(entropy=False)))]
-    print(f"{'scanner':<40} {'secrets found':>14} {'near-secrets flagged':>21} "
-          f"{'of them commit SHAs':>20}")
+    rows = [
+        ("issues-sts redact", score(ours)),
+        ("detect-secrets (default plugins)", score(detect_secrets_scanner(entropy=True))),
+        ("detect-secrets without entropy plugins", score(detect_secrets_scanner(entropy=False))),
+    ]
+    print(
+        f"{'scanner':<40} {'secrets found':>14} {'near-secrets flagged':>21} "
+        f"{'of them commit SHAs':>20}"
+    )
     for name, s in rows:
-        print(f"{name:<40} {s['found']:>6} / {s['secrets']:<6} {s['false']:>10} / "
-              f"{s['near_secrets']:<8} {s['sha_false']:>9} / {s['commit_sha_strings']:<8}")
+        print(
+            f"{name:<40} {s['found']:>6} / {s['secrets']:<6} {s['false']:>10} / "
+            f"{s['near_secrets']:<8} {s['sha_false']:>9} / {s['commit_sha_strings']:<8}"
+        )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,12 @@ def _old_assignment(groups: pl.DataFrame, positives: pl.DataFrame, seed: int) ->
     """The former rule: groups labelled by row number, a seeded permutation, greedy filling."""
     rng = np.random.default_rng(seed)
     frac = np.array([FRACTIONS[s] for s in SPLITS])
-    weights = (positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
-               .group_by("group").len().sort("group"))
+    weights = (
+        positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
+        .group_by("group")
+        .len()
+        .sort("group")
+    )
     order = rng.permutation(weights.height)
     w = weights["len"].to_numpy()[order].astype(float)
     targets, filled = frac * w.sum(), np.zeros(3)
@@ -43,29 +47,46 @@ def _old_assignment(groups: pl.DataFrame, positives: pl.DataFrame, seed: int) ->
         k = int(np.argmax(targets - filled)) if i >= 2 else i + 1
         out[i] = k
         filled[k] += weight
-    chosen = pl.DataFrame({"group": weights["group"].to_numpy()[order], "split": np.array(SPLITS)[out]})
+    chosen = pl.DataFrame(
+        {"group": weights["group"].to_numpy()[order], "split": np.array(SPLITS)[out]}
+    )
     return groups.join(chosen, on="group", how="inner")
 
 
 def _shares(assignment: pl.DataFrame, positives: pl.DataFrame) -> str:
-    got = dict(positives.join(assignment, left_on=["repo1", "number1"], right_on=["repo", "number"])
-               .filter(pl.col("split").is_not_null()).group_by("split").len().iter_rows())
+    got = dict(
+        positives.join(assignment, left_on=["repo1", "number1"], right_on=["repo", "number"])
+        .filter(pl.col("split").is_not_null())
+        .group_by("split")
+        .len()
+        .iter_rows()
+    )
     total = sum(got.values())
     return " / ".join(f"{got.get(s, 0) / total * 100:.2f}" for s in SPLITS)
 
 
-def _moved(before: pl.DataFrame, after: pl.DataFrame, positives: pl.DataFrame) -> tuple[int, int, int]:
-    used = pl.concat([positives.select(repo="repo1", number="number1"),
-                      positives.select(repo="repo2", number="number2")]).unique()
+def _moved(
+    before: pl.DataFrame, after: pl.DataFrame, positives: pl.DataFrame
+) -> tuple[int, int, int]:
+    used = pl.concat(
+        [
+            positives.select(repo="repo1", number="number1"),
+            positives.select(repo="repo2", number="number2"),
+        ]
+    ).unique()
     old = before.join(used, on=["repo", "number"]).select("repo", "number", "split")
-    both = old.join(after.select("repo", "number", pl.col("split").alias("new")), on=["repo", "number"])
+    both = old.join(
+        after.select("repo", "number", pl.col("split").alias("new")), on=["repo", "number"]
+    )
     moved = both.filter(pl.col("new").is_not_null() & (pl.col("new") != pl.col("split"))).height
     left_out = both.filter(pl.col("new").is_null()).height
     return old.height, moved, left_out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cutoff", default="2014-01-01T00:00:00Z")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--seed", type=int, default=42)
@@ -87,29 +108,49 @@ def main() -> None:
     (_, pos1, groups1), (_, pos2, groups2) = runs["v1"], runs["v2"]
     v1 = assign_splits(groups1, pos1, FRACTIONS, args.seed)
     v2_free = assign_splits(groups2, pos2, FRACTIONS, args.seed)
-    previous = Previous(issues=v1.select("repo", "number", "split"),
-                        positives=pos1.join(v1.select("repo", "number", "split"),
-                                            left_on=["repo1", "number1"], right_on=["repo", "number"])
-                        .select("repo1", "number1", "split"))
+    previous = Previous(
+        issues=v1.select("repo", "number", "split"),
+        positives=pos1.join(
+            v1.select("repo", "number", "split"),
+            left_on=["repo1", "number1"],
+            right_on=["repo", "number"],
+        ).select("repo1", "number1", "split"),
+    )
     v2_pinned = assign_splits(groups2, pos2, FRACTIONS, args.seed, previous=previous)
-    old1, old2 = _old_assignment(groups1, pos1, args.seed), _old_assignment(groups2, pos2, args.seed)
+    old1, old2 = (
+        _old_assignment(groups1, pos1, args.seed),
+        _old_assignment(groups2, pos2, args.seed),
+    )
     paper = " / ".join(f"{FRACTIONS[s] * 100:.2f}" for s in SPLITS)
-    print(f"rust archive, cutoff {args.cutoff}: v1 {early.height:,} issues, {pos1.height:,} "
-          f"positives; v2 {texts.height:,} issues, {pos2.height:,} positives")
+    print(
+        f"rust archive, cutoff {args.cutoff}: v1 {early.height:,} issues, {pos1.height:,} "
+        f"positives; v2 {texts.height:,} issues, {pos2.height:,} positives"
+    )
     print(f"positive shares train / valid / test (paper {paper})")
-    for label, assignment, pos in (("v1 fresh (hash + balancing)", v1, pos1), ("v2 without --previous", v2_free, pos2),
-                                   ("v2 with --previous", v2_pinned, pos2), ("v1 former rule", old1, pos1),
-                                   ("v2 former rule", old2, pos2)):
+    for label, assignment, pos in (
+        ("v1 fresh (hash + balancing)", v1, pos1),
+        ("v2 without --previous", v2_free, pos2),
+        ("v2 with --previous", v2_pinned, pos2),
+        ("v1 former rule", old1, pos1),
+        ("v2 former rule", old2, pos2),
+    ):
         print(f"  {label:<30} {_shares(assignment, pos)}")
-    print("v1 positive-pair issues that land in another split in v2 (moved) or are left out (merge)")
-    for label, before, after in (("without --previous", v1, v2_free), ("with --previous", v1, v2_pinned),
-                                 ("former rule (baseline)", old1, old2)):
+    print(
+        "v1 positive-pair issues that land in another split in v2 (moved) or are left out (merge)"
+    )
+    for label, before, after in (
+        ("without --previous", v1, v2_free),
+        ("with --previous", v1, v2_pinned),
+        ("former rule (baseline)", old1, old2),
+    ):
         total, moved, left_out = _moved(before, after, pos1)
         print(f"  {label:<30} {moved:>5} moved, {left_out:>4} left out, of {total:,}")
     counters = split_counters(v2_pinned)
-    print(f"  with --previous: {counters['merged_clusters']} merged clusters, "
-          f"{counters['balanced_groups']} balanced groups; without: "
-          f"{split_counters(v2_free)['balanced_groups']} balanced")
+    print(
+        f"  with --previous: {counters['merged_clusters']} merged clusters, "
+        f"{counters['balanced_groups']} balanced groups; without: "
+        f"{split_counters(v2_free)['balanced_groups']} balanced"
+    )
 
 
 if __name__ == "__main__":

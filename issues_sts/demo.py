@@ -64,8 +64,10 @@ def prepare_directory(directory: Path) -> None:
     """Empty a previous demo's directory (idempotent re-runs); refuse anything else."""
     if directory.exists() and any(directory.iterdir()):
         if not (directory / MARKER).exists():
-            raise OutputDirError(f"{directory} is not empty and was not written by `issues-sts demo`",
-                                 hint="pass --dir with a new or empty directory")
+            raise OutputDirError(
+                f"{directory} is not empty and was not written by `issues-sts demo`",
+                hint="pass --dir with a new or empty directory",
+            )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / MARKER).write_text("written by `issues-sts demo`; safe to delete\n")
@@ -97,8 +99,12 @@ def run_demo(cfg: DemoConfig, console: Console, *, reporter: Reporter = SILENT) 
         corpus = generate_world(preset(cfg.world, seed=cfg.seed))
         result.world = _world_summary(corpus)
         console.print(", ".join(f"{v:,} {k.replace('_', ' ')}" for k, v in result.world.items()))
-    settings = FakeSettings(tokens=frozenset({DEMO_TOKEN}), fault_rate=cfg.fault_rate, fault_seed=cfg.seed,
-                            fault_kinds=("502", "503", "drop", "truncate"))
+    settings = FakeSettings(
+        tokens=frozenset({DEMO_TOKEN}),
+        fault_rate=cfg.fault_rate,
+        fault_seed=cfg.seed,
+        fault_kinds=("502", "503", "drop", "truncate"),
+    )
     with FakeGitHub(corpus, settings) as github:
         console.print(f"fake GitHub serving on {github.api_url}")
         with timed("crawl", "crawling it with the real crawler"):
@@ -116,18 +122,35 @@ def _world_summary(corpus: Any) -> dict[str, int]:
     issues = sum(1 for r in corpus.repos.values() for i in r.issues if "pull_request" not in i)
     prs = sum(1 for r in corpus.repos.values() for i in r.issues if "pull_request" in i)
     dups = sum(len(r.truth_duplicates) for r in corpus.repos.values())
-    return {"repositories": len(corpus.repos), "issues": issues, "pull_requests": prs,
-            "comments": corpus.total_comments(), "true_duplicates": dups}
+    return {
+        "repositories": len(corpus.repos),
+        "issues": issues,
+        "pull_requests": prs,
+        "comments": corpus.total_comments(),
+        "true_duplicates": dups,
+    }
 
 
-def _crawl(cfg: DemoConfig, api_url: str, repos: tuple[str, ...], reporter: Reporter) -> dict[str, Any]:
+def _crawl(
+    cfg: DemoConfig, api_url: str, repos: tuple[str, ...], reporter: Reporter
+) -> dict[str, Any]:
     from issues_sts.crawl.config import CrawlConfig
     from issues_sts.crawl.runner import run_crawl
 
-    crawl_cfg = CrawlConfig(repos=repos, token=DEMO_TOKEN, api_url=api_url, store=cfg.directory / "store")  # type: ignore[arg-type]
+    crawl_cfg = CrawlConfig(
+        repos=repos,
+        token=DEMO_TOKEN,  # type: ignore[arg-type]  # pydantic makes the SecretStr
+        api_url=api_url,
+        store=cfg.directory / "store",
+    )
     summary = run_crawl(crawl_cfg, reporter=reporter)
-    return {"requests": summary.requests, "graphql_requests": summary.graphql_requests,
-            "retries": summary.retries, "seconds": round(summary.seconds, 2), "complete": summary.ok}
+    return {
+        "requests": summary.requests,
+        "graphql_requests": summary.graphql_requests,
+        "retries": summary.retries,
+        "seconds": round(summary.seconds, 2),
+        "complete": summary.ok,
+    }
 
 
 def _build(cfg: DemoConfig, reporter: Reporter) -> dict[str, Any]:
@@ -135,8 +158,10 @@ def _build(cfg: DemoConfig, reporter: Reporter) -> dict[str, Any]:
     from issues_sts.dataset.config import BuildConfig
     from issues_sts.dataset.summary import summary_tables
 
-    summary = run_build(BuildConfig(store=cfg.directory / "store", out=cfg.directory / "dataset", seed=cfg.seed),
-                        reporter=reporter)
+    summary = run_build(
+        BuildConfig(store=cfg.directory / "store", out=cfg.directory / "dataset", seed=cfg.seed),
+        reporter=reporter,
+    )
     reporter.summary(*summary_tables(summary))
     return {"sizes": summary.sizes, "redacted": summary.redacted}
 
@@ -147,16 +172,33 @@ def _train_and_evaluate(cfg: DemoConfig, result: DemoResult, timed: Callable[...
     data = str(cfg.directory / "dataset")
     model_dir = cfg.directory / "model"
     with timed("evaluate_before", "test Spearman of the untrained backbone (all-MiniLM-L6-v2)"):
-        result.before = evaluate(None, data, "test", max_length=cfg.max_length,
-                                 plot=model_dir / "test_before.png")
-    with timed("train", "fine-tuning with the AnglE objective (cosine + in-batch negatives + angle)"):
-        trained = train(TrainConfig(data=data, output=model_dir, max_length=cfg.max_length,
-                                    batch_size=cfg.batch_size, epochs=cfg.epochs,
-                                    learning_rate=cfg.learning_rate, warmup_steps=5,
-                                    max_train_pairs=cfg.max_train_pairs, seed=cfg.seed))
+        result.before = evaluate(
+            None, data, "test", max_length=cfg.max_length, plot=model_dir / "test_before.png"
+        )
+    with timed(
+        "train", "fine-tuning with the AnglE objective (cosine + in-batch negatives + angle)"
+    ):
+        trained = train(
+            TrainConfig(
+                data=data,
+                output=model_dir,
+                max_length=cfg.max_length,
+                batch_size=cfg.batch_size,
+                epochs=cfg.epochs,
+                learning_rate=cfg.learning_rate,
+                warmup_steps=5,
+                max_train_pairs=cfg.max_train_pairs,
+                seed=cfg.seed,
+            )
+        )
     with timed("evaluate_after", "test Spearman after fine-tuning"):
-        result.after = evaluate(trained.model_dir, data, "test", max_length=cfg.max_length,
-                                plot=model_dir / "test_after.png")
+        result.after = evaluate(
+            trained.model_dir,
+            data,
+            "test",
+            max_length=cfg.max_length,
+            plot=model_dir / "test_after.png",
+        )
 
 
 def _artefacts(cfg: DemoConfig) -> dict[str, str]:

@@ -76,12 +76,16 @@ class BadCredentials(GitHubError):
 
 
 class RepoNotFound(GitHubError):
-    default_hint = "check the owner/name in repos.yaml; private repositories need a token with access"
+    default_hint = (
+        "check the owner/name in repos.yaml; private repositories need a token with access"
+    )
 
 
 class RateLimited(GitHubError):
-    default_hint = ("wait for the reset time shown, or use a token with a higher limit; the crawl resumes "
-                    "where it stopped")
+    default_hint = (
+        "wait for the reset time shown, or use a token with a higher limit; the crawl resumes "
+        "where it stopped"
+    )
 
 
 class Unreachable(GitHubError):
@@ -89,7 +93,9 @@ class Unreachable(GitHubError):
 
 
 class RetriesExhausted(GitHubError):
-    default_hint = "GitHub kept failing; run the same command again later, the crawl resumes where it stopped"
+    default_hint = (
+        "GitHub kept failing; run the same command again later, the crawl resumes where it stopped"
+    )
 
 
 class DatasetError(IssuesStsError):
@@ -131,7 +137,9 @@ class Interrupted(IssuesStsError):
 
     exit_code = 130
 
-    def __init__(self, message: str = "interrupted", *, kept: str = "", hint: str | None = None) -> None:
+    def __init__(
+        self, message: str = "interrupted", *, kept: str = "", hint: str | None = None
+    ) -> None:
         super().__init__(message, hint=hint)
         self.kept = kept
 
@@ -163,13 +171,22 @@ def interruption(exc: BaseException) -> type[Interrupted]:
 # print them, and a test runs every one through the installed console script.
 EXIT_CODES: tuple[tuple[int, str], ...] = (
     (0, "success"),
-    (1, "an unexpected error (a bug, or an operating-system failure): rerun with --debug and "
-        "report it"),
+    (
+        1,
+        "an unexpected error (a bug, or an operating-system failure): rerun with --debug and "
+        "report it",
+    ),
     (ConfigError.exit_code, "bad configuration or usage (options, repos.yaml, tokenizer)"),
     (StoreError.exit_code, "crawl store missing, empty, damaged or not writable"),
-    (GitHubError.exit_code, "GitHub error: unreachable, a repository that does not exist, retries exhausted"),
+    (
+        GitHubError.exit_code,
+        "GitHub error: unreachable, a repository that does not exist, retries exhausted",
+    ),
     (BadCredentials.exit_code, "the GitHub token was rejected"),
-    (DatasetError.exit_code, "dataset problem: no usable duplicates, bad or unwritable output folder"),
+    (
+        DatasetError.exit_code,
+        "dataset problem: no usable duplicates, bad or unwritable output folder",
+    ),
     (HubError.exit_code, "Hugging Face Hub problem: unreachable, refused, no token"),
     (TrainingError.exit_code, "training problem: data, model or checkpoint"),
     (Interrupted.exit_code, "interrupted by Ctrl-C (what was kept and how to resume is printed)"),

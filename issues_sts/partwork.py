@@ -40,7 +40,8 @@ def cores() -> int:
 
 
 def workers_for(parts: list[Part]) -> int:
-    """How many worker processes `map_parts` uses for these parts (0: none, work in this process)."""
+    """How many worker processes `map_parts` uses for these parts (0: none, work in this
+    process)."""
     issues = sum(last - first + 1 for _, first, last in parts)  # numbers spanned: an upper bound
     n = min(MAX_WORKERS, cores(), len(parts))
     return n if n >= 2 and issues >= PARALLEL_MIN_ISSUES else 0
@@ -59,8 +60,14 @@ def _run(work: Callable[[Store, Part, Any], Any], part: Part, arg: Any) -> Any:
     return work(_worker_store, part, arg)
 
 
-def map_parts(store: Store, parts: list[Part], work: Callable[[Store, Part, A], R], arg: A,
-              *, workers: int | None = None) -> Iterator[R]:
+def map_parts(
+    store: Store,
+    parts: list[Part],
+    work: Callable[[Store, Part, A], R],
+    arg: A,
+    *,
+    workers: int | None = None,
+) -> Iterator[R]:
     """`work(store, part, arg)` for every part, in order. `work` must be a module-level
     function and `arg` picklable (they travel to the workers); `workers` overrides
     `workers_for` (0: this process)."""
@@ -70,7 +77,9 @@ def map_parts(store: Store, parts: list[Part], work: Callable[[Store, Part, A], 
             yield work(store, part, arg)
         return
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(n, mp_context=context, initializer=_open_worker, initargs=(store.root,)) as pool:
+    with ProcessPoolExecutor(
+        n, mp_context=context, initializer=_open_worker, initargs=(store.root,)
+    ) as pool:
         # at most 2 parts per worker in flight: results wait in order without piling up
         pending: list[Any] = []
         todo = iter(parts)

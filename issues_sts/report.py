@@ -26,12 +26,17 @@ class Reporter(Protocol):
     def __enter__(self) -> Reporter: ...
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None: ...
 
     def stage(self, name: str, total: int | None = None) -> None: ...
 
-    def advance(self, steps: int = 1, *, total: int | None = None, note: str | None = None) -> None: ...
+    def advance(
+        self, steps: int = 1, *, total: int | None = None, note: str | None = None
+    ) -> None: ...
 
     def notice(self, text: str) -> None: ...
 
@@ -45,7 +50,10 @@ class SilentReporter:
         return self
 
     def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         return None
 

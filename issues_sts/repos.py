@@ -91,7 +91,9 @@ def _sequence_items(root: yaml.Node | None, path: Path) -> list[tuple[str, int]]
     for child in node.value:
         line = child.start_mark.line + 1
         if not isinstance(child, yaml.ScalarNode) or not child.value.strip():
-            raise ConfigError(f"{path}:{line}: expected owner/name, got a non-text entry", hint=hint)
+            raise ConfigError(
+                f"{path}:{line}: expected owner/name, got a non-text entry", hint=hint
+            )
         items.append((child.value, line))
     if not items:
         raise ConfigError(f"{path}: no repositories listed", hint=hint)

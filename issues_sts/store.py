@@ -146,7 +146,9 @@ _TEXT_FIELDS = ("body", "title")  # kept in columns; left out of the packed obje
 
 def pack_raw(obj: dict[str, Any], texts: dict[str, str]) -> bytes:
     """`obj` compressed, without the string fields whose value is in `texts` (their columns)."""
-    slim = {k: v for k, v in obj.items() if not (k in texts and isinstance(v, str) and v == texts[k])}
+    slim = {
+        k: v for k, v in obj.items() if not (k in texts and isinstance(v, str) and v == texts[k])
+    }
     data = json.dumps(slim, sort_keys=True, separators=(",", ":")).encode()
     packer = zlib.compressobj(6, zdict=_ZDICT_V1)
     return bytes([_CODEC_V1]) + packer.compress(data) + packer.flush()
@@ -157,7 +159,10 @@ def unpack_raw(value: bytes | str, texts: dict[str, str]) -> dict[str, Any]:
     if isinstance(value, str):
         return dict(json.loads(value))
     if not value or value[0] != _CODEC_V1:
-        raise StoreError("a stored object has an unknown encoding", hint="this store was written by a newer issues-sts")
+        raise StoreError(
+            "a stored object has an unknown encoding",
+            hint="this store was written by a newer issues-sts",
+        )
     unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
     obj = dict(json.loads(unpacker.decompress(value[1:]) + unpacker.flush()))
     for key in _TEXT_FIELDS:
@@ -184,7 +189,9 @@ def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
         "body": raw.get("body") or "",
         "user_login": _login(raw.get("user")),
         "author_association": raw.get("author_association"),
-        "labels": json.dumps([lab["name"] if isinstance(lab, dict) else str(lab) for lab in raw.get("labels") or []]),
+        "labels": json.dumps(
+            [lab["name"] if isinstance(lab, dict) else str(lab) for lab in raw.get("labels") or []]
+        ),
         "comments": raw.get("comments") or 0,
         "created_at": raw.get("created_at"),
         "updated_at": raw.get("updated_at"),
@@ -214,8 +221,18 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-_EVENT_COLUMNS = ("repo", "number", "event_key", "event", "actor", "created_at",
-                  "canonical_repo", "canonical_number", "source", "raw")
+_EVENT_COLUMNS = (
+    "repo",
+    "number",
+    "event_key",
+    "event",
+    "actor",
+    "created_at",
+    "canonical_repo",
+    "canonical_number",
+    "source",
+    "raw",
+)
 _EVENT_UPSERT = (
     f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) "
     f"VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
@@ -239,8 +256,9 @@ def _upsert_sql(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str
     )
 
 
-def _where(repo: str | None, numbers: Iterable[int] | None,
-           span: tuple[int, int] | None = None) -> tuple[str, tuple[Any, ...]]:
+def _where(
+    repo: str | None, numbers: Iterable[int] | None, span: tuple[int, int] | None = None
+) -> tuple[str, tuple[Any, ...]]:
     """A WHERE clause for one repository (and some of its numbers, or the numbers within
     `span`, both ends included); '' for the whole table."""
     if repo is None:
@@ -287,7 +305,8 @@ class Store:
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             conn.executescript(_SCHEMA)
             conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
+                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
             )
         except sqlite3.DatabaseError as exc:
             raise StoreError(
@@ -319,8 +338,12 @@ class Store:
     # -- writing (crawler) -----------------------------------------------------------
     def upsert_repo(self, repo: str, **fields: Any) -> None:
         row = {"repo": repo, **fields}
-        self._conn.execute(_upsert_sql("repos", row, ("repo",)) if fields else
-                          "INSERT OR IGNORE INTO repos(repo) VALUES(?)", tuple(row.values()))
+        self._conn.execute(
+            _upsert_sql("repos", row, ("repo",))
+            if fields
+            else "INSERT OR IGNORE INTO repos(repo) VALUES(?)",
+            tuple(row.values()),
+        )
 
     def write_page(
         self,
@@ -336,8 +359,12 @@ class Store:
         events are already-flattened rows for the `events` table (a row without a canonical
         never erases one an earlier GraphQL answer stored)."""
         with self.transaction() as conn:
-            self._insert_many(conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number"))
-            self._insert_many(conn, "comments", [comment_row(repo, raw) for raw in comments], ("id",))
+            self._insert_many(
+                conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number")
+            )
+            self._insert_many(
+                conn, "comments", [comment_row(repo, raw) for raw in comments], ("id",)
+            )
             rows = list(events)
             if rows:
                 conn.executemany(_EVENT_UPSERT, [tuple(r[c] for c in _EVENT_COLUMNS) for r in rows])
@@ -345,7 +372,9 @@ class Store:
                 self._put_checkpoint(conn, cp)
 
     @staticmethod
-    def _insert_many(conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]], key: tuple[str, ...]) -> None:
+    def _insert_many(
+        conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]], key: tuple[str, ...]
+    ) -> None:
         if rows:
             conn.executemany(_upsert_sql(table, rows[0], key), [tuple(r.values()) for r in rows])
 
@@ -356,9 +385,15 @@ class Store:
     @staticmethod
     def _put_checkpoint(conn: sqlite3.Connection, cp: Checkpoint) -> None:
         row = {
-            "repo": cp.repo, "resource": cp.resource, "next_url": cp.next_url, "since": cp.since,
-            "pass_since": cp.pass_since, "pass_high": cp.pass_high, "etag": cp.etag,
-            "done": int(cp.done), "updated_at": utcnow(),
+            "repo": cp.repo,
+            "resource": cp.resource,
+            "next_url": cp.next_url,
+            "since": cp.since,
+            "pass_since": cp.pass_since,
+            "pass_high": cp.pass_high,
+            "etag": cp.etag,
+            "done": int(cp.done),
+            "updated_at": utcnow(),
         }
         conn.execute(_upsert_sql("checkpoints", row, ("repo", "resource")), tuple(row.values()))
 
@@ -393,10 +428,14 @@ class Store:
         try:
             return self._conn.execute(sql, params).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
-                             hint="move it away and crawl again") from None
+            raise StoreError(
+                f"the crawl store {self.root} is damaged ({exc})",
+                hint="move it away and crawl again",
+            ) from None
 
-    def _frame(self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()) -> pl.DataFrame:
+    def _frame(
+        self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()
+    ) -> pl.DataFrame:
         """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
         (several times the size of the same rows in a frame), not the whole answer."""
         try:
@@ -405,8 +444,10 @@ class Store:
             while rows := cursor.fetchmany(20_000):
                 parts.append(pl.DataFrame(rows, schema=schema, orient="row"))
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"the crawl store {self.root} is damaged ({exc})",
-                             hint="move it away and crawl again") from None
+            raise StoreError(
+                f"the crawl store {self.root} is damaged ({exc})",
+                hint="move it away and crawl again",
+            ) from None
         if not parts:
             return pl.DataFrame(schema=schema)
         return pl.concat(parts, rechunk=len(parts) > 1)
@@ -418,9 +459,16 @@ class Store:
         max_issues = max_issues or PART_ISSUES
         out: list[Part] = []
         for repo in self.repo_names():
-            numbers = [row[0] for row in self._rows("SELECT number FROM issues WHERE repo=? ORDER BY number", (repo,))]
-            out += [(repo, numbers[i], numbers[min(i + max_issues, len(numbers)) - 1])
-                    for i in range(0, len(numbers), max_issues)]
+            numbers = [
+                row[0]
+                for row in self._rows(
+                    "SELECT number FROM issues WHERE repo=? ORDER BY number", (repo,)
+                )
+            ]
+            out += [
+                (repo, numbers[i], numbers[min(i + max_issues, len(numbers)) - 1])
+                for i in range(0, len(numbers), max_issues)
+            ]
         return out
 
     def repo_names(self) -> list[str]:
@@ -429,21 +477,47 @@ class Store:
 
     def issue_keys_frame(self) -> pl.DataFrame:
         """repo, number, is_pull_request, tombstone of every row of `issues`: no texts."""
-        schema = {"repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "tombstone": pl.Utf8}
-        return self._frame("SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number", schema)
+        schema = {
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "is_pull_request": pl.Boolean,
+            "tombstone": pl.Utf8,
+        }
+        return self._frame(
+            "SELECT repo, number, is_pull_request, tombstone FROM issues ORDER BY repo, number",
+            schema,
+        )
 
-    def issues_frame(self, *, include_raw: bool = False, repo: str | None = None,
-                     numbers: Iterable[int] | None = None, columns: Iterable[str] | None = None,
-                     span: tuple[int, int] | None = None) -> pl.DataFrame:
+    def issues_frame(
+        self,
+        *,
+        include_raw: bool = False,
+        repo: str | None = None,
+        numbers: Iterable[int] | None = None,
+        columns: Iterable[str] | None = None,
+        span: tuple[int, int] | None = None,
+    ) -> pl.DataFrame:
         """All issues and PRs (tombstones included, flagged); `labels` is a list of names.
         `repo` (and `numbers` within it) keep memory to one repository (or a few issues),
         `columns` to what is read."""
         schema: dict[str, Any] = {
-            "repo": pl.Utf8, "number": pl.Int64, "is_pull_request": pl.Boolean, "state": pl.Utf8,
-            "state_reason": pl.Utf8, "title": pl.Utf8, "body": pl.Utf8, "user_login": pl.Utf8,
-            "author_association": pl.Utf8, "labels": pl.Utf8, "comments": pl.Int64,
-            "created_at": pl.Utf8, "updated_at": pl.Utf8, "closed_at": pl.Utf8, "closed_by": pl.Utf8,
-            "html_url": pl.Utf8, "tombstone": pl.Utf8,
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "is_pull_request": pl.Boolean,
+            "state": pl.Utf8,
+            "state_reason": pl.Utf8,
+            "title": pl.Utf8,
+            "body": pl.Utf8,
+            "user_login": pl.Utf8,
+            "author_association": pl.Utf8,
+            "labels": pl.Utf8,
+            "comments": pl.Int64,
+            "created_at": pl.Utf8,
+            "updated_at": pl.Utf8,
+            "closed_at": pl.Utf8,
+            "closed_by": pl.Utf8,
+            "html_url": pl.Utf8,
+            "tombstone": pl.Utf8,
         }
         if columns is not None:
             schema = {name: schema[name] for name in columns}
@@ -455,8 +529,17 @@ class Store:
         sql = f"SELECT {', '.join(columns)} FROM issues {where} ORDER BY repo, number"
         if include_raw:
             title, body = columns.index("title"), columns.index("body")
-            rows = [(*r[:-1], json.dumps(unpack_raw(r[-1], {"title": r[title], "body": r[body]}),
-                                         sort_keys=True, separators=(",", ":"))) for r in self._rows(sql, params)]
+            rows = [
+                (
+                    *r[:-1],
+                    json.dumps(
+                        unpack_raw(r[-1], {"title": r[title], "body": r[body]}),
+                        sort_keys=True,
+                        separators=(",", ":"),
+                    ),
+                )
+                for r in self._rows(sql, params)
+            ]
             frame = pl.DataFrame(rows, schema=schema, orient="row")
         else:
             frame = self._frame(sql, schema, params)
@@ -464,34 +547,62 @@ class Store:
             return frame
         return frame.with_columns(pl.col("labels").str.json_decode(pl.List(pl.Utf8)))
 
-    def comments_frame(self, *, repo: str | None = None, columns: Iterable[str] | None = None,
-                       span: tuple[int, int] | None = None) -> pl.DataFrame:
+    def comments_frame(
+        self,
+        *,
+        repo: str | None = None,
+        columns: Iterable[str] | None = None,
+        span: tuple[int, int] | None = None,
+    ) -> pl.DataFrame:
         """Comments in thread order; `repo` keeps memory to one repository, `columns` to what is
         read."""
         schema = {
-            "id": pl.Int64, "repo": pl.Utf8, "number": pl.Int64, "user_login": pl.Utf8,
-            "author_association": pl.Utf8, "body": pl.Utf8, "created_at": pl.Utf8, "html_url": pl.Utf8,
+            "id": pl.Int64,
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "user_login": pl.Utf8,
+            "author_association": pl.Utf8,
+            "body": pl.Utf8,
+            "created_at": pl.Utf8,
+            "html_url": pl.Utf8,
         }
         if columns is not None:
             schema = {name: schema[name] for name in columns}
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, "
-                           "id",
-                           schema, params)
+        return self._frame(
+            f"SELECT {', '.join(schema)} FROM comments {where} ORDER BY repo, number, created_at, "
+            "id",
+            schema,
+            params,
+        )
 
-    def events_frame(self, *, repo: str | None = None, span: tuple[int, int] | None = None) -> pl.DataFrame:
+    def events_frame(
+        self, *, repo: str | None = None, span: tuple[int, int] | None = None
+    ) -> pl.DataFrame:
         schema = {
-            "repo": pl.Utf8, "number": pl.Int64, "event_key": pl.Utf8, "event": pl.Utf8, "actor": pl.Utf8,
-            "created_at": pl.Utf8, "canonical_repo": pl.Utf8, "canonical_number": pl.Int64, "source": pl.Utf8,
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "event_key": pl.Utf8,
+            "event": pl.Utf8,
+            "actor": pl.Utf8,
+            "created_at": pl.Utf8,
+            "canonical_repo": pl.Utf8,
+            "canonical_number": pl.Int64,
+            "source": pl.Utf8,
         }
         where, params = _where(repo, None, span)
-        return self._frame(f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, "
-                           "event_key",
-                           schema, params)
+        return self._frame(
+            f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, "
+            "event_key",
+            schema,
+            params,
+        )
 
     def redirects_frame(self) -> pl.DataFrame:
         schema = {"repo": pl.Utf8, "number": pl.Int64, "to_repo": pl.Utf8, "to_number": pl.Int64}
-        return self._frame("SELECT repo, number, to_repo, to_number FROM redirects ORDER BY repo, number", schema)
+        return self._frame(
+            "SELECT repo, number, to_repo, to_number FROM redirects ORDER BY repo, number", schema
+        )
 
     def repo_counts(self) -> list[dict[str, Any]]:
         """Per repository: what `issues-sts status --json` prints (a stable interface)."""
@@ -512,8 +623,18 @@ class Store:
         FROM repos r ORDER BY r.repo
         """
         self._duplicate_evidence_functions()
-        keys = ("repo", "status", "current_name", "last_sync", "issues", "pull_requests", "comments",
-                "events", "tombstones", "duplicate_candidates")
+        keys = (
+            "repo",
+            "status",
+            "current_name",
+            "last_sync",
+            "issues",
+            "pull_requests",
+            "comments",
+            "events",
+            "tombstones",
+            "duplicate_candidates",
+        )
         return [dict(zip(keys, row, strict=True)) for row in self._conn.execute(sql)]
 
     def _duplicate_evidence_functions(self) -> None:
@@ -521,8 +642,12 @@ class Store:
         candidate screen and the link stage's vocabulary (`links/vocabulary.py`), not a copy."""
         from issues_sts.links.vocabulary import labels_say_duplicate, says_duplicate
 
-        self._conn.create_function("duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True)
-        self._conn.create_function("duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True)
+        self._conn.create_function(
+            "duplicate_labels", 1, lambda v: int(labels_say_duplicate(v)), deterministic=True
+        )
+        self._conn.create_function(
+            "duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True
+        )
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
@@ -536,23 +661,29 @@ class Store:
         """(number, state_reason, updated_at, labels JSON) of the live, non-PR issues of `repo`."""
         return self._conn.execute(
             "SELECT number, state_reason, updated_at, labels FROM issues "
-            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number",
+            (repo,),
         ).fetchall()
 
     def open_numbers(self, repo: str) -> set[int]:
         """Numbers of the live issues of `repo` that are open."""
-        rows = self._conn.execute("SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,))
+        rows = self._conn.execute(
+            "SELECT number FROM issues WHERE repo=? AND tombstone IS NULL AND state='open'", (repo,)
+        )
         return {r[0] for r in rows}
 
     def issue_threads(self, repo: str) -> list[tuple[int, str | None, int]]:
         """(number, updated_at, comment count) of the live, non-PR issues of `repo`."""
         return self._conn.execute(
             "SELECT number, updated_at, comments FROM issues "
-            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number", (repo,)
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number",
+            (repo,),
         ).fetchall()
 
     def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
-        yield from self._conn.execute("SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,))
+        yield from self._conn.execute(
+            "SELECT number, body FROM comments WHERE repo=? ORDER BY id", (repo,)
+        )
 
     def checkpoint_watermarks(self, repo: str, prefix: str) -> dict[str, str | None]:
         """resource -> `since` of the finished checkpoints whose resource starts with `prefix`."""
@@ -566,7 +697,8 @@ class Store:
         """Numbers stored for `repo` as issues (tombstones included) or as redirects."""
         rows = self._conn.execute(
             "SELECT number FROM issues WHERE repo=? UNION SELECT number FROM redirects WHERE "
-            "repo=?", (repo, repo)
+            "repo=?",
+            (repo, repo),
         )
         return {r[0] for r in rows}
 
@@ -579,16 +711,27 @@ class Store:
         the file's (bytes before, bytes after). Safe to interrupt: each batch commits whole."""
         db = self.root / DB_NAME
         before = db.stat().st_size
-        for table, key, texts in (("issues", "rowid", ("title", "body")), ("comments", "id", ("body",))):
-            select = (f"SELECT {key}, raw, {', '.join(texts)} FROM {table} WHERE typeof(raw)='text' "
-                      f"AND raw != '{{}}' LIMIT 2000")
+        for table, key, texts in (
+            ("issues", "rowid", ("title", "body")),
+            ("comments", "id", ("body",)),
+        ):
+            select = (
+                f"SELECT {key}, raw, {', '.join(texts)} FROM {table} WHERE typeof(raw)='text' "
+                f"AND raw != '{{}}' LIMIT 2000"
+            )
             while rows := self._rows(select):
-                packed = [(pack_raw(json.loads(r[1]), dict(zip(texts, r[2:], strict=True))), r[0]) for r in rows]
+                packed = [
+                    (pack_raw(json.loads(r[1]), dict(zip(texts, r[2:], strict=True))), r[0])
+                    for r in rows
+                ]
                 with self.transaction() as conn:
                     conn.executemany(f"UPDATE {table} SET raw=? WHERE {key}=?", packed)
                 if progress is not None:
                     progress(len(rows))
-        self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
         self._conn.execute("VACUUM")
         return before, db.stat().st_size
 

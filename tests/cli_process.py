@@ -43,25 +43,43 @@ def script() -> str:
 
 def env(**extra: str) -> dict[str, str]:
     """A quiet, offline environment without tokens, plus `extra`."""
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith(("GITHUB_TOKEN", "GH_TOKEN", "HF_TOKEN", "HUGGING"))}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_TOKEN", "GH_TOKEN", "HF_TOKEN", "HUGGING"))
+    }
     base |= {"NO_COLOR": "1", "COLUMNS": "200", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     return base | extra
 
 
 def run(args: list[str], *, cwd: Path | None = None, timeout: float = 240, **extra: str) -> Outcome:
     started = time.monotonic()
-    done = subprocess.run([script(), *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=cwd, env=env(**extra), stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [script(), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env(**extra),
+        stdin=subprocess.DEVNULL,
+    )
     return Outcome(done.returncode, done.stdout, done.stderr, time.monotonic() - started)
 
 
-def run_and_signal(args: list[str], marker: str, signum: int = signal.SIGINT, *, timeout: float = 240,
-                   **extra: str) -> tuple[Outcome, float]:
+def run_and_signal(
+    args: list[str], marker: str, signum: int = signal.SIGINT, *, timeout: float = 240, **extra: str
+) -> tuple[Outcome, float]:
     """Start the command, send `signum` once `marker` appears on stderr; return the outcome and
     the seconds from the signal to the process's end."""
-    proc = subprocess.Popen([script(), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env(**extra), stdin=subprocess.DEVNULL, preexec_fn=_default_sigint)
+    proc = subprocess.Popen(
+        [script(), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(**extra),
+        stdin=subprocess.DEVNULL,
+        preexec_fn=_default_sigint,
+    )
     err: list[str] = []
     seen = threading.Event()
 

@@ -18,7 +18,9 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
-        pytest.skip(f"../shared is absent ({SHARED}); these tests use third-party reference material")
+        pytest.skip(
+            f"../shared is absent ({SHARED}); these tests use third-party reference material"
+        )
     return SHARED
 
 

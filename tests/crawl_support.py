@@ -14,8 +14,15 @@ from issues_sts.store import Store
 
 TOKEN = "test-token"
 # Compressed for tests: reset windows of 1-2 s, backoff in milliseconds.
-FAST = PacingConfig(reset_margin=0.02, backoff_base=0.01, backoff_cap=0.2, secondary_base=0.6,
-                    secondary_cap=2.0, max_total_wait=30.0, max_attempts=12)
+FAST = PacingConfig(
+    reset_margin=0.02,
+    backoff_base=0.01,
+    backoff_cap=0.2,
+    secondary_base=0.6,
+    secondary_cap=2.0,
+    max_total_wait=30.0,
+    max_attempts=12,
+)
 
 
 def small_world(seed: int = 0, repos: int = 2, issues: int = 150) -> Corpus:
@@ -24,7 +31,11 @@ def small_world(seed: int = 0, repos: int = 2, issues: int = 150) -> Corpus:
 
 def crawl(gh: FakeGitHub, store: Path, **overrides: Any) -> CrawlSummary:
     fields: dict[str, Any] = {
-        "repos": tuple(gh.corpus.repos), "token": TOKEN, "api_url": gh.api_url, "store": store, "pacing": FAST,
+        "repos": tuple(gh.corpus.repos),
+        "token": TOKEN,
+        "api_url": gh.api_url,
+        "store": store,
+        "pacing": FAST,
     }
     fields.update(overrides)
     return run_crawl(CrawlConfig(**fields))
@@ -54,16 +65,22 @@ def dup_events(corpus: Corpus) -> set[tuple[str, int, str, str]]:
 def keyword_closed(corpus: Corpus) -> set[tuple[str, int]]:
     from issues_sts.crawl.runner import KEYWORD_CLOSE
 
-    return {(name, n) for name, repo in corpus.repos.items() for c in repo.comments
-            if KEYWORD_CLOSE.search(c.get("body") or "")
-            and (repo.issue(n := int(c["issue_url"].rsplit("/", 1)[1])) or {}).get("state") == "open"}
+    return {
+        (name, n)
+        for name, repo in corpus.repos.items()
+        for c in repo.comments
+        if KEYWORD_CLOSE.search(c.get("body") or "")
+        and (repo.issue(n := int(c["issue_url"].rsplit("/", 1)[1])) or {}).get("state") == "open"
+    }
 
 
 def evidence_named(corpus: Corpus) -> set[tuple[str, int]]:
     """(repo, number) that duplicate-worded comments or events' canonicals name."""
     from issues_sts.crawl.candidates import has_duplicate_wording, referenced_numbers
 
-    named = {(n, t[1]) for n, r in corpus.repos.items() for t in r.event_canonical.values() if t[0] == n}
+    named = {
+        (n, t[1]) for n, r in corpus.repos.items() for t in r.event_canonical.values() if t[0] == n
+    }
     for name, repo in corpus.repos.items():
         for c in repo.comments:
             if has_duplicate_wording(c.get("body")):
@@ -83,29 +100,50 @@ def assert_store_matches_corpus(store: Path, corpus: Corpus, *, graphql: bool) -
     stored = {(r["repo"], r["number"]): json.loads(r["raw"]) for r in live.iter_rows(named=True)}
     expected = {(name, i["number"]): i for name, repo in corpus.repos.items() for i in repo.issues}
     assert stored.keys() == expected.keys()
-    assert all(stored[k] == expected[k] for k in expected), "an item differs from what GitHub served"
+    assert all(stored[k] == expected[k] for k in expected), (
+        "an item differs from what GitHub served"
+    )
     # with GraphQL, comments come per issue: pull requests' comments are never asked for
-    wanted_comments = {c["id"] for r in corpus.repos.values() for c in r.comments
-                       if not graphql or "pull_request" not in (r.issue(int(c["issue_url"].rsplit("/", 1)[1])) or {})}
+    wanted_comments = {
+        c["id"]
+        for r in corpus.repos.values()
+        for c in r.comments
+        if not graphql
+        or "pull_request" not in (r.issue(int(c["issue_url"].rsplit("/", 1)[1])) or {})
+    }
     assert set(comments["id"].to_list()) == wanted_comments
     assert comments.height == len(wanted_comments)
-    got_events = {(r["repo"], r["number"], r["event_key"], r["event"]) for r in events.iter_rows(named=True)}
+    got_events = {
+        (r["repo"], r["number"], r["event_key"], r["event"]) for r in events.iter_rows(named=True)
+    }
     # REST events name no canonical: only a keyword close open again (an unmark?) needs them
-    wanted = dup_events(corpus) if graphql else {e for e in dup_events(corpus) if (e[0], e[1]) in keyword_closed(corpus)}
+    wanted = (
+        dup_events(corpus)
+        if graphql
+        else {e for e in dup_events(corpus) if (e[0], e[1]) in keyword_closed(corpus)}
+    )
     assert got_events == wanted
     if graphql:
-        canon = {r["event_key"]: (r["canonical_repo"], r["canonical_number"]) for r in events.iter_rows(named=True)}
+        canon = {
+            r["event_key"]: (r["canonical_repo"], r["canonical_number"])
+            for r in events.iter_rows(named=True)
+        }
         for repo in corpus.repos.values():
             for key, target in repo.event_canonical.items():
                 assert canon[key] == tuple(target)
     tombs = issues.filter(issues["tombstone"].is_not_null())
     got_tombs = {(r["repo"], r["number"], r["tombstone"]) for r in tombs.iter_rows(named=True)}
-    dead = ({(n, k, "deleted") for n, r in corpus.repos.items() for k in r.deleted}
-            | {(n, k, "gone") for n, r in corpus.repos.items() for k in r.gone})
+    dead = {(n, k, "deleted") for n, r in corpus.repos.items() for k in r.deleted} | {
+        (n, k, "gone") for n, r in corpus.repos.items() for k in r.gone
+    }
     assert got_tombs <= dead, "a live issue was tombstoned"
     # what duplicate evidence names is resolved once (tombstone, redirect); unnamed gaps never
     named = evidence_named(corpus)
     assert {(n, k) for n, k, _ in dead if (n, k) in named} == {(n, k) for n, k, _ in got_tombs}
-    moved = {(n, k, to[0], to[1]) for n, r in corpus.repos.items() for k, to in r.transferred.items()}
-    assert {(r["repo"], r["number"], r["to_repo"], r["to_number"]) for r in redirects.iter_rows(named=True)} == {
-        m for m in moved if (m[0], m[1]) in named}
+    moved = {
+        (n, k, to[0], to[1]) for n, r in corpus.repos.items() for k, to in r.transferred.items()
+    }
+    assert {
+        (r["repo"], r["number"], r["to_repo"], r["to_number"])
+        for r in redirects.iter_rows(named=True)
+    } == {m for m in moved if (m[0], m[1]) in named}

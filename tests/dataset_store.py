@@ -22,31 +22,48 @@ GADGETS = "acme/gadgets"
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "xYz123"
 AWS_KEY = "AKIA" + "ABCDEFGHIJKLMNOP"
 BODY_WITH_SECRETS = (
-    "Reproduce with\n```\ncurl -H \"Authorization: token " + GITHUB_TOKEN + "\" https://api.github.com\n"
+    'Reproduce with\n```\ncurl -H "Authorization: token '
+    + GITHUB_TOKEN
+    + '" https://api.github.com\n'
     "export AWS_ACCESS_KEY_ID=" + AWS_KEY + "\n```\n"
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n"
     "-----END OPENSSH PRIVATE KEY-----\n"
 )
 
 _DUPLICATES = {
-    WIDGETS: {5: "Closing as a duplicate of #3", 7: "Duplicate of #5", 9: "Duplicate of #2", 13: "Duplicate of #2"},
+    WIDGETS: {
+        5: "Closing as a duplicate of #3",
+        7: "Duplicate of #5",
+        9: "Duplicate of #2",
+        13: "Duplicate of #2",
+    },
     GADGETS: {4: "Duplicate of #1", 6: "Duplicate of #1", 8: "Duplicate of #7"},
 }
 
 
 def _body(repo: str, number: int) -> str:
     topic = "parser panics on nested generics" if number % 2 else "installer fails behind a proxy"
-    return (f"When I run the {topic} case in {repo} issue {number}, it breaks.\n\n```rust\n"
-            f"fn main() {{ let x{number} = 1; }}\n```")
+    return (
+        f"When I run the {topic} case in {repo} issue {number}, it breaks.\n\n```rust\n"
+        f"fn main() {{ let x{number} = 1; }}\n```"
+    )
 
 
 def make_store(root: Path, *, with_duplicates: bool = True) -> Path:
     """Write the store described above into `root` and return `root`."""
     issues = {
-        WIDGETS: [raw_issue(WIDGETS, n, f"Widget problem {n}", _body(WIDGETS, n)) for n in range(1, 14) if n != 10],
-        GADGETS: [raw_issue(GADGETS, n, f"Gadget problem {n}", _body(GADGETS, n)) for n in range(1, 11)],
+        WIDGETS: [
+            raw_issue(WIDGETS, n, f"Widget problem {n}", _body(WIDGETS, n))
+            for n in range(1, 14)
+            if n != 10
+        ],
+        GADGETS: [
+            raw_issue(GADGETS, n, f"Gadget problem {n}", _body(GADGETS, n)) for n in range(1, 11)
+        ],
     }
-    issues[WIDGETS].append(raw_issue(WIDGETS, 10, "Fix widget 2", "This PR fixes it", pull_request=True))
+    issues[WIDGETS].append(
+        raw_issue(WIDGETS, 10, "Fix widget 2", "This PR fixes it", pull_request=True)
+    )
     by_number = {raw["number"]: raw for raw in issues[WIDGETS]}
     by_number[4]["body"] = "Looks related to #6, same stack trace."
     by_number[11]["body"] = BODY_WITH_SECRETS

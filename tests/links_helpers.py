@@ -16,25 +16,70 @@ def at(minutes: float) -> str:
 
 def c(author: str, body: str, assoc: str = "NONE", minute: float = 60) -> Post:
     """A comment `minute` minutes after the issue was opened."""
-    return Post("comment", author, assoc, body, at(minute), f"https://github.com/{REPO}/issues/10#issuecomment-{int(minute)}")
+    return Post(
+        "comment",
+        author,
+        assoc,
+        body,
+        at(minute),
+        f"https://github.com/{REPO}/issues/10#issuecomment-{int(minute)}",
+    )
 
 
-def ev(event: str, target: int | None, actor: str = "maint", minute: float = 90, source: str = "graphql",
-       repo: str = REPO) -> Event:
-    return Event(event, actor, at(minute), repo if target is not None else None, target, source,
-                 f"https://github.com/{REPO}/issues/10#event-{int(minute)}")
+def ev(
+    event: str,
+    target: int | None,
+    actor: str = "maint",
+    minute: float = 90,
+    source: str = "graphql",
+    repo: str = REPO,
+) -> Event:
+    return Event(
+        event,
+        actor,
+        at(minute),
+        repo if target is not None else None,
+        target,
+        source,
+        f"https://github.com/{REPO}/issues/10#event-{int(minute)}",
+    )
 
 
-def thread(*posts: Post, number: int = 10, body: str = "It crashes when I click the button.",
-           author: str = "reporter", state: str = "closed", closed_by: str | None = None,
-           closed_minute: float | None = None, state_reason: str | None = None,
-           labels: tuple[str, ...] = (), events: tuple[Event, ...] = (), is_pr: bool = False) -> Thread:
-    closed_at = at(closed_minute) if closed_minute is not None else (at(10_000) if state == "closed" else None)
-    body_post = Post("body", author, "NONE", body, at(0), f"https://github.com/{REPO}/issues/{number}")
+def thread(
+    *posts: Post,
+    number: int = 10,
+    body: str = "It crashes when I click the button.",
+    author: str = "reporter",
+    state: str = "closed",
+    closed_by: str | None = None,
+    closed_minute: float | None = None,
+    state_reason: str | None = None,
+    labels: tuple[str, ...] = (),
+    events: tuple[Event, ...] = (),
+    is_pr: bool = False,
+) -> Thread:
+    closed_at = (
+        at(closed_minute)
+        if closed_minute is not None
+        else (at(10_000) if state == "closed" else None)
+    )
+    body_post = Post(
+        "body", author, "NONE", body, at(0), f"https://github.com/{REPO}/issues/{number}"
+    )
     return Thread(
-        repo=REPO, number=number, is_pull_request=is_pr, author=author, state=state, state_reason=state_reason,
-        labels=labels, created_at=at(0), closed_at=closed_at, closed_by=closed_by,
-        html_url=f"https://github.com/{REPO}/issues/{number}", posts=(body_post, *posts), events=events,
+        repo=REPO,
+        number=number,
+        is_pull_request=is_pr,
+        author=author,
+        state=state,
+        state_reason=state_reason,
+        labels=labels,
+        created_at=at(0),
+        closed_at=closed_at,
+        closed_by=closed_by,
+        html_url=f"https://github.com/{REPO}/issues/{number}",
+        posts=(body_post, *posts),
+        events=events,
     )
 
 

@@ -18,8 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "issues_sts.cli.app", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "issues_sts.cli.app", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
 
 
 def _leaf_commands() -> list[list[str]]:
@@ -47,15 +53,23 @@ def test_every_command_has_help_with_examples(path: list[str]) -> None:
     command = typer.main.get_command(app)
     for name in path:
         command = command.get_command(click.Context(command), name)  # type: ignore[attr-defined]
-    assert "Examples" in (command.help or ""), f"`issues-sts {' '.join(path)} --help` shows no examples"
+    assert "Examples" in (command.help or ""), (
+        f"`issues-sts {' '.join(path)} --help` shows no examples"
+    )
 
 
 def test_user_mistake_is_one_line_and_debug_shows_the_traceback(tmp_path: Path) -> None:
     plain = _run("build", "--store", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out"))
     assert plain.returncode == 3
     lines = plain.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: no crawl store") and "issues-sts crawl" in lines[0]
-    debug = _run("--debug", "build", "--store", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out"))
+    assert (
+        len(lines) == 1
+        and lines[0].startswith("error: no crawl store")
+        and "issues-sts crawl" in lines[0]
+    )
+    debug = _run(
+        "--debug", "build", "--store", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")
+    )
     assert debug.returncode != 0 and "Traceback" in debug.stderr
 
 

@@ -51,30 +51,54 @@ def test_every_marked_field_is_a_build_option_with_the_fields_default() -> None:
         if name == "repo_aliases":
             assert tuple(shown or ()) == default
         else:
-            assert shown == default, f"{flag}: the CLI says {shown!r}, {model.__name__}.{name} {default!r}"
+            assert shown == default, (
+                f"{flag}: the CLI says {shown!r}, {model.__name__}.{name} {default!r}"
+            )
 
 
 def test_the_cards_command_line_sets_the_same_config() -> None:
-    cfg = BuildConfig(store=Path("s"), out=Path("o"), seed=7, negatives="hard", negative_ratio=0.5,
-                      same_repo_share=0.25, tokenizer="bert-base-uncased", split_by="time", text_recipe="raw",
-                      previous="me/ds@v1", version="v2",
-                      links=LinkConfig(min_confidence=0.3, repo_aliases=(("old/a", "new/a"), ("old/b", "new/b"))))
+    cfg = BuildConfig(
+        store=Path("s"),
+        out=Path("o"),
+        seed=7,
+        negatives="hard",
+        negative_ratio=0.5,
+        same_repo_share=0.25,
+        tokenizer="bert-base-uncased",
+        split_by="time",
+        text_recipe="raw",
+        previous="me/ds@v1",
+        version="v2",
+        links=LinkConfig(min_confidence=0.3, repo_aliases=(("old/a", "new/a"), ("old/b", "new/b"))),
+    )
     words = shlex.split(build_command(cfg))
     assert words[:2] == ["issues-sts", "build"]
     params: dict[str, Any] = _build_cli().make_context("build", words[2:]).params
     rebuilt = BuildConfig(
-        store=params["store"], out=params["out"], seed=params["seed"], negatives=params["negatives"],
-        negative_ratio=params["negative_ratio"], same_repo_share=params["same_repo_share"],
-        tokenizer=params["tokenizer"], split_by=params["split_by"], text_recipe=params["text_recipe"],
-        previous=params["previous"], version=params["version"],
-        links=LinkConfig(min_confidence=params["min_confidence"], repo_aliases=parse_aliases(params["alias"])))
+        store=params["store"],
+        out=params["out"],
+        seed=params["seed"],
+        negatives=params["negatives"],
+        negative_ratio=params["negative_ratio"],
+        same_repo_share=params["same_repo_share"],
+        tokenizer=params["tokenizer"],
+        split_by=params["split_by"],
+        text_recipe=params["text_recipe"],
+        previous=params["previous"],
+        version=params["version"],
+        links=LinkConfig(
+            min_confidence=params["min_confidence"], repo_aliases=parse_aliases(params["alias"])
+        ),
+    )
     assert rebuilt == cfg
 
 
 def test_defaults_are_left_out_of_the_command_line_unless_always_written() -> None:
     line = build_command(BuildConfig())
-    assert line == ("issues-sts build --store data/store --out data/dataset --seed 42 --negatives random "
-                    "--negative-ratio 1.0 --same-repo-share 0.8 --min-confidence 0.5")
+    assert line == (
+        "issues-sts build --store data/store --out data/dataset --seed 42 --negatives random "
+        "--negative-ratio 1.0 --same-repo-share 0.8 --min-confidence 0.5"
+    )
 
 
 def _command(name: str) -> click.Command:
@@ -85,7 +109,12 @@ def _command(name: str) -> click.Command:
 
 
 # CLI parameter -> config field, where the names differ
-_TRAIN_NAMES = {"lr": "learning_rate", "max_pairs": "max_eval_pairs", "dataset": "data", "out": "output"}
+_TRAIN_NAMES = {
+    "lr": "learning_rate",
+    "max_pairs": "max_eval_pairs",
+    "dataset": "data",
+    "out": "output",
+}
 
 
 def test_train_and_pretrain_defaults_are_the_config_models() -> None:
@@ -103,11 +132,15 @@ def test_train_and_pretrain_defaults_are_the_config_models() -> None:
         field = _TRAIN_NAMES.get(str(param.name), str(param.name))
         if field in train_fields and field not in ("output", "data"):
             default = train_fields[field].get_default(call_default_factory=True)
-            shown = LOSS_PRESETS[param.default] if field == "loss" else param.default  # a preset's name
+            shown = (
+                LOSS_PRESETS[param.default] if field == "loss" else param.default
+            )  # a preset's name
             assert shown == default, field
             checked += 1
     assert checked >= 15
-    pretrain_defaults = {f.name: f.default for f in fields(PretrainConfig) if f.default is not MISSING}
+    pretrain_defaults = {
+        f.name: f.default for f in fields(PretrainConfig) if f.default is not MISSING
+    }
     checked = 0
     for param in _command("pretrain-ran").params:
         field = _TRAIN_NAMES.get(str(param.name), str(param.name))
@@ -139,5 +172,6 @@ def test_a_validation_error_is_one_line_naming_the_option_with_the_message_untou
     with pytest.raises(ValidationError) as caught:
         Outer.model_validate({"inner": {"max_in_flight": 3}})
     error = config_error(caught.value, "crawl")
-    assert error.one_line() == ("--max-in-flight: max_in_flight above per_page_limit "
-                                "(see `issues-sts crawl --help`)")
+    assert error.one_line() == (
+        "--max-in-flight: max_in_flight above per_page_limit (see `issues-sts crawl --help`)"
+    )

@@ -62,7 +62,9 @@ def test_rest_fallback_when_graphql_is_404(tmp_path: Path) -> None:
         summary = crawl(gh, tmp_path)
         assert summary.ok and not summary.graphql_used
         assert gh.stats()["by_endpoint"].get("GET /repos/{repo}/issues/{n}/timeline", 0) > 0
-        assert gh.stats()["by_endpoint"].get("POST /graphql", 0) <= 2  # asked until the first 404, not per batch
+        assert (
+            gh.stats()["by_endpoint"].get("POST /graphql", 0) <= 2
+        )  # asked until the first 404, not per batch
     assert_store_matches_corpus(tmp_path, corpus, graphql=False)
 
 
@@ -79,10 +81,17 @@ def test_five_percent_faults_lose_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("retry_after", [1, None], ids=["retry-after", "no-retry-after"])
-def test_tiny_rate_limit_sends_nothing_inside_a_closed_window(tmp_path: Path, retry_after: int | None) -> None:
+def test_tiny_rate_limit_sends_nothing_inside_a_closed_window(
+    tmp_path: Path, retry_after: int | None
+) -> None:
     corpus = small_world(seed=5, repos=1, issues=120)
-    settings = FakeSettings(rate_limit={"core": 15, "graphql": 3}, reset_seconds=1.0,
-                            secondary_limit_every=11, secondary_retry_after=retry_after, secondary_min_wait=0.5)
+    settings = FakeSettings(
+        rate_limit={"core": 15, "graphql": 3},
+        reset_seconds=1.0,
+        secondary_limit_every=11,
+        secondary_retry_after=retry_after,
+        secondary_min_wait=0.5,
+    )
     with FakeGitHub(corpus, settings) as gh:
         # a limit fired at random (undocumented) is avoided only serially: a request already
         # on its way when the refusal is read lands in the window it opened
@@ -107,7 +116,10 @@ def test_two_in_flight_pace_ahead_of_the_primary_limit(tmp_path: Path) -> None:
 
 
 def test_rejected_token_stops_the_crawl(tmp_path: Path) -> None:
-    with FakeGitHub(small_world(repos=1, issues=20)) as gh, pytest.raises(BadCredentials, match="token was rejected") as err:
+    with (
+        FakeGitHub(small_world(repos=1, issues=20)) as gh,
+        pytest.raises(BadCredentials, match="token was rejected") as err,
+    ):
         crawl(gh, tmp_path, token="wrong-token-123")
     assert "wrong-token-123" not in err.value.one_line()
 
@@ -130,7 +142,11 @@ def test_renamed_repo_and_enterprise_url(tmp_path: Path) -> None:
         assert gh.api_url.endswith("/api/v3")
         summary = crawl(gh, tmp_path, repos=(renamed.renamed_from[0],))
         assert summary.ok and summary.graphql_used
-        assert gh.stats()["by_endpoint"].get("POST /api/graphql", 0) + gh.stats()["by_endpoint"].get("POST /graphql", 0) > 0
+        assert (
+            gh.stats()["by_endpoint"].get("POST /api/graphql", 0)
+            + gh.stats()["by_endpoint"].get("POST /graphql", 0)
+            > 0
+        )
     with Store.open(tmp_path) as db:
         row = db.repo_row(renamed.renamed_from[0])
         assert row is not None and row["current_name"] == renamed.full_name
@@ -210,8 +226,16 @@ def test_sparse_numbering_costs_a_handful_of_requests_every_time(tmp_path: Path)
     probed, on the first crawl or any re-crawl."""
     from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
-    cfg = WorldConfig(seed=21, repos=1, issues_per_repo=2000, deleted_rate=0.95, duplicate_rate=0.0,
-                      hard_negative_rate=0.0, unmarked_rate=0.0, renamed_repos=0)
+    cfg = WorldConfig(
+        seed=21,
+        repos=1,
+        issues_per_repo=2000,
+        deleted_rate=0.95,
+        duplicate_rate=0.0,
+        hard_negative_rate=0.0,
+        unmarked_rate=0.0,
+        renamed_repos=0,
+    )
     corpus = generate_world(cfg)
     repo = next(iter(corpus.repos.values()))
     assert 80 <= len(repo.issues) <= 120 and max(i["number"] for i in repo.issues) > 1500
@@ -229,11 +253,24 @@ def test_secondary_limits_are_kept_by_design(tmp_path: Path) -> None:
     from dataclasses import replace
 
     corpus = small_world(seed=22, repos=1, issues=150)
-    settings = FakeSettings(latency_base=0.02, latency_per_kb=0.0005, minute_seconds=0.5,
-                            points_per_minute={"core": 8, "graphql": 4}, cpu_seconds_per_minute=0.5,
-                            graphql_cpu_seconds_per_minute=0.35, max_concurrent=100, secondary_retry_after=1)
-    pacing = replace(FAST, minute=0.5, rest_points_per_minute=8, graphql_points_per_minute=4,
-                     cpu_per_minute=0.5, graphql_cpu_per_minute=0.35)
+    settings = FakeSettings(
+        latency_base=0.02,
+        latency_per_kb=0.0005,
+        minute_seconds=0.5,
+        points_per_minute={"core": 8, "graphql": 4},
+        cpu_seconds_per_minute=0.5,
+        graphql_cpu_seconds_per_minute=0.35,
+        max_concurrent=100,
+        secondary_retry_after=1,
+    )
+    pacing = replace(
+        FAST,
+        minute=0.5,
+        rest_points_per_minute=8,
+        graphql_points_per_minute=4,
+        cpu_per_minute=0.5,
+        graphql_cpu_per_minute=0.35,
+    )
     with FakeGitHub(corpus, settings) as gh:
         summary = crawl(gh, tmp_path, per_page=20, pacing=pacing, max_in_flight=4)
         stats = gh.stats()
@@ -251,8 +288,15 @@ def test_threads_shrink_on_resource_limits_and_follow_cursors(tmp_path: Path) ->
     issue = next(i for i in repo.issues if "pull_request" not in i and i["comments"] > 0)
     template = next(c for c in repo.comments if c["issue_url"].endswith(f"/{issue['number']}"))
     first_id = max(c["id"] for c in repo.comments) + 1
-    repo.comments += [{**template, "id": first_id + k, "node_id": f"IC_long{k}", "body": f"comment {k} of a long thread"}
-                      for k in range(230)]
+    repo.comments += [
+        {
+            **template,
+            "id": first_id + k,
+            "node_id": f"IC_long{k}",
+            "body": f"comment {k} of a long thread",
+        }
+        for k in range(230)
+    ]
     issue["comments"] += 230
     repo.reindex()
     with FakeGitHub(corpus, FakeSettings(resource_node_limit=150)) as gh:

@@ -22,8 +22,22 @@ SECRET = "ghp_kill-test-secret-0123456789"
 
 def _command(gh: FakeGitHub, store: Path, log: Path) -> list[str]:
     repos = [arg for name in gh.corpus.repos for arg in ("--repo", name)]
-    return [sys.executable, "-m", "issues_sts.cli.app", "crawl", *repos, "--api-url", gh.api_url,
-            "--store", str(store), "--per-page", "10", "--log", str(log), "--quiet"]
+    return [
+        sys.executable,
+        "-m",
+        "issues_sts.cli.app",
+        "crawl",
+        *repos,
+        "--api-url",
+        gh.api_url,
+        "--store",
+        str(store),
+        "--per-page",
+        "10",
+        "--log",
+        str(log),
+        "--quiet",
+    ]
 
 
 @pytest.mark.slow
@@ -37,8 +51,12 @@ def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> N
         store = tmp_path / "killed"
         for attempt in range(6):
             log = tmp_path / f"run{attempt}.log"
-            proc = subprocess.Popen(_command(gh, store, log), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            if attempt < 5:  # kill after a random number of this run's requests: mid-page, mid-commit...
+            proc = subprocess.Popen(
+                _command(gh, store, log), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            if (
+                attempt < 5
+            ):  # kill after a random number of this run's requests: mid-page, mid-commit...
                 kills += _kill_after(proc, gh, rng.randint(2, 40))
             out, err = proc.communicate(timeout=300)
             outputs += [out, err]

@@ -13,10 +13,14 @@ from issues_sts.errors import RateLimited
 CFG = PacingConfig(reset_margin=0.5, secondary_base=60.0, backoff_base=1.0, backoff_cap=8.0)
 
 
-def rl_headers(remaining: int, reset: int, limit: int = 5000, resource: str = "core") -> dict[str, str]:
+def rl_headers(
+    remaining: int, reset: int, limit: int = 5000, resource: str = "core"
+) -> dict[str, str]:
     return {
-        "X-RateLimit-Limit": str(limit), "X-RateLimit-Remaining": str(remaining),
-        "X-RateLimit-Reset": str(reset), "X-RateLimit-Used": str(limit - remaining),
+        "X-RateLimit-Limit": str(limit),
+        "X-RateLimit-Remaining": str(remaining),
+        "X-RateLimit-Reset": str(reset),
+        "X-RateLimit-Used": str(limit - remaining),
         "X-RateLimit-Resource": resource,
     }
 
@@ -25,9 +29,14 @@ def rl_headers(remaining: int, reset: int, limit: int = 5000, resource: str = "c
     ("headers", "expected"),
     [
         (rl_headers(4640, 1641832874), RateLimit("core", 5000, 4640, 360, 1641832874.0)),
-        (rl_headers(4979, 1726598744, resource="graphql"), RateLimit("graphql", 5000, 4979, 21, 1726598744.0)),
-        ({"x-ratelimit-limit": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "100"},
-         RateLimit("core", 60, 0, 60, 100.0)),
+        (
+            rl_headers(4979, 1726598744, resource="graphql"),
+            RateLimit("graphql", 5000, 4979, 21, 1726598744.0),
+        ),
+        (
+            {"x-ratelimit-limit": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "100"},
+            RateLimit("core", 60, 0, 60, 100.0),
+        ),
         ({"x-ratelimit-limit": "60"}, None),
         ({"x-ratelimit-limit": "x", "x-ratelimit-remaining": "1", "x-ratelimit-reset": "1"}, None),
         ({}, None),
@@ -48,7 +57,12 @@ def test_parse_rate_limit(headers: dict[str, str], expected: RateLimit | None) -
         (BucketState(limit=10, remaining=0, reset=100.0), 50.0, 0, 50.5),
         (BucketState(limit=10, remaining=0, reset=100.0), 100.4, 0, 0.1),  # margin after reset
         (BucketState(limit=10, remaining=0, reset=100.0), 100.5, 0, 0.0),  # window over
-        (BucketState(limit=10, remaining=9, reset=100.0, paused_until=70.0), 50.0, 0, 20.0),  # retry-after
+        (
+            BucketState(limit=10, remaining=9, reset=100.0, paused_until=70.0),
+            50.0,
+            0,
+            20.0,
+        ),  # retry-after
         (BucketState(limit=10, remaining=0, reset=100.0, paused_until=170.0), 150.0, 0, 20.0),
     ],
 )
@@ -66,13 +80,20 @@ def test_pace_delay_keeps_reserve() -> None:
     ("state", "seen", "remaining", "reset"),
     [
         (BucketState(), RateLimit("core", 10, 7, 3, 100.0), 7, 100.0),
-        (BucketState(10, 5, 100.0), RateLimit("core", 10, 6, 4, 100.0), 5, 100.0),  # straggler answer
+        (
+            BucketState(10, 5, 100.0),
+            RateLimit("core", 10, 6, 4, 100.0),
+            5,
+            100.0,
+        ),  # straggler answer
         (BucketState(10, 5, 100.0), RateLimit("core", 10, 4, 6, 100.0), 4, 100.0),
         (BucketState(10, 0, 100.0), RateLimit("core", 10, 9, 1, 160.0), 9, 160.0),  # new window
         (BucketState(10, 9, 160.0), RateLimit("core", 10, 0, 10, 100.0), 9, 160.0),  # old window
     ],
 )
-def test_merge_rate_limit(state: BucketState, seen: RateLimit, remaining: int, reset: float) -> None:
+def test_merge_rate_limit(
+    state: BucketState, seen: RateLimit, remaining: int, reset: float
+) -> None:
     merged = pacing.merge_rate_limit(state, seen)
     assert (merged.remaining, merged.reset) == (remaining, reset)
 
@@ -99,11 +120,21 @@ def test_retry_after_seconds(headers: dict[str, str], expected: float | None) ->
         (304, {}, "", Verdict.NOT_MODIFIED),
         (301, {}, "Moved Permanently", Verdict.OK),
         (401, {}, "Bad credentials", Verdict.BAD_CREDENTIALS),
-        (403, {"retry-after": "60"}, "You have exceeded a secondary rate limit", Verdict.RETRY_AFTER),
+        (
+            403,
+            {"retry-after": "60"},
+            "You have exceeded a secondary rate limit",
+            Verdict.RETRY_AFTER,
+        ),
         (429, {"retry-after": "3"}, "", Verdict.RETRY_AFTER),
         (403, rl_headers(0, 100), "API rate limit exceeded for user ID 1.", Verdict.PRIMARY_LIMIT),
         (429, rl_headers(0, 100), "API rate limit exceeded", Verdict.PRIMARY_LIMIT),
-        (403, rl_headers(10, 100), "You have exceeded a secondary rate limit. Please wait", Verdict.SECONDARY_LIMIT),
+        (
+            403,
+            rl_headers(10, 100),
+            "You have exceeded a secondary rate limit. Please wait",
+            Verdict.SECONDARY_LIMIT,
+        ),
         (403, {}, "You have triggered an abuse detection mechanism", Verdict.SECONDARY_LIMIT),
         (429, {}, "", Verdict.SECONDARY_LIMIT),
         (403, rl_headers(10, 100), "Resource not accessible by integration", Verdict.CLIENT_ERROR),
@@ -119,12 +150,16 @@ def test_classify(status: int, headers: dict[str, str], message: str, verdict: V
     assert pacing.classify(status, headers, message) is verdict
 
 
-@pytest.mark.parametrize(("hits", "expected"), [(1, 60.0), (2, 120.0), (3, 240.0), (4, 480.0), (5, 900.0), (9, 900.0)])
+@pytest.mark.parametrize(
+    ("hits", "expected"), [(1, 60.0), (2, 120.0), (3, 240.0), (4, 480.0), (5, 900.0), (9, 900.0)]
+)
 def test_secondary_backoff_starts_at_a_minute_and_doubles(hits: int, expected: float) -> None:
     assert pacing.secondary_backoff(hits, PacingConfig()) == expected
 
 
-@pytest.mark.parametrize(("attempt", "expected"), [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 8.0)])
+@pytest.mark.parametrize(
+    ("attempt", "expected"), [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 8.0)]
+)
 def test_backoff_seconds(attempt: int, expected: float) -> None:
     assert pacing.backoff_seconds(attempt, CFG) == expected
 
@@ -167,7 +202,10 @@ def test_pause_until_covers_the_whole_window() -> None:
     assert skewed.paused_until == 50.0 + 60.0 + 0.5
 
 
-@pytest.mark.parametrize(("requests", "limit", "window", "expected"), [(100, 100, 2.0, 0.0), (101, 100, 2.0, 2.0), (450, 100, 2.0, 8.0), (0, 5, 1.0, 0.0)])
+@pytest.mark.parametrize(
+    ("requests", "limit", "window", "expected"),
+    [(100, 100, 2.0, 0.0), (101, 100, 2.0, 2.0), (450, 100, 2.0, 8.0), (0, 5, 1.0, 0.0)],
+)
 def test_implied_seconds(requests: int, limit: int, window: float, expected: float) -> None:
     assert pacing.implied_seconds(requests, limit, window) == expected
 
@@ -226,20 +264,33 @@ def test_limiter_refuses_an_endless_pause() -> None:
 def test_secondary_delay_keeps_points_and_cpu_time_per_minute() -> None:
     from issues_sts.crawl.pacing import Sent, secondary_delay
 
-    cfg = PacingConfig(minute=60.0, rest_points_per_minute=10, cpu_per_minute=10.0, graphql_cpu_per_minute=5.0,
-                       secondary_margin=1.0)
+    cfg = PacingConfig(
+        minute=60.0,
+        rest_points_per_minute=10,
+        cpu_per_minute=10.0,
+        graphql_cpu_per_minute=5.0,
+        secondary_margin=1.0,
+    )
     assert secondary_delay([], 100.0, "core", 1.0, cfg) == 0.0
     ten = [Sent(50.0 + i, "core", 0.1) for i in range(10)]  # the 10th point of the minute is spent
-    assert secondary_delay(ten, 100.0, "core", 0.1, cfg) == pytest.approx(10.0)  # the oldest leaves at 110
+    assert secondary_delay(ten, 100.0, "core", 0.1, cfg) == pytest.approx(
+        10.0
+    )  # the oldest leaves at 110
     assert secondary_delay(ten, 100.0, "graphql", 0.1, cfg) == 0.0  # another bucket's points
     slow = [Sent(70.0, "graphql", 4.0), Sent(80.0, "core", 5.0)]
     assert secondary_delay(slow, 100.0, "core", 0.5, cfg) == 0.0  # 9.5 s of 10
-    assert secondary_delay(slow, 100.0, "core", 2.0, cfg) == pytest.approx(30.0)  # wait until 70 + 60
-    assert secondary_delay(slow, 100.0, "graphql", 2.0, cfg) == pytest.approx(30.0)  # GraphQL: 6 s of 5
+    assert secondary_delay(slow, 100.0, "core", 2.0, cfg) == pytest.approx(
+        30.0
+    )  # wait until 70 + 60
+    assert secondary_delay(slow, 100.0, "graphql", 2.0, cfg) == pytest.approx(
+        30.0
+    )  # GraphQL: 6 s of 5
 
 
 @pytest.mark.parametrize(("first_status", "second_sent"), [(200, False), (304, True)])
-def test_the_request_budget_holds_with_requests_in_flight(first_status: int, second_sent: bool) -> None:
+def test_the_request_budget_holds_with_requests_in_flight(
+    first_status: int, second_sent: bool
+) -> None:
     """--max-requests 1 with two workers: while the first request is unanswered, the second
     must not pass the budget check (both once saw 0 counted and sent: 2 of 1). It waits for
     the first answer: counted, the budget is spent; a free 304, the second goes out."""
@@ -261,8 +312,15 @@ def test_the_request_budget_holds_with_requests_in_flight(first_status: int, sec
 
     http = httpx.Client(transport=httpx.MockTransport(answer))
     limiter = Limiter(PacingConfig(), time.time, time.sleep, max_in_flight=4)
-    client = GitHubClient(http, api_url="https://api.github.com", limiter=limiter, cfg=PacingConfig(),
-                          sleep=None, scrub=Scrubber([]), max_requests=1)
+    client = GitHubClient(
+        http,
+        api_url="https://api.github.com",
+        limiter=limiter,
+        cfg=PacingConfig(),
+        sleep=None,
+        scrub=Scrubber([]),
+        max_requests=1,
+    )
     first = threading.Thread(target=client.get, args=("repos/a/b/issues",), kwargs={"etag": "x"})
     first.start()
     assert entered.wait(10)

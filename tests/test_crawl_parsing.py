@@ -23,7 +23,7 @@ GITHUB_LINK = (
 )
 CURSOR_LINK = (
     "<https://api.github.com/repositories/724712/issues?state=all&per_page=100"
-    '&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D>; '
+    "&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D>; "
     'rel="next"'
 )
 
@@ -31,9 +31,17 @@ CURSOR_LINK = (
 @pytest.mark.parametrize(
     ("header", "nxt", "last"),
     [
-        (GITHUB_LINK, "https://api.github.com/repos/openframeworks/openFrameworks/issues?page=4", 14),
-        (CURSOR_LINK, "https://api.github.com/repositories/724712/issues?state=all&per_page=100"
-                      "&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D", None),
+        (
+            GITHUB_LINK,
+            "https://api.github.com/repos/openframeworks/openFrameworks/issues?page=4",
+            14,
+        ),
+        (
+            CURSOR_LINK,
+            "https://api.github.com/repositories/724712/issues?state=all&per_page=100"
+            "&after=Y3Vyc29yOnYyOpLPAAABjMHrJ_A%3D",
+            None,
+        ),
         ('<https://x/a?page=1>; rel="prev", <https://x/a?page=1>; rel="first"', None, None),
         (None, None, None),
         ("", None, None),
@@ -50,7 +58,13 @@ def test_parse_link_header_keeps_every_rel() -> None:
 
 
 def test_with_query_and_origin() -> None:
-    url = with_query("http://h:1/repos/o/r/issues", state="all", since="2024-01-01T00:00:00Z", per_page=100, x=None)
+    url = with_query(
+        "http://h:1/repos/o/r/issues",
+        state="all",
+        since="2024-01-01T00:00:00Z",
+        per_page=100,
+        x=None,
+    )
     assert url == "http://h:1/repos/o/r/issues?state=all&since=2024-01-01T00:00:00Z&per_page=100"
     assert same_origin("http://h:1/repositories/5/issues?page=2", "http://h:1/api/v3")
     assert not same_origin("https://evil.example/issues", "https://api.github.com")
@@ -86,7 +100,9 @@ def test_build_query_batches_issues_with_aliases() -> None:
 def test_build_query_is_valid_against_githubs_schema(shared_dir) -> None:
     from graphql import build_schema, parse, validate
 
-    sdl = (shared_dir / "reference" / "github-graphql" / "schema.graphql").read_text(encoding="utf-8")
+    sdl = (shared_dir / "reference" / "github-graphql" / "schema.graphql").read_text(
+        encoding="utf-8"
+    )
     schema = build_schema(sdl, assume_valid_sdl=True)
     schema._validation_errors = []  # GitHub's SDL breaks a deprecation rule graphql-core enforces
     query, _ = gql.build_query("acme/widgets", [1, 2], after={2: "abc"})
@@ -94,34 +110,75 @@ def test_build_query_is_valid_against_githubs_schema(shared_dir) -> None:
 
 
 def _event(kind: str, node_id: str, canonical: int | None) -> dict:
-    ref = {"__typename": "Issue", "number": canonical, "repository": {"nameWithOwner": "acme/widgets"}}
-    return {"__typename": kind, "id": node_id, "createdAt": "2025-01-01T00:00:00Z", "actor": {"login": "m"},
-            "canonical": ref if canonical else None, "duplicate": None}
+    ref = {
+        "__typename": "Issue",
+        "number": canonical,
+        "repository": {"nameWithOwner": "acme/widgets"},
+    }
+    return {
+        "__typename": kind,
+        "id": node_id,
+        "createdAt": "2025-01-01T00:00:00Z",
+        "actor": {"login": "m"},
+        "canonical": ref if canonical else None,
+        "duplicate": None,
+    }
 
 
 def test_parse_batch() -> None:
     answer = {
-        "data": {"repository": {
-            "i3": {"number": 3, "stateReason": "DUPLICATE", "timelineItems": {
-                "nodes": [_event("MarkedAsDuplicateEvent", "MADE_1", 1), _event("UnmarkedAsDuplicateEvent", "UADE_2", 1)],
-                "pageInfo": {"hasNextPage": True, "endCursor": "c1"}}},
-            "i4": None,
-            "i5": {"number": 5, "stateReason": None, "timelineItems": {"nodes": [], "pageInfo": {"hasNextPage": False}}},
-        }},
-        "errors": [{"type": "NOT_FOUND", "path": ["repository", "i4"], "message": "Could not resolve"}],
+        "data": {
+            "repository": {
+                "i3": {
+                    "number": 3,
+                    "stateReason": "DUPLICATE",
+                    "timelineItems": {
+                        "nodes": [
+                            _event("MarkedAsDuplicateEvent", "MADE_1", 1),
+                            _event("UnmarkedAsDuplicateEvent", "UADE_2", 1),
+                        ],
+                        "pageInfo": {"hasNextPage": True, "endCursor": "c1"},
+                    },
+                },
+                "i4": None,
+                "i5": {
+                    "number": 5,
+                    "stateReason": None,
+                    "timelineItems": {"nodes": [], "pageInfo": {"hasNextPage": False}},
+                },
+            }
+        },
+        "errors": [
+            {"type": "NOT_FOUND", "path": ["repository", "i4"], "message": "Could not resolve"}
+        ],
     }
     batch = gql.parse_batch("acme/widgets", [3, 4, 5], answer)
     assert batch.missing == [4] and batch.more == {3: "c1"} and batch.events[5] == []
     first, second = batch.events[3]
-    assert (first["event"], first["canonical_number"], first["event_key"]) == ("marked_as_duplicate", 1, "MADE_1")
+    assert (first["event"], first["canonical_number"], first["event_key"]) == (
+        "marked_as_duplicate",
+        1,
+        "MADE_1",
+    )
     assert second["event"] == "unmarked_as_duplicate"
     assert gql.fatal_errors(answer) == []
-    assert gql.fatal_errors({"data": None, "errors": [{"message": "Something went wrong"}]}) == ["Something went wrong"]
+    assert gql.fatal_errors({"data": None, "errors": [{"message": "Something went wrong"}]}) == [
+        "Something went wrong"
+    ]
 
 
 def test_rest_event_row_uses_the_node_id_like_graphql() -> None:
-    row = gql.rest_event_row("acme/widgets", 3, {"event": "marked_as_duplicate", "id": 9, "node_id": "MADE_1",
-                                                 "actor": {"login": "m"}, "created_at": "2025-01-01T00:00:00Z"})
+    row = gql.rest_event_row(
+        "acme/widgets",
+        3,
+        {
+            "event": "marked_as_duplicate",
+            "id": 9,
+            "node_id": "MADE_1",
+            "actor": {"login": "m"},
+            "created_at": "2025-01-01T00:00:00Z",
+        },
+    )
     assert row is not None and row["event_key"] == "MADE_1" and row["canonical_number"] is None
     assert gql.rest_event_row("acme/widgets", 3, {"event": "labeled", "id": 1}) is None
 
@@ -147,13 +204,20 @@ def test_duplicate_wording(text: str | None, expected: bool) -> None:
 
 
 def test_referenced_numbers() -> None:
-    text = ("Duplicate of #12, see https://github.com/acme/widgets/issues/40 and "
-            "https://github.com/x/y/issues/5 and a#3")
+    text = (
+        "Duplicate of #12, see https://github.com/acme/widgets/issues/40 and "
+        "https://github.com/x/y/issues/5 and a#3"
+    )
     assert referenced_numbers(text, "acme/widgets") == {12, 40}
 
 
 def test_rank_candidates_strongest_first_and_bounded() -> None:
-    rows = [(1, None, "t1", "[]"), (2, "duplicate", "t2", "[]"), (3, None, "t3", '["duplicate"]'), (4, None, "t4", "[]")]
+    rows = [
+        (1, None, "t1", "[]"),
+        (2, "duplicate", "t2", "[]"),
+        (3, None, "t3", '["duplicate"]'),
+        (4, None, "t4", "[]"),
+    ]
     ranked = rank_candidates(rows, worded={1, 5}, limit=2)
     assert [c.number for c in ranked] == [2, 3]
     assert [c.number for c in rank_candidates(rows, worded={1}, limit=10)] == [2, 3, 1]

@@ -73,6 +73,7 @@ def test_pump_propagates_a_step_failure() -> None:
         def next_step(self) -> Any:
             def fail(client: Any) -> None:
                 raise ValueError("boom")
+
             return fail
 
         def commit(self, result: Any) -> None:  # pragma: no cover
@@ -107,15 +108,24 @@ def _flow(name: str, log: list[str], first: Any = None) -> Any:
 
 def test_flows_run_at_once_and_each_keeps_its_phase_order() -> None:
     log: list[str] = []
-    both = threading.Barrier(2, timeout=5)  # passes only while both flows' first steps are under way
+    both = threading.Barrier(
+        2, timeout=5
+    )  # passes only while both flows' first steps are under way
     ends: list[tuple[str, BaseException | None]] = []
     flows = [(name, _flow(name, log, both.wait)) for name in ("a", "b")]
-    pump_flows(flows, client=None, width=4, flows_at_once=2,  # type: ignore[arg-type]
-               on_end=lambda key, exc, requests: ends.append((key, exc)))
+    pump_flows(
+        flows,
+        client=None,
+        width=4,
+        flows_at_once=2,  # type: ignore[arg-type]
+        on_end=lambda key, exc, requests: ends.append((key, exc)),
+    )
     assert ends and all(exc is None for _, exc in ends) and {k for k, _ in ends} == {"a", "b"}
     for name in ("a", "b"):
         mine = [entry for entry in log if entry.startswith(name)]
-        assert mine.index(f"{name}: between") > max(mine.index(f"{name}.1a"), mine.index(f"{name}.1b"))
+        assert mine.index(f"{name}: between") > max(
+            mine.index(f"{name}.1a"), mine.index(f"{name}.1b")
+        )
         assert mine[-1] == f"{name}.2"
 
 
@@ -126,8 +136,13 @@ def test_a_failing_flow_ends_alone_and_a_raising_on_end_stops_all() -> None:
         raise ValueError("boom")
 
     ends: dict[str, BaseException | None] = {}
-    pump_flows([("bad", _flow("bad", log, boom)), ("good", _flow("good", log))], client=None,  # type: ignore[arg-type]
-               width=3, flows_at_once=2, on_end=lambda key, exc, requests: ends.__setitem__(key, exc))
+    pump_flows(
+        [("bad", _flow("bad", log, boom)), ("good", _flow("good", log))],
+        client=None,  # type: ignore[arg-type]
+        width=3,
+        flows_at_once=2,
+        on_end=lambda key, exc, requests: ends.__setitem__(key, exc),
+    )
     assert isinstance(ends["bad"], ValueError) and ends["good"] is None
     assert "good.2" in log and "bad.2" not in log
 
@@ -136,7 +151,9 @@ def test_a_failing_flow_ends_alone_and_a_raising_on_end_stops_all() -> None:
             raise RuntimeError(f"stop: {exc}")
 
     with pytest.raises(RuntimeError, match="stop: boom"):
-        pump_flows([("bad", _flow("bad", [], boom))], client=None, width=2, flows_at_once=1, on_end=stop)  # type: ignore[arg-type]
+        pump_flows(
+            [("bad", _flow("bad", [], boom))], client=None, width=2, flows_at_once=1, on_end=stop
+        )  # type: ignore[arg-type]
 
 
 def test_flows_open_largest_first_when_a_plan_knows_the_sizes() -> None:
@@ -144,7 +161,12 @@ def test_flows_open_largest_first_when_a_plan_knows_the_sizes() -> None:
     from issues_sts.crawl.runner import largest_first
 
     repos = ["a/small", "b/big", "c/unknown", "d/middle"]
-    plan = Plan([RepoPlan(name, items, items, 0, 0, 0, 0.0, 0.0)
-                 for name, items in (("a/small", 10), ("b/big", 1000), ("d/middle", 100))], graphql=True)
+    plan = Plan(
+        [
+            RepoPlan(name, items, items, 0, 0, 0, 0.0, 0.0)
+            for name, items in (("a/small", 10), ("b/big", 1000), ("d/middle", 100))
+        ],
+        graphql=True,
+    )
     assert largest_first(repos, plan) == ["b/big", "d/middle", "a/small", "c/unknown"]
     assert largest_first(repos, None) == repos

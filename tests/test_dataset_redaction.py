@@ -25,5 +25,7 @@ def test_labelled_string(text: str, kind: str | None) -> None:
 def test_classic_token_context_keeps_the_surroundings() -> None:
     token = "3f786850e387550fdab836ed7e6dc881de23001b"
     text, _ = redact_text(f"git clone https://{token}@github.com/me/r.git; git checkout {token}")
-    assert text == ("git clone https://[REDACTED:github_classic_token]@github.com/me/r.git; git "
-                    f"checkout {token}")
+    assert text == (
+        "git clone https://[REDACTED:github_classic_token]@github.com/me/r.git; git "
+        f"checkout {token}"
+    )

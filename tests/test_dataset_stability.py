@@ -19,18 +19,33 @@ from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.splits import Previous, assign_splits, issue_groups, split_counters
 from issues_sts.sandbox.stores import FixedLinks
 
-FRACTIONS = {"train": 0.6, "valid": 0.2, "test": 0.2}  # wide splits: small stores exercise all three
+FRACTIONS = {
+    "train": 0.6,
+    "valid": 0.2,
+    "test": 0.2,
+}  # wide splits: small stores exercise all three
 Key = tuple[str, int]
 
 
 def _texts(created: dict[Key, str]) -> pl.DataFrame:
     keys = sorted(created)
-    return pl.DataFrame({"repo": [k[0] for k in keys], "number": [k[1] for k in keys], "url": ["u"] * len(keys),
-                         "text": [f"{r}#{n}" for r, n in keys], "created_at": [created[k] for k in keys]})
+    return pl.DataFrame(
+        {
+            "repo": [k[0] for k in keys],
+            "number": [k[1] for k in keys],
+            "url": ["u"] * len(keys),
+            "text": [f"{r}#{n}" for r, n in keys],
+            "created_at": [created[k] for k in keys],
+        }
+    )
 
 
-def _assign(created: dict[Key, str], links: list[tuple[Key, Key]], seed: int,
-            previous: Previous | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _assign(
+    created: dict[Key, str],
+    links: list[tuple[Key, Key]],
+    seed: int,
+    previous: Previous | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     texts = _texts(created)
     table = FixedLinks.from_rows([(*a, *b) for a, b in links])
     positives, _ = positive_pairs(table.links, texts)
@@ -55,7 +70,9 @@ def _one_target_each(links: list[tuple[Key, Key]]) -> list[tuple[Key, Key]]:
 
 
 @st.composite
-def histories(draw: st.DrawFn) -> tuple[dict[Key, str], list[tuple[Key, Key]], dict[Key, str], list[tuple[Key, Key]]]:
+def histories(
+    draw: st.DrawFn,
+) -> tuple[dict[Key, str], list[tuple[Key, Key]], dict[Key, str], list[tuple[Key, Key]]]:
     """(old issues with dates, old links, new issues with dates, new links)."""
     repos = ["a/x", "b/y", "c/z"][: draw(st.integers(1, 3))]
     old: dict[Key, str] = {}
@@ -71,14 +88,18 @@ def histories(draw: st.DrawFn) -> tuple[dict[Key, str], list[tuple[Key, Key]], d
         top = max(n for r, n in old if r == repo)
         for n in range(top + 1, top + 1 + draw(st.integers(0, 10))):
             new[(repo, n)] = _day(2100 + draw(st.integers(0, 300)))
-    for repo in draw(st.lists(st.sampled_from(["d/new", "0/first"]), unique=True)):  # new repositories, any dates
+    for repo in draw(
+        st.lists(st.sampled_from(["d/new", "0/first"]), unique=True)
+    ):  # new repositories, any dates
         for n in range(1, draw(st.integers(1, 10)) + 1):
             new[(repo, n)] = _day(draw(st.integers(0, 2400)))
     everything = sorted({**old, **new})
     any_key = st.sampled_from(everything)
     merges = draw(st.lists(distinct, max_size=4))  # old-to-old: may merge clusters
     fresh = st.tuples(any_key, any_key).filter(lambda ab: ab[0] != ab[1])
-    new_links = _one_target_each(old_links + merges + draw(st.lists(fresh, max_size=len(everything))))
+    new_links = _one_target_each(
+        old_links + merges + draw(st.lists(fresh, max_size=len(everything)))
+    )
     return old, old_links, new, new_links
 
 
@@ -94,7 +115,9 @@ def test_every_earlier_issue_keeps_its_split_except_counted_merges(history, seed
     old, old_links, new, new_links = history
     before, before_pos = _assign(old, old_links, seed)
     grown = {**old, **new}
-    old_split = dict(zip(zip(before["repo"], before["number"], strict=True), before["split"], strict=True))
+    old_split = dict(
+        zip(zip(before["repo"], before["number"], strict=True), before["split"], strict=True)
+    )
 
     # 1. with the earlier build: exact, merges resolved and counted
     after, _ = _assign(grown, new_links, seed, _previous(before, before_pos))
@@ -108,13 +131,17 @@ def test_every_earlier_issue_keeps_its_split_except_counted_merges(history, seed
     assert counters["merged_clusters"] == left_out["group"].n_unique()
     earlier_splits = rows.group_by("group").agg(pl.col("pinned_from").n_unique().alias("n"))
     merged = set(earlier_splits.filter(pl.col("n") > 1)["group"].to_list())
-    assert set(left_out["group"].to_list()) <= merged  # only a merge across splits leaves an issue out
+    assert (
+        set(left_out["group"].to_list()) <= merged
+    )  # only a merge across splits leaves an issue out
     for group in merged:  # the merged cluster went where most of its earlier issues' pairs were
         assert after.filter(pl.col("group") == group)["split"].drop_nulls().n_unique() == 1
 
     # 2. without it: only clusters that merged earlier clusters or gained an older member move
     free, _ = _assign(grown, new_links, seed)
-    before_group = dict(zip(zip(before["repo"], before["number"], strict=True), before["group"], strict=True))
+    before_group = dict(
+        zip(zip(before["repo"], before["number"], strict=True), before["group"], strict=True)
+    )
     # balancing (proportions, no empty split) moves a few groups near the hash cut points (counted)
     filled_before = set(before.filter(pl.col("balanced"))["group"].to_list())
     moved_ok: set[int] = set()
@@ -122,7 +149,12 @@ def test_every_earlier_issue_keeps_its_split_except_counted_merges(history, seed
         keys = list(zip(members["repo"], members["number"], strict=True))
         earlier = {before_group[k] for k in keys if k in before_group}
         oldest = min(keys, key=lambda k: (grown[k], k))
-        if len(earlier) > 1 or oldest not in old or members["balanced"].any() or earlier & filled_before:
+        if (
+            len(earlier) > 1
+            or oldest not in old
+            or members["balanced"].any()
+            or earlier & filled_before
+        ):
             moved_ok.add(int(group[0]))  # type: ignore[arg-type]
     for repo, number, group, split in free.select("repo", "number", "group", "split").iter_rows():
         if (repo, number) in old_split and group not in moved_ok:
@@ -143,26 +175,39 @@ def test_proportions_stay_on_track_as_the_store_grows() -> None:
         groups = issue_groups(texts, positives, table.clusters)
         for by in ("random", "time"):
             assignment = assign_splits(groups, positives, fractions, 42, by=by)  # type: ignore[arg-type]
-            got = dict(positives.join(assignment, left_on=["repo1", "number1"], right_on=["repo", "number"])
-                       .group_by("split").len().iter_rows())
+            got = dict(
+                positives.join(
+                    assignment, left_on=["repo1", "number1"], right_on=["repo", "number"]
+                )
+                .group_by("split")
+                .len()
+                .iter_rows()
+            )
             for split, frac in fractions.items():
                 assert abs(got[split] / positives.height - frac) <= 0.01, (by, split, got)
 
 
 def test_split_by_time_trains_on_the_older_clusters() -> None:
     created = {("o/r", n): _day(n) for n in range(1, 2001)}
-    links = [(("o/r", 2 * i + 2), ("o/r", 2 * i + 1)) for i in range(900)]  # clusters of two, then singles
+    links = [
+        (("o/r", 2 * i + 2), ("o/r", 2 * i + 1)) for i in range(900)
+    ]  # clusters of two, then singles
     dated, _ = _assign_by_time(created, links)
     clustered = dated.filter(pl.col("number") <= 1800)
     newest_train = clustered.filter(pl.col("split") == "train")["created_at"].max()
     oldest_eval = clustered.filter(pl.col("split") != "train")["created_at"].min()
     assert newest_train is not None and oldest_eval is not None and newest_train <= oldest_eval
-    assert clustered.filter(pl.col("split") == "valid").height and clustered.filter(pl.col("split") == "test").height
+    assert (
+        clustered.filter(pl.col("split") == "valid").height
+        and clustered.filter(pl.col("split") == "test").height
+    )
     singles = dated.filter(pl.col("number") > 1800)  # newer than every cluster: never train
     assert (singles["split"] != "train").all()
 
 
-def _assign_by_time(created: dict[Key, str], links: list[tuple[Key, Key]]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _assign_by_time(
+    created: dict[Key, str], links: list[tuple[Key, Key]]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     texts = _texts(created)
     table = FixedLinks.from_rows([(*a, *b) for a, b in links])
     positives, _ = positive_pairs(table.links, texts)

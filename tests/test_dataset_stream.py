@@ -15,10 +15,14 @@ from issues_sts.store import Store
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
-def _both(store: Path, tmp_path: Path, **overrides: object) -> tuple[dict[str, bytes], dict[str, bytes]]:
+def _both(
+    store: Path, tmp_path: Path, **overrides: object
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
     outs = []
     out = tmp_path / "out"  # one path: the card and build_config.json name it
     for streamed in (False, True):
@@ -45,27 +49,34 @@ def small_world_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_streamed_build_equals_the_in_memory_build(small_world_store: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_streamed_build_equals_the_in_memory_build(
+    small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import issues_sts.store
 
     monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)  # repositories cut into several parts
     with Store.open(small_world_store) as store:
         assert len(store.parts()) > len(store.repo_names())
     whole, streamed = _both(small_world_store, tmp_path)
-    assert whole.keys() == streamed.keys() and "data/train-00000-of-00001.parquet" in str(sorted(whole))
+    assert whole.keys() == streamed.keys() and "data/train-00000-of-00001.parquet" in str(
+        sorted(whole)
+    )
     assert [name for name in whole if whole[name] != streamed[name]] == []
 
 
 def test_streamed_build_equals_the_in_memory_build_on_the_paper_world(tmp_path: Path) -> None:
     store = tmp_path / "paper"
-    write_paper_store(store, PaperConfig(seed=1, scale=0.02, repos=("psf/requests", "pallets/flask", "celery/celery")))
+    write_paper_store(
+        store,
+        PaperConfig(seed=1, scale=0.02, repos=("psf/requests", "pallets/flask", "celery/celery")),
+    )
     whole, streamed = _both(store, tmp_path, text_recipe="raw")
     assert [name for name in whole if whole[name] != streamed[name]] == []
 
 
-def test_threads_read_in_a_process_pool_give_the_same_links(small_world_store: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_threads_read_in_a_process_pool_give_the_same_links(
+    small_world_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from issues_sts.links import build_links, stage
 
     with Store.open(small_world_store) as store:
@@ -77,8 +88,9 @@ def test_threads_read_in_a_process_pool_give_the_same_links(small_world_store: P
     assert alone.links.equals(pooled.links) and alone.counters == pooled.counters
 
 
-def test_parts_read_on_every_core_give_the_same_build(small_world_store: Path, tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parts_read_on_every_core_give_the_same_build(
+    small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A big store's parts go to worker processes (links and scan); results come back in the
     parts' order, so the build is the same bytes as the in-memory one."""
     import issues_sts.store

@@ -15,7 +15,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _demo(directory: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "120"}
-    cmd = [sys.executable, "-m", "issues_sts.cli.app", "demo", "--dir", str(directory), "--quiet", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "issues_sts.cli.app",
+        "demo",
+        "--dir",
+        str(directory),
+        "--quiet",
+        *extra,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
 
 

@@ -46,7 +46,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(db.read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 8192] = b"\xa5" * 8192
+    data[middle : middle + 8192] = b"\xa5" * 8192
     db.write_bytes(bytes(data))
     return {"good": good, "nodups": nodups, "empty": empty, "damaged": damaged, "root": root}
 
@@ -71,14 +71,39 @@ def test_1_an_operating_system_failure_is_one_line(tmp_path: Path) -> None:
     _one_error_line(result.err, "Is a directory", str(tmp_path))
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["crawl", "--repos", "{root}/bad.yaml", "--store", "{root}/s2"], "bad.yaml"),
-    (["crawl", "--repo", "a/b", "--api-url", "http://", "--store", "{root}/s2"], "--api-url"),
-    (["build", "--store", "{good}", "--seed", "-1", "--out", "{root}/o"], "--seed"),
-    (["build", "--store", "{good}", "--tokenizer", "./no-such-tokenizer", "--out", "{root}/o"], "no tokenizer"),
-    (["build", "--store", "{good}", "--tokenizer", "nobody/no-such-tokenizer", "--out", "{root}/o"], "local cache"),
-    (["push", "--repo-id", "not-a-repo-id", "--dataset", "{root}"], "--repo-id"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["crawl", "--repos", "{root}/bad.yaml", "--store", "{root}/s2"], "bad.yaml"),
+        (["crawl", "--repo", "a/b", "--api-url", "http://", "--store", "{root}/s2"], "--api-url"),
+        (["build", "--store", "{good}", "--seed", "-1", "--out", "{root}/o"], "--seed"),
+        (
+            [
+                "build",
+                "--store",
+                "{good}",
+                "--tokenizer",
+                "./no-such-tokenizer",
+                "--out",
+                "{root}/o",
+            ],
+            "no tokenizer",
+        ),
+        (
+            [
+                "build",
+                "--store",
+                "{good}",
+                "--tokenizer",
+                "nobody/no-such-tokenizer",
+                "--out",
+                "{root}/o",
+            ],
+            "local cache",
+        ),
+        (["push", "--repo-id", "not-a-repo-id", "--dataset", "{root}"], "--repo-id"),
+    ],
+)
 def test_2_bad_configuration(args: list[str], needle: str, stores: dict[str, Path]) -> None:
     (stores["root"] / "bad.yaml").write_text("repos: [rust-lang/rust\n  - : :\n")
     result = run([a.format(**stores) for a in args])
@@ -92,12 +117,15 @@ def test_2_usage_errors_show_the_usage() -> None:
     assert result.code == 2 and "No such option" in result.err and "Traceback" not in result.err
 
 
-@pytest.mark.parametrize(("command", "store", "needle"), [
-    ("status", "missing", "no crawl store"),
-    ("status", "damaged", "crawl store"),
-    ("build", "damaged", "crawl store"),
-    ("build", "empty", "holds no issues"),
-])
+@pytest.mark.parametrize(
+    ("command", "store", "needle"),
+    [
+        ("status", "missing", "no crawl store"),
+        ("status", "damaged", "crawl store"),
+        ("build", "damaged", "crawl store"),
+        ("build", "empty", "holds no issues"),
+    ],
+)
 def test_3_store_problems(command: str, store: str, needle: str, stores: dict[str, Path]) -> None:
     path = stores.get(store, stores["root"] / "missing")
     extra = ["--out", str(stores["root"] / "o3")] if command == "build" else []
@@ -108,16 +136,40 @@ def test_3_store_problems(command: str, store: str, needle: str, stores: dict[st
 
 def test_4_a_repository_that_does_not_exist(github: FakeGitHub, tmp_path: Path) -> None:
     real = next(iter(github.corpus.repos))
-    result = run(["crawl", "--quiet", "--api-url", github.api_url, "--repo", real, "--repo", "nobody/nothing",
-                  "--store", str(tmp_path / "s")], GITHUB_TOKEN=TOKEN)
+    result = run(
+        [
+            "crawl",
+            "--quiet",
+            "--api-url",
+            github.api_url,
+            "--repo",
+            real,
+            "--repo",
+            "nobody/nothing",
+            "--store",
+            str(tmp_path / "s"),
+        ],
+        GITHUB_TOKEN=TOKEN,
+    )
     assert result.code == 4
     _one_error_line(result.err, "nobody/nothing (missing)")
     assert Store.open(tmp_path / "s").repo_counts()[0]["issues"] > 0  # the real one was crawled
 
 
 def test_4_a_closed_port_fails_within_seconds(tmp_path: Path) -> None:
-    result = run(["crawl", "--quiet", "--api-url", f"http://127.0.0.1:{free_port()}", "--repo", "a/b",
-                  "--store", str(tmp_path / "s")], GITHUB_TOKEN=TOKEN)
+    result = run(
+        [
+            "crawl",
+            "--quiet",
+            "--api-url",
+            f"http://127.0.0.1:{free_port()}",
+            "--repo",
+            "a/b",
+            "--store",
+            str(tmp_path / "s"),
+        ],
+        GITHUB_TOKEN=TOKEN,
+    )
     assert result.code == 4
     _one_error_line(result.err, "cannot reach", "Connection refused")
     assert result.seconds < 60  # was 243 s of silence
@@ -125,8 +177,19 @@ def test_4_a_closed_port_fails_within_seconds(tmp_path: Path) -> None:
 
 def test_5_a_rejected_token(github: FakeGitHub, tmp_path: Path) -> None:
     wrong = "ghp_" + "x" * 36
-    result = run(["crawl", "--quiet", "--api-url", github.api_url, "--repo", next(iter(github.corpus.repos)),
-                  "--store", str(tmp_path / "s")], GITHUB_TOKEN=wrong)
+    result = run(
+        [
+            "crawl",
+            "--quiet",
+            "--api-url",
+            github.api_url,
+            "--repo",
+            next(iter(github.corpus.repos)),
+            "--store",
+            str(tmp_path / "s"),
+        ],
+        GITHUB_TOKEN=wrong,
+    )
     assert result.code == 5
     _one_error_line(result.err, "token was rejected")
     assert wrong not in result.out + result.err
@@ -147,9 +210,13 @@ def test_6_dataset_problems(stores: dict[str, Path], tmp_path: Path) -> None:
 def test_7_an_unreachable_hub(stores: dict[str, Path], tmp_path: Path) -> None:
     built = tmp_path / "ds"
     assert run(["build", "--quiet", "--store", str(stores["good"]), "--out", str(built)]).code == 0
-    result = run(["push", "--repo-id", "me/ds", "--dataset", str(built)],
-                 HF_ENDPOINT=f"http://127.0.0.1:{free_port()}", HF_TOKEN="hf_" + "y" * 30, HF_HUB_OFFLINE="0",
-                 HF_HOME=str(tmp_path / "hf"))
+    result = run(
+        ["push", "--repo-id", "me/ds", "--dataset", str(built)],
+        HF_ENDPOINT=f"http://127.0.0.1:{free_port()}",
+        HF_TOKEN="hf_" + "y" * 30,
+        HF_HUB_OFFLINE="0",
+        HF_HOME=str(tmp_path / "hf"),
+    )
     assert result.code == 7
     _one_error_line(result.err, "cannot reach the Hub")
 
@@ -161,13 +228,25 @@ def test_8_training_data_that_cannot_be_used(tmp_path: Path) -> None:
     _one_error_line(result.err, "cannot load pairs")
 
 
-@pytest.mark.parametrize(("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"),
-                                                      (signal.SIGTERM, 143, "terminated (SIGTERM)")])
-def test_130_and_143_stop_a_rate_limit_wait_at_once(signum: int, code: int, word: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "code", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+)
+def test_130_and_143_stop_a_rate_limit_wait_at_once(
+    signum: int, code: int, word: str, tmp_path: Path
+) -> None:
     settings = FakeSettings(unauthenticated_limit=3, reset_seconds=3600)
     with FakeGitHub(small_world(repos=1, issues=400), settings) as gh:
-        args = ["crawl", "--api-url", gh.api_url, "--repo", next(iter(gh.corpus.repos)), "--store",
-                str(tmp_path / "s"), "--quiet"]
+        args = [
+            "crawl",
+            "--api-url",
+            gh.api_url,
+            "--repo",
+            next(iter(gh.corpus.repos)),
+            "--store",
+            str(tmp_path / "s"),
+            "--quiet",
+        ]
         result, after = run_and_signal(args, "waiting", signum, timeout=120)
     assert result.code == code and after < 15
     assert "no token" in result.err and "until" in result.err  # the wait said why, and until when

@@ -12,14 +12,20 @@ COMMAND = [sys.executable, "-m", "issues_sts.cli.app", "fake-github"]
 
 
 def test_serves_a_world_and_stops_on_ctrl_c() -> None:
-    proc = subprocess.Popen([*COMMAND, "--world", "tiny", "--seed", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*COMMAND, "--world", "tiny", "--seed", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         lines = [proc.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
         fields = dict(line.split(":", 1) for line in lines)
         api_url, token = fields["api url"].strip(), fields["token"].strip()
         repo = fields["repositories"].split()[0]
-        answer = httpx.get(f"{api_url}/repos/{repo}/issues?state=all", headers={"Authorization": f"token {token}"})
+        answer = httpx.get(
+            f"{api_url}/repos/{repo}/issues?state=all", headers={"Authorization": f"token {token}"}
+        )
         assert answer.status_code == 200 and len(answer.json()) == 30
     finally:
         proc.send_signal(signal.SIGINT)
@@ -29,6 +35,8 @@ def test_serves_a_world_and_stops_on_ctrl_c() -> None:
 
 
 def test_unknown_world_is_a_one_line_error() -> None:
-    done = subprocess.run([*COMMAND, "--world", "nowhere"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [*COMMAND, "--world", "nowhere"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "unknown world 'nowhere'" in done.stderr and "Traceback" not in done.stderr

@@ -14,6 +14,7 @@ from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.runner import run_crawl
 from issues_sts.links import build_links
 from issues_sts.repos import load_repos
+from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.sandbox.worlds.paper import (
@@ -48,17 +49,24 @@ def world() -> object:
 
 def test_same_config_same_world() -> None:
     cfg = PaperConfig(seed=5, scale=0.01, repos=("mwaskom/seaborn",), chunk=7)
-    dump = lambda c: json.dumps({n: (r.issues, r.comments, r.timeline) for n, r in c.repos.items()},  # noqa: E731
-                                sort_keys=True)
+
+    def dump(c: Corpus) -> str:
+        return json.dumps(
+            {n: (r.issues, r.comments, r.timeline) for n, r in c.repos.items()}, sort_keys=True
+        )
+
     assert dump(generate_paper_world(cfg)) == dump(generate_paper_world(cfg))
-    assert dump(generate_paper_world(PaperConfig(seed=6, scale=0.01, repos=("mwaskom/seaborn",)))) != dump(
-        generate_paper_world(cfg))
+    assert dump(
+        generate_paper_world(PaperConfig(seed=6, scale=0.01, repos=("mwaskom/seaborn",)))
+    ) != dump(generate_paper_world(cfg))
 
 
 def test_shape_sizes_comments_bots_and_moved_repositories(world: object) -> None:
     repos = world.repos  # type: ignore[attr-defined]
     assert len(repos) == 55
-    assert "fastapi/fastapi" in repos and repos["fastapi/fastapi"].renamed_from == ["tiangolo/fastapi"]
+    assert "fastapi/fastapi" in repos and repos["fastapi/fastapi"].renamed_from == [
+        "tiangolo/fastapi"
+    ]
     vscode, go = repos["microsoft/vscode"], repos["golang/go"]
     assert len(vscode.issues) > 5 * len(repos["psf/requests"].issues)
     assert sum("pull_request" in i for i in go.issues) < 0.15 * len(go.issues)
@@ -66,11 +74,21 @@ def test_shape_sizes_comments_bots_and_moved_repositories(world: object) -> None
     comments = [c for r in repos.values() for c in r.comments]
     assert 4.0 <= len(comments) / len(items) <= 6.0, "about five comments per item"
     per_item = sorted((i["comments"] for i in items), reverse=True)
-    assert per_item[0] >= 40 and per_item[len(per_item) // 2] <= 4, "a heavy tail: a few long threads"
-    pr_numbers = {(r.full_name, i["number"]) for r in repos.values() for i in r.issues if "pull_request" in i}
-    on_prs = [c for r in repos.values() for c in r.comments
-              if (r.full_name, int(c["issue_url"].rsplit("/", 1)[1])) in pr_numbers]
-    assert sum(c["user"]["type"] == "Bot" for c in on_prs) / len(on_prs) >= 0.6, "bots dominate PR threads"
+    assert per_item[0] >= 40 and per_item[len(per_item) // 2] <= 4, (
+        "a heavy tail: a few long threads"
+    )
+    pr_numbers = {
+        (r.full_name, i["number"]) for r in repos.values() for i in r.issues if "pull_request" in i
+    }
+    on_prs = [
+        c
+        for r in repos.values()
+        for c in r.comments
+        if (r.full_name, int(c["issue_url"].rsplit("/", 1)[1])) in pr_numbers
+    ]
+    assert sum(c["user"]["type"] == "Bot" for c in on_prs) / len(on_prs) >= 0.6, (
+        "bots dominate PR threads"
+    )
     truth = sum(len(r.truth_duplicates) for r in repos.values())
     assert truth >= 40
 
@@ -84,7 +102,9 @@ def test_about_61_percent_of_issue_texts_exceed_512_bert_tokens(world: object) -
     lengths = [len(e.ids) for e in load_tokenizer(None).encode_batch(texts)]
     share = sum(n > 512 for n in lengths) / len(lengths)
     assert 0.55 <= share <= 0.67, share
-    assert any("### Steps to reproduce" in t for t in texts) and any("Traceback" in t for t in texts)
+    assert any("### Steps to reproduce" in t for t in texts) and any(
+        "Traceback" in t for t in texts
+    )
 
 
 def test_written_store_equals_a_crawl_of_the_served_world(tmp_path: Path) -> None:
@@ -93,28 +113,50 @@ def test_written_store_equals_a_crawl_of_the_served_world(tmp_path: Path) -> Non
     corpus = generate_paper_world(cfg)
     assert summary.items == corpus.total_items() and summary.comments == corpus.total_comments()
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
-        crawl = CrawlConfig(repos=TWO, token=TOKEN, api_url=github.api_url, store=tmp_path / "crawled")  # type: ignore[arg-type]
+        crawl = CrawlConfig(
+            repos=TWO, token=TOKEN, api_url=github.api_url, store=tmp_path / "crawled"
+        )  # type: ignore[arg-type]
         assert run_crawl(crawl).ok
     with Store.open(tmp_path / "direct") as direct, Store.open(tmp_path / "crawled") as crawled:
         # a crawl also records tombstones for deleted numbers that some text names
-        assert direct.issues_frame().equals(crawled.issues_frame().filter(pl.col("tombstone").is_null()))
+        assert direct.issues_frame().equals(
+            crawled.issues_frame().filter(pl.col("tombstone").is_null())
+        )
         # a GraphQL crawl reads issue threads only (PR comments are never paid for); the direct
         # store is the REST crawl's, with every comment
-        issues_only = direct.issues_frame().filter(~pl.col("is_pull_request")).select("repo", "number")
-        assert direct.comments_frame().join(issues_only, on=["repo", "number"], how="semi").equals(
-            crawled.comments_frame())
+        issues_only = (
+            direct.issues_frame().filter(~pl.col("is_pull_request")).select("repo", "number")
+        )
+        assert (
+            direct.comments_frame()
+            .join(issues_only, on=["repo", "number"], how="semi")
+            .equals(crawled.comments_frame())
+        )
         assert direct.repo_counts()[0]["repo"] == crawled.repo_counts()[0]["repo"]
         found = build_links(direct).links.filter(pl.col("usable"))
-        events_direct = direct.events_frame().select("repo", "number", "event", "canonical_repo", "canonical_number")
-        events_crawled = crawled.events_frame().select("repo", "number", "event", "canonical_repo", "canonical_number")
+        events_direct = direct.events_frame().select(
+            "repo", "number", "event", "canonical_repo", "canonical_number"
+        )
+        events_crawled = crawled.events_frame().select(
+            "repo", "number", "event", "canonical_repo", "canonical_number"
+        )
         assert events_direct.equals(events_crawled)
     # the moved repository's links name it as it is now (fastapi/fastapi); the store keeps the
     # name it was crawled under (tiangolo/fastapi), and the links resolve to it
     stored_as = {"psf/requests": "psf/requests", "fastapi/fastapi": "tiangolo/fastapi"}
-    truth = {(stored_as[name], n): t for name, r in corpus.repos.items() for n, t in r.truth_duplicates.items()}
+    truth = {
+        (stored_as[name], n): t
+        for name, r in corpus.repos.items()
+        for n, t in r.truth_duplicates.items()
+    }
     assert found.filter(pl.col("target_repo") == "fastapi/fastapi").height == 0
-    hits = sum(1 for repo, number, target_number in found.select("repo", "number", "target_number").iter_rows()
-               if truth.get((repo, number), (None, None))[1] == target_number)
+    hits = sum(
+        1
+        for repo, number, target_number in found.select(
+            "repo", "number", "target_number"
+        ).iter_rows()
+        if truth.get((repo, number), (None, None))[1] == target_number
+    )
     assert len(truth) >= 10 and hits >= 0.7 * len(truth), (hits, len(truth))
 
 

@@ -23,8 +23,13 @@ def test_first_items_load_and_serve_like_github(rust_archive: Path) -> None:
     repo = corpus.repos[RUST_REPO]
     assert [i["number"] for i in repo.issues] == sorted(i["number"] for i in repo.issues)
     assert len(repo.issues) == 300 and all("_meta" not in i for i in repo.issues)
-    assert {c["issue_url"].rsplit("/", 1)[1] for c in repo.comments} <= {str(i["number"]) for i in repo.issues}
-    with FakeGitHub(corpus) as gh, httpx.Client(headers={"Authorization": "token test-token"}) as client:
+    assert {c["issue_url"].rsplit("/", 1)[1] for c in repo.comments} <= {
+        str(i["number"]) for i in repo.issues
+    }
+    with (
+        FakeGitHub(corpus) as gh,
+        httpx.Client(headers={"Authorization": "token test-token"}) as client,
+    ):
         url = f"{gh.api_url}/repos/{RUST_REPO}/issues/comments?per_page=100"
         fetched = 0
         while url:

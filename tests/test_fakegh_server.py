@@ -28,7 +28,16 @@ class Clock:
 
 @pytest.fixture(scope="module")
 def corpus() -> Corpus:
-    return generate_world(WorldConfig(seed=3, repos=2, issues_per_repo=250, transfer_rate=0.02, deleted_rate=0.02, gone_rate=0.01))
+    return generate_world(
+        WorldConfig(
+            seed=3,
+            repos=2,
+            issues_per_repo=250,
+            transfer_rate=0.02,
+            deleted_rate=0.02,
+            gone_rate=0.01,
+        )
+    )
 
 
 @pytest.fixture()
@@ -49,11 +58,17 @@ def follow(client: httpx.Client, url: str) -> tuple[list[dict], list[httpx.Respo
     return items, answers
 
 
-def test_issue_and_comment_listings_match_the_corpus_exactly(corpus: Corpus, client: httpx.Client) -> None:
+def test_issue_and_comment_listings_match_the_corpus_exactly(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     with FakeGitHub(corpus) as gh:
         for name, repo in corpus.repos.items():
-            issues, pages = follow(client, f"{gh.api_url}/repos/{name}/issues?state=all&per_page=100")
-            assert issues == sorted(repo.issues, key=lambda i: (i["created_at"], i["number"]), reverse=True)
+            issues, pages = follow(
+                client, f"{gh.api_url}/repos/{name}/issues?state=all&per_page=100"
+            )
+            assert issues == sorted(
+                repo.issues, key=lambda i: (i["created_at"], i["number"]), reverse=True
+            )
             assert len(pages) == math.ceil(len(repo.issues) / 100)
             assert f"/repositories/{repo.repo_id}/issues?" in pages[0].links["next"]["url"]
             assert pages[0].links["last"]["url"].endswith(f"page={len(pages)}")
@@ -78,15 +93,21 @@ def test_state_since_sort_and_direction(corpus: Corpus, client: httpx.Client) ->
         default, _ = follow(client, f"{gh.api_url}/repos/{name}/issues?per_page=100")
         assert {i["state"] for i in default} == {"open"}
         cut = sorted(i["updated_at"] for i in repo.issues)[len(repo.issues) // 2]
-        url = (f"{gh.api_url}/repos/{name}/issues?state=all&sort=updated&direction=asc"
-               f"&since={cut}&per_page=100")
+        url = (
+            f"{gh.api_url}/repos/{name}/issues?state=all&sort=updated&direction=asc"
+            f"&since={cut}&per_page=100"
+        )
         recent, _ = follow(client, url)
-        assert [i["updated_at"] for i in recent] == sorted(i["updated_at"] for i in repo.issues if i["updated_at"] >= cut)
+        assert [i["updated_at"] for i in recent] == sorted(
+            i["updated_at"] for i in repo.issues if i["updated_at"] >= cut
+        )
         bad = client.get(f"{gh.api_url}/repos/{name}/issues?sort=sideways")
         assert bad.status_code == 422
 
 
-def test_page_cap_answers_422_and_links_stop_at_the_cap(corpus: Corpus, client: httpx.Client) -> None:
+def test_page_cap_answers_422_and_links_stop_at_the_cap(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     name = next(iter(corpus.repos))
     with FakeGitHub(corpus, FakeSettings(page_cap=2)) as gh:
         _, pages = follow(client, f"{gh.api_url}/repos/{name}/issues?state=all&per_page=50")
@@ -96,16 +117,29 @@ def test_page_cap_answers_422_and_links_stop_at_the_cap(corpus: Corpus, client: 
         assert "pagination is limited" in deep.json()["message"]
 
 
-def test_repo_wide_comments_stop_at_the_cap_and_since_moves_the_window(corpus: Corpus, client: httpx.Client) -> None:
+def test_repo_wide_comments_stop_at_the_cap_and_since_moves_the_window(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     name, repo = next(iter(corpus.repos.items()))
     cap = 120
     with FakeGitHub(corpus, FakeSettings(comments_cap=cap)) as gh:
-        first, _ = follow(client, f"{gh.api_url}/repos/{name}/issues/comments?sort=updated&direction=asc&per_page=50")
+        first, _ = follow(
+            client,
+            f"{gh.api_url}/repos/{name}/issues/comments?sort=updated&direction=asc&per_page=50",
+        )
         assert len(first) == cap
         since = first[-1]["updated_at"]
-        rest, _ = follow(client, f"{gh.api_url}/repos/{name}/issues/comments?sort=updated&direction=asc&since={since}&per_page=50")
-        assert {c["id"] for c in first} | {c["id"] for c in rest} >= {c["id"] for c in repo.comments[:2 * cap - 20]}
-        assert client.get(f"{gh.api_url}/repos/{name}/issues/comments?per_page=50&page=4").status_code == 422
+        rest, _ = follow(
+            client,
+            f"{gh.api_url}/repos/{name}/issues/comments?sort=updated&direction=asc&since={since}&per_page=50",
+        )
+        assert {c["id"] for c in first} | {c["id"] for c in rest} >= {
+            c["id"] for c in repo.comments[: 2 * cap - 20]
+        }
+        assert (
+            client.get(f"{gh.api_url}/repos/{name}/issues/comments?per_page=50&page=4").status_code
+            == 422
+        )
 
 
 def test_cursor_pagination_follows_after_links(corpus: Corpus, client: httpx.Client) -> None:
@@ -125,16 +159,25 @@ def test_etag_304_is_not_counted(client: httpx.Client) -> None:
         again = client.get(url, headers={"If-None-Match": first.headers["etag"]})
         assert again.status_code == 304 and again.content == b""
         assert again.headers["x-ratelimit-remaining"] == first.headers["x-ratelimit-remaining"]
-        corpus.touch(name, corpus.repos[name].issues[-1]["number"], body="edited", when="2030-01-01T00:00:00Z")
+        corpus.touch(
+            name,
+            corpus.repos[name].issues[-1]["number"],
+            body="edited",
+            when="2030-01-01T00:00:00Z",
+        )
         changed = client.get(url, headers={"If-None-Match": first.headers["etag"]})
         assert changed.status_code == 200
         assert [r.counted for r in gh.log] == [True, False, True]
 
 
-def test_exhaustion_violations_and_reset_on_the_server_clock(corpus: Corpus, client: httpx.Client) -> None:
+def test_exhaustion_violations_and_reset_on_the_server_clock(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     name = next(iter(corpus.repos))
     clock = Clock()
-    with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 3}, reset_seconds=2), clock=clock) as gh:
+    with FakeGitHub(
+        corpus, FakeSettings(rate_limit={"core": 3}, reset_seconds=2), clock=clock
+    ) as gh:
         url = f"{gh.api_url}/repos/{name}"
         answers = [client.get(url) for _ in range(3)]
         assert [a.headers["x-ratelimit-remaining"] for a in answers] == ["2", "1", "0"]
@@ -156,10 +199,14 @@ def test_exhausted_status_can_be_429(corpus: Corpus, client: httpx.Client) -> No
 
 
 @pytest.mark.parametrize("retry_after", [3, None])
-def test_secondary_limit_opens_a_window(corpus: Corpus, client: httpx.Client, retry_after: int | None) -> None:
+def test_secondary_limit_opens_a_window(
+    corpus: Corpus, client: httpx.Client, retry_after: int | None
+) -> None:
     name = next(iter(corpus.repos))
     clock = Clock()
-    settings = FakeSettings(secondary_limit_every=2, secondary_retry_after=retry_after, secondary_min_wait=60)
+    settings = FakeSettings(
+        secondary_limit_every=2, secondary_retry_after=retry_after, secondary_min_wait=60
+    )
     with FakeGitHub(corpus, settings, clock=clock) as gh:
         url = f"{gh.api_url}/repos/{name}"
         assert client.get(url).status_code == 200
@@ -184,21 +231,40 @@ def test_bad_credentials_and_anonymous_limit(corpus: Corpus) -> None:
         assert not gh.log[0].counted
 
 
-def test_transfers_deletions_renames_and_unknown_repos(corpus: Corpus, client: httpx.Client) -> None:
+def test_transfers_deletions_renames_and_unknown_repos(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     repo = next(r for r in corpus.repos.values() if r.transferred and r.deleted and r.gone)
     moved, (target_name, target_number) = next(iter(repo.transferred.items()))
     with FakeGitHub(corpus) as gh:
-        answer = client.get(f"{gh.api_url}/repos/{repo.full_name}/issues/{moved}", follow_redirects=False)
+        answer = client.get(
+            f"{gh.api_url}/repos/{repo.full_name}/issues/{moved}", follow_redirects=False
+        )
         assert answer.status_code == 301
         target = corpus.repos[target_name]
-        assert answer.headers["location"] == f"{gh.api_url}/repositories/{target.repo_id}/issues/{target_number}"
-        followed = client.get(f"{gh.api_url}/repos/{repo.full_name}/issues/{moved}", follow_redirects=True)
+        assert (
+            answer.headers["location"]
+            == f"{gh.api_url}/repositories/{target.repo_id}/issues/{target_number}"
+        )
+        followed = client.get(
+            f"{gh.api_url}/repos/{repo.full_name}/issues/{moved}", follow_redirects=True
+        )
         assert followed.json()["number"] == target_number
-        assert client.get(f"{gh.api_url}/repos/{repo.full_name}/issues/{min(repo.deleted)}").status_code == 404
-        assert client.get(f"{gh.api_url}/repos/{repo.full_name}/issues/{min(repo.gone)}").status_code == 410
+        assert (
+            client.get(
+                f"{gh.api_url}/repos/{repo.full_name}/issues/{min(repo.deleted)}"
+            ).status_code
+            == 404
+        )
+        assert (
+            client.get(f"{gh.api_url}/repos/{repo.full_name}/issues/{min(repo.gone)}").status_code
+            == 410
+        )
         assert client.get(f"{gh.api_url}/repos/nobody/nothing").status_code == 404
         renamed = next(r for r in corpus.repos.values() if r.renamed_from)
-        old = client.get(f"{gh.api_url}/repos/{renamed.renamed_from[0]}/issues?state=all", follow_redirects=False)
+        old = client.get(
+            f"{gh.api_url}/repos/{renamed.renamed_from[0]}/issues?state=all", follow_redirects=False
+        )
         assert old.status_code == 301
         assert old.headers["location"].endswith(f"/repositories/{renamed.repo_id}/issues?state=all")
 
@@ -207,9 +273,13 @@ def test_per_issue_comments_and_timeline(corpus: Corpus, client: httpx.Client) -
     repo = next(iter(corpus.repos.values()))
     number = next(n for n in repo.duplicate_of if len(repo.comments_of(n)) >= 1)
     with FakeGitHub(corpus) as gh:
-        comments, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/comments?per_page=2")
+        comments, _ = follow(
+            client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/comments?per_page=2"
+        )
         assert comments == sorted(repo.comments_of(number), key=lambda c: c["id"])
-        timeline, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/timeline?per_page=100")
+        timeline, _ = follow(
+            client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/timeline?per_page=100"
+        )
         kinds = [e["event"] for e in timeline]
         assert "marked_as_duplicate" in kinds and kinds.count("commented") == len(comments)
         assert all("canonical" not in e for e in timeline)  # REST does not name it
@@ -238,7 +308,14 @@ def test_faults_are_seeded_and_of_every_kind(corpus: Corpus) -> None:
                     outcomes.append(str(answer.status_code))
                 except (httpx.TransportError, ValueError) as exc:
                     outcomes.append(type(exc).__name__)
-            assert {r.fault for r in gh.log} >= {"502", "503", "drop", "truncate", "short_body", "slow"}
+            assert {r.fault for r in gh.log} >= {
+                "502",
+                "503",
+                "drop",
+                "truncate",
+                "short_body",
+                "slow",
+            }
         return outcomes
 
     first = run()
@@ -250,10 +327,14 @@ def test_issue_events_per_issue_and_repository_wide(corpus: Corpus, client: http
     repo = next(iter(corpus.repos.values()))
     number = next(iter(repo.duplicate_of))
     with FakeGitHub(corpus) as gh:
-        events, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/events?per_page=100")
+        events, _ = follow(
+            client, f"{gh.api_url}/repos/{repo.full_name}/issues/{number}/events?per_page=100"
+        )
         assert "marked_as_duplicate" in [e["event"] for e in events]
         assert "commented" not in [e["event"] for e in events]
-        everything, _ = follow(client, f"{gh.api_url}/repos/{repo.full_name}/issues/events?per_page=100")
+        everything, _ = follow(
+            client, f"{gh.api_url}/repos/{repo.full_name}/issues/events?per_page=100"
+        )
         ids = [e["id"] for e in everything]
         assert ids == sorted(ids, reverse=True)
         assert len(ids) == sum(len(evs) for evs in repo.timeline.values())
@@ -264,6 +345,7 @@ def test_issue_events_per_issue_and_repository_wide(corpus: Corpus, client: http
 def test_concurrent_requests_never_overdraw_a_bucket(corpus: Corpus) -> None:
     name = next(iter(corpus.repos))
     with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 20})) as gh:
+
         def worker() -> list[int]:
             with httpx.Client(headers=AUTH, timeout=10) as c:
                 return [c.get(f"{gh.api_url}/repos/{name}").status_code for _ in range(5)]
@@ -274,17 +356,30 @@ def test_concurrent_requests_never_overdraw_a_bucket(corpus: Corpus) -> None:
         assert gh.stats()["counted"] == 20 and gh.stats()["violations"] == 20
 
 
-def test_a_fault_inside_an_exhausted_window_is_still_a_violation(corpus: Corpus, client: httpx.Client) -> None:
+def test_a_fault_inside_an_exhausted_window_is_still_a_violation(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     name = next(iter(corpus.repos))
-    with FakeGitHub(corpus, FakeSettings(rate_limit={"core": 1}, fault_rate=1.0, fault_kinds=("503", "truncate"), fault_seed=1)) as gh:
+    with FakeGitHub(
+        corpus,
+        FakeSettings(
+            rate_limit={"core": 1}, fault_rate=1.0, fault_kinds=("503", "truncate"), fault_seed=1
+        ),
+    ) as gh:
         while not any(r.counted for r in gh.log):
             client.get(f"{gh.api_url}/repos/{name}")
         while not any(r.fault == "503" and r.violation for r in gh.log):
             client.get(f"{gh.api_url}/repos/{name}")
-        assert all(r.violation for r in gh.log if r.t >= [x for x in gh.log if x.counted][0].t and not r.counted)
+        assert all(
+            r.violation
+            for r in gh.log
+            if r.t >= [x for x in gh.log if x.counted][0].t and not r.counted
+        )
 
 
-def test_closing_the_server_cuts_keep_alive_connections(corpus: Corpus, client: httpx.Client) -> None:
+def test_closing_the_server_cuts_keep_alive_connections(
+    corpus: Corpus, client: httpx.Client
+) -> None:
     name = next(iter(corpus.repos))
     gh = FakeGitHub(corpus)
     assert client.get(f"{gh.api_url}/repos/{name}").status_code == 200  # the connection stays open
@@ -297,6 +392,7 @@ def test_requests_in_flight_are_measured(corpus: Corpus) -> None:
     name = next(iter(corpus.repos))
     slow = FakeSettings(fault_rate=1.0, fault_kinds=("slow",), slow_seconds=0.4)
     with FakeGitHub(corpus, slow) as gh:
+
         def one(_: int) -> int:
             return httpx.get(f"{gh.api_url}/repos/{name}", headers=AUTH).status_code
 

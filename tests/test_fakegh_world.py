@@ -20,7 +20,10 @@ def world() -> Corpus:
 
 def dump(corpus: Corpus) -> str:
     return json.dumps(
-        {name: [r.issues, r.comments, r.timeline, sorted(r.truth_duplicates.items())] for name, r in corpus.repos.items()},
+        {
+            name: [r.issues, r.comments, r.timeline, sorted(r.truth_duplicates.items())]
+            for name, r in corpus.repos.items()
+        },
         sort_keys=True,
         default=str,
     )
@@ -29,7 +32,9 @@ def dump(corpus: Corpus) -> str:
 def test_same_seed_same_world_and_another_seed_another() -> None:
     cfg = WorldConfig(seed=21, repos=2, issues_per_repo=120)
     assert dump(generate_world(cfg)) == dump(generate_world(cfg))
-    assert dump(generate_world(WorldConfig(seed=22, repos=2, issues_per_repo=120))) != dump(generate_world(cfg))
+    assert dump(generate_world(WorldConfig(seed=22, repos=2, issues_per_repo=120))) != dump(
+        generate_world(cfg)
+    )
 
 
 def test_presets_exist_and_take_a_seed() -> None:
@@ -71,7 +76,11 @@ def test_duplicates_are_about_the_same_thing_as_their_canonical(world: Corpus) -
     rng = random.Random(0)
     closer, pairs = 0, 0
     for repo in world.repos.values():
-        originals = [i for i in repo.issues if "pull_request" not in i and i["number"] not in repo.truth_duplicates]
+        originals = [
+            i
+            for i in repo.issues
+            if "pull_request" not in i and i["number"] not in repo.truth_duplicates
+        ]
         for number, (target_repo, target) in repo.truth_duplicates.items():
             canonical = world.find(target_repo).issue(target)
             if canonical is None:
@@ -88,7 +97,10 @@ def test_duplicates_are_about_the_same_thing_as_their_canonical(world: Corpus) -
 
 
 def _similarity(a: dict, b: dict) -> float:
-    words_a, words_b = (set(re.findall(r"[a-z_]{4,}", (i["title"] + " " + (i["body"] or "")).lower())) for i in (a, b))
+    words_a, words_b = (
+        set(re.findall(r"[a-z_]{4,}", (i["title"] + " " + (i["body"] or "")).lower()))
+        for i in (a, b)
+    )
     return len(words_a & words_b) / len(words_a | words_b)
 
 
@@ -104,7 +116,9 @@ def test_duplicate_evidence_is_phrased_many_ways(world: Corpus) -> None:
     texts = [c["body"] for r in world.repos.values() for c in r.comments]
     assert any(re.search(r"[\w-]+/[\w-]+#\d+", t) for t in texts)  # cross-repository
     assert any("#issuecomment-" in t for t in texts)
-    assert any(t.startswith(("Not a duplicate of", "Related to", "See #")) for t in texts)  # hard negatives
+    assert any(
+        t.startswith(("Not a duplicate of", "Related to", "See #")) for t in texts
+    )  # hard negatives
     assert any(t.startswith("> Duplicate of #") for t in texts)  # a quoted, rejected guess
     bodies = [i["body"] for r in world.repos.values() for i in r.issues]
     assert any("Duplicate of #" in b and "<!--" in b for b in bodies)  # template leftovers
@@ -116,17 +130,41 @@ def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
     for repo in world.repos.values():
         assert repo.truth_evidence.keys() == repo.truth_duplicates.keys()
         shapes.update(repo.truth_evidence.values())
-    assert set(shapes) == {"marked", "phrase", "ui", "label", "retarget", "hedged", "in_body",
-                           "label_pointer", "modern_phrase", "question_confirmed", "bot_closed"}
+    assert set(shapes) == {
+        "marked",
+        "phrase",
+        "ui",
+        "label",
+        "retarget",
+        "hedged",
+        "in_body",
+        "label_pointer",
+        "modern_phrase",
+        "question_confirmed",
+        "bot_closed",
+    }
 
 
 def test_labels_state_reasons_and_events_agree(world: Corpus) -> None:
-    labels = Counter(lab["name"] for r in world.repos.values() for i in r.issues for lab in i["labels"])
+    labels = Counter(
+        lab["name"] for r in world.repos.values() for i in r.issues for lab in i["labels"]
+    )
     assert any("uplicate" in name for name in labels)
     for repo in world.repos.values():
         for number, canonical in repo.duplicate_of.items():
             events = [e["event"] for e in repo.timeline[number]]
             assert events[-1 - events[::-1].index("marked_as_duplicate")] == "marked_as_duplicate"
-            assert canonical == repo.event_canonical[[e for e in repo.timeline[number] if e["event"] == "marked_as_duplicate"][-1]["node_id"]]
-        unmarked = [n for n, evs in repo.timeline.items() if any(e["event"] == "unmarked_as_duplicate" for e in evs)]
+            assert (
+                canonical
+                == repo.event_canonical[
+                    [e for e in repo.timeline[number] if e["event"] == "marked_as_duplicate"][-1][
+                        "node_id"
+                    ]
+                ]
+            )
+        unmarked = [
+            n
+            for n, evs in repo.timeline.items()
+            if any(e["event"] == "unmarked_as_duplicate" for e in evs)
+        ]
         assert unmarked or len(repo.issues) < 300

@@ -17,12 +17,30 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BELOW_CLI = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
-             "issues_sts/store.py", "issues_sts/demo.py", "issues_sts/report.py", "training")
-PRODUCT = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
-           "issues_sts/store.py", "training")
+BELOW_CLI = (
+    "issues_sts/crawl",
+    "issues_sts/links",
+    "issues_sts/dataset",
+    "issues_sts/hub",
+    "issues_sts/store.py",
+    "issues_sts/demo.py",
+    "issues_sts/report.py",
+    "training",
+)
+PRODUCT = (
+    "issues_sts/crawl",
+    "issues_sts/links",
+    "issues_sts/dataset",
+    "issues_sts/hub",
+    "issues_sts/store.py",
+    "training",
+)
 # what training/ may import from issues_sts: module -> names (None: the module itself)
-TRAINING_MAY_USE = {"issues_sts.errors": None, "issues_sts.dataset": None, "issues_sts": {"__version__"}}
+TRAINING_MAY_USE = {
+    "issues_sts.errors": None,
+    "issues_sts.dataset": None,
+    "issues_sts": {"__version__"},
+}
 
 
 def imports(source: str, module: str) -> list[tuple[str, str | None]]:
@@ -66,13 +84,19 @@ Imports = list[tuple[str, str | None]]
 
 
 def cli_violations(found: Imports) -> list[str]:
-    return [f"{module}.{name}" if name else module for module, name in found
-            if within(module, "issues_sts.cli") or (module == "issues_sts" and name == "cli")]
+    return [
+        f"{module}.{name}" if name else module
+        for module, name in found
+        if within(module, "issues_sts.cli") or (module == "issues_sts" and name == "cli")
+    ]
 
 
 def sandbox_violations(found: Imports) -> list[str]:
-    return [module for module, name in found
-            if within(module, "issues_sts.sandbox") or (module == "issues_sts" and name == "sandbox")]
+    return [
+        module
+        for module, name in found
+        if within(module, "issues_sts.sandbox") or (module == "issues_sts" and name == "sandbox")
+    ]
 
 
 def training_violations(found: Imports) -> list[str]:
@@ -104,19 +128,23 @@ def test_the_product_never_imports_the_sandbox(path: Path) -> None:
     assert sandbox_violations(module_imports(path)) == []
 
 
-@pytest.mark.parametrize(("source", "module", "check"), [
-    ("from issues_sts.cli.common import console", "issues_sts.dataset.build", cli_violations),
-    ("def f():\n    import issues_sts.cli.app\n", "issues_sts.crawl.runner", cli_violations),
-    ("from ..cli import common", "issues_sts.links.stage", cli_violations),
-    ("from issues_sts import cli", "issues_sts.store", cli_violations),
-    ("from issues_sts.store import Store", "training.pretrain_ran", training_violations),
-    ("from issues_sts.dataset.texts import issue_texts", "training.data", training_violations),
-    ("from issues_sts import demo", "training.data", training_violations),
-    ("from issues_sts.sandbox.hub import FakeHub", "issues_sts.hub.push", sandbox_violations),
-    ("from ..sandbox.github import server", "issues_sts.crawl.client", sandbox_violations),
-])
-def test_each_rule_catches_a_violation(source: str, module: str,
-                                       check: Callable[[Imports], list[str]]) -> None:
+@pytest.mark.parametrize(
+    ("source", "module", "check"),
+    [
+        ("from issues_sts.cli.common import console", "issues_sts.dataset.build", cli_violations),
+        ("def f():\n    import issues_sts.cli.app\n", "issues_sts.crawl.runner", cli_violations),
+        ("from ..cli import common", "issues_sts.links.stage", cli_violations),
+        ("from issues_sts import cli", "issues_sts.store", cli_violations),
+        ("from issues_sts.store import Store", "training.pretrain_ran", training_violations),
+        ("from issues_sts.dataset.texts import issue_texts", "training.data", training_violations),
+        ("from issues_sts import demo", "training.data", training_violations),
+        ("from issues_sts.sandbox.hub import FakeHub", "issues_sts.hub.push", sandbox_violations),
+        ("from ..sandbox.github import server", "issues_sts.crawl.client", sandbox_violations),
+    ],
+)
+def test_each_rule_catches_a_violation(
+    source: str, module: str, check: Callable[[Imports], list[str]]
+) -> None:
     """The checks above are not vacuous: an import of each kind planted in a real module's
     source (the file on disk is not written) is reported."""
     path = ROOT / (module.replace(".", "/") + ".py")
@@ -125,10 +153,21 @@ def test_each_rule_catches_a_violation(source: str, module: str,
 
 
 # statements as the store writes them (upper-case keywords), not English ("Create the repository")
-SQL = re.compile(r"^\s*(SELECT\s.+\sFROM\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s"
-                 r"|CREATE\s+(TABLE|INDEX)\s|PRAGMA\s|VACUUM\b)", re.DOTALL)
-OUTSIDE_THE_STORE = ("issues_sts/crawl", "issues_sts/links", "issues_sts/dataset", "issues_sts/hub",
-                     "issues_sts/cli", "issues_sts/demo.py", "issues_sts/repos.py", "training")
+SQL = re.compile(
+    r"^\s*(SELECT\s.+\sFROM\s|INSERT\s+(OR\s+\w+\s+)?INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s"
+    r"|CREATE\s+(TABLE|INDEX)\s|PRAGMA\s|VACUUM\b)",
+    re.DOTALL,
+)
+OUTSIDE_THE_STORE = (
+    "issues_sts/crawl",
+    "issues_sts/links",
+    "issues_sts/dataset",
+    "issues_sts/hub",
+    "issues_sts/cli",
+    "issues_sts/demo.py",
+    "issues_sts/repos.py",
+    "training",
+)
 
 
 def sql_violations(source: str) -> list[str]:
@@ -147,10 +186,13 @@ def test_only_the_store_speaks_sql(path: Path) -> None:
     assert sql_violations(path.read_text(encoding="utf-8")) == []
 
 
-@pytest.mark.parametrize("source", [
-    'rows = store.conn.execute("SELECT 1 FROM issues LIMIT 1")',
-    'sql = "UPDATE meta SET value=? WHERE key=?"',
-    "store._conn.close()",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'rows = store.conn.execute("SELECT 1 FROM issues LIMIT 1")',
+        'sql = "UPDATE meta SET value=? WHERE key=?"',
+        "store._conn.close()",
+    ],
+)
 def test_the_sql_rule_catches_a_violation(source: str) -> None:
     assert sql_violations(source) != []

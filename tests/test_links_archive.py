@@ -21,7 +21,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 @pytest.fixture(scope="module")
 def table(rust_archive: Path) -> LinkTable:
-    with load_rust_archive(rust_archive, CACHE) as store:  # records mozilla/rust -> rust-lang/rust as a store fact
+    with load_rust_archive(
+        rust_archive, CACHE
+    ) as store:  # records mozilla/rust -> rust-lang/rust as a store fact
         return build_links(store, LinkConfig())
 
 
@@ -30,10 +32,15 @@ def test_whole_archive_links(table: LinkTable) -> None:
     assert counters["usable_links"] > 1000  # rust-lang/rust 2010-2015 has well over a thousand
     usable = links.filter(pl.col("usable"))
     assert usable.filter(pl.col("target_kind") == "pull").is_empty()
-    assert (usable["repo"] + usable["number"].cast(pl.Utf8) != usable["target_repo"]
-            + usable["target_number"].cast(pl.Utf8)).all()
+    assert (
+        usable["repo"] + usable["number"].cast(pl.Utf8)
+        != usable["target_repo"] + usable["target_number"].cast(pl.Utf8)
+    ).all()
     assert usable["cluster_id"].null_count() == 0
-    assert counters["excluded:source_is_pull_request"] > 0 and counters["target_missing:repo_not_crawled"] > 0
+    assert (
+        counters["excluded:source_is_pull_request"] > 0
+        and counters["target_missing:repo_not_crawled"] > 0
+    )
     # old mozilla/rust URLs resolve to rust-lang/rust
     assert links.filter(pl.col("target_repo").str.to_lowercase() == "mozilla/rust").is_empty()
 

@@ -25,13 +25,21 @@ from issues_sts.links.stage import LINK_SCHEMA, LinkTable
 R = "rust-lang/rust"
 
 
-def ann(number: int, category: str = "duplicate", target: int | None = None, note: str = "") -> Annotation:
+def ann(
+    number: int, category: str = "duplicate", target: int | None = None, note: str = ""
+) -> Annotation:
     return Annotation(R, number, category, (R, target) if target is not None else None, note)
 
 
 def test_split_alternates_by_number_whatever_the_file_order() -> None:
     rows = [ann(30), ann(10), ann(40), ann(20), ann(50)]
-    assert split_of(rows) == {(R, 10): "dev", (R, 20): "test", (R, 30): "dev", (R, 40): "test", (R, 50): "dev"}
+    assert split_of(rows) == {
+        (R, 10): "dev",
+        (R, 20): "test",
+        (R, 30): "dev",
+        (R, 40): "test",
+        (R, 50): "dev",
+    }
     assert [a.number for a in select(rows, "test")] == [40, 20]
     assert len(select(rows, "all")) == 5
     with pytest.raises(ConfigError):
@@ -39,7 +47,10 @@ def test_split_alternates_by_number_whatever_the_file_order() -> None:
 
 
 def test_an_explicit_split_column_wins_over_alternation() -> None:
-    rows = [Annotation(R, n, "duplicate", None, "", split) for n, split in ((10, "dev"), (20, "dev"), (30, "test"))]
+    rows = [
+        Annotation(R, n, "duplicate", None, "", split)
+        for n, split in ((10, "dev"), (20, "dev"), (30, "test"))
+    ]
     assert split_of(rows) == {(R, 10): "dev", (R, 20): "dev", (R, 30): "test"}
     assert [a.number for a in select(rows, "test")] == [30]
 
@@ -55,11 +66,14 @@ def test_split_column_is_read_and_checked(tmp_path: Path) -> None:
         read_annotations(bad)
 
 
-@pytest.mark.parametrize(("k", "n", "low", "high"), [
-    (85, 85, 0.9568, 1.0),  # all right still leaves a few percent of doubt
-    (90, 93, 0.9093, 0.9890),
-    (0, 0, 0.0, 1.0),  # nothing measured: nothing known
-])
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [
+        (85, 85, 0.9568, 1.0),  # all right still leaves a few percent of doubt
+        (90, 93, 0.9093, 0.9890),
+        (0, 0, 0.0, 1.0),  # nothing measured: nothing known
+    ],
+)
 def test_wilson_interval(k: int, n: int, low: float, high: float) -> None:
     got = wilson(k, n)
     assert got == pytest.approx((low, high), abs=5e-4)
@@ -83,8 +97,12 @@ COUNT_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "row", "claimed", "counts"), COUNT_CASES, ids=[c[0] for c in COUNT_CASES])
-def test_counting(case: str, row: Annotation, claimed: int | None, counts: tuple[int, int, int, int]) -> None:
+@pytest.mark.parametrize(
+    ("case", "row", "claimed", "counts"), COUNT_CASES, ids=[c[0] for c in COUNT_CASES]
+)
+def test_counting(
+    case: str, row: Annotation, claimed: int | None, counts: tuple[int, int, int, int]
+) -> None:
     claims = {(R, row.number): (R, claimed)} if claimed is not None else {}
     m = score([row], claims).metrics()
     assert (m["tp"], m["fp"], m["fn"], m["tn"]) == counts
@@ -97,39 +115,75 @@ def test_old_repository_names_and_case_compare_equal() -> None:
 
 def _table(rows: list[tuple[int, int, str | None]]) -> LinkTable:
     base = {name: None for name in LINK_SCHEMA}
-    frame = pl.DataFrame([{**base, "repo": R, "number": n, "target_repo": R, "target_number": t, "confidence": 0.9,
-                           "excluded_reason": why, "usable": why is None, "signals": [], "evidence_urls": []}
-                          for n, t, why in rows], schema=LINK_SCHEMA)
+    frame = pl.DataFrame(
+        [
+            {
+                **base,
+                "repo": R,
+                "number": n,
+                "target_repo": R,
+                "target_number": t,
+                "confidence": 0.9,
+                "excluded_reason": why,
+                "usable": why is None,
+                "signals": [],
+                "evidence_urls": [],
+            }
+            for n, t, why in rows
+        ],
+        schema=LINK_SCHEMA,
+    )
     return LinkTable(frame, pl.DataFrame(), {})
 
 
 def test_the_claim_is_the_threads_own_canonical() -> None:
-    table = _table([
-        (1, 5, "target_is_pull_request"), (1, 6, None),  # #6 was promoted when the PR target was excluded
-        (2, 7, "source_is_pull_request"),                  # a PR's link still counts as its reading
-        (3, 8, "target_missing"),
-        (4, 9, "not_canonical"), (4, 10, None),
-        (5, 11, "low_confidence"),
-    ])
-    assert claimed_canonicals(table) == {(R, 1): (R, 5), (R, 2): (R, 7), (R, 3): (R, 8), (R, 4): (R, 10)}
+    table = _table(
+        [
+            (1, 5, "target_is_pull_request"),
+            (1, 6, None),  # #6 was promoted when the PR target was excluded
+            (2, 7, "source_is_pull_request"),  # a PR's link still counts as its reading
+            (3, 8, "target_missing"),
+            (4, 9, "not_canonical"),
+            (4, 10, None),
+            (5, 11, "low_confidence"),
+        ]
+    )
+    assert claimed_canonicals(table) == {
+        (R, 1): (R, 5),
+        (R, 2): (R, 7),
+        (R, 3): (R, 8),
+        (R, 4): (R, 10),
+    }
 
 
 def test_results_table_has_every_subset() -> None:
     rows = [ann(1, target=5), ann(2, "hard_negative", note="ambiguous"), ann(3, target=4)]
     table = Results(rows, {(R, 1): (R, 5), (R, 2): (R, 9)}).table()
     assert set(table) == {"dev", "test", "all"}
-    assert table["all"]["with_ambiguous"]["fp"] == 1 and table["all"]["without_ambiguous"]["fp"] == 0
+    assert (
+        table["all"]["with_ambiguous"]["fp"] == 1 and table["all"]["without_ambiguous"]["fp"] == 0
+    )
     assert table["dev"]["with_ambiguous"]["tp"] == 1 and table["dev"]["with_ambiguous"]["fn"] == 1
 
 
 def test_agreement_counts_calls_links_and_kappa() -> None:
     first = [ann(1, target=5), ann(2, "hard_negative"), ann(3, target=7), ann(4, "hard_negative")]
-    second = [ann(1, target=5), ann(2, "hard_negative"), ann(3, target=8), ann(4, target=9), ann(99, target=1)]
+    second = [
+        ann(1, target=5),
+        ann(2, "hard_negative"),
+        ann(3, target=8),
+        ann(4, target=9),
+        ann(99, target=1),
+    ]
     got = agreement(first, second)
     assert (got.threads, got.category, got.link) == (4, 3, 2)  # #99 was read once only
     # observed 3/4; by chance (2*3 + 2*1)/16 = 0.5 -> kappa 0.5
     assert got.kappa == pytest.approx(0.5)
-    assert (got.second_vs_first["tp"], got.second_vs_first["fp"], got.second_vs_first["fn"]) == (1, 2, 1)
+    assert (got.second_vs_first["tp"], got.second_vs_first["fp"], got.second_vs_first["fn"]) == (
+        1,
+        2,
+        1,
+    )
 
 
 SECOND_READING = Path("data/annotations/rust_duplicates_second_reading.csv")
@@ -139,7 +193,10 @@ SECOND_READING = Path("data/annotations/rust_duplicates_second_reading.csv")
 def test_the_two_readings_of_the_project_annotations_agree() -> None:
     """A data check: 160 threads of rounds 2-3 were read again by other readers; if the
     readers disagreed often, no extractor score against either would mean much."""
-    got = agreement(read_annotations(Path("data/annotations/rust_duplicates.csv")), read_annotations(SECOND_READING))
+    got = agreement(
+        read_annotations(Path("data/annotations/rust_duplicates.csv")),
+        read_annotations(SECOND_READING),
+    )
     assert got.threads == 160
     assert got.link / got.threads >= 0.95 and got.kappa >= 0.9, got
 
@@ -147,11 +204,15 @@ def test_the_two_readings_of_the_project_annotations_agree() -> None:
 ONNX_SECOND_READING = Path("data/annotations/onnxruntime_duplicates_second_reading.csv")
 
 
-@pytest.mark.skipif(not ONNX_SECOND_READING.exists(), reason="no modern second reading in data/annotations")
+@pytest.mark.skipif(
+    not ONNX_SECOND_READING.exists(), reason="no modern second reading in data/annotations"
+)
 def test_the_two_readings_of_the_modern_round_agree() -> None:
     """90 onnx-1 threads were read again; 78 carry a label in both readings."""
-    got = agreement(read_annotations(Path("data/annotations/onnxruntime_duplicates.csv")),
-                    read_annotations(ONNX_SECOND_READING))
+    got = agreement(
+        read_annotations(Path("data/annotations/onnxruntime_duplicates.csv")),
+        read_annotations(ONNX_SECOND_READING),
+    )
     assert (got.threads, got.link) == (78, 77)
     assert got.kappa >= 0.95, got
 
@@ -162,7 +223,9 @@ ROUND5_SECOND_READING = Path("data/annotations/rust_round5_second_reading.csv")
 @pytest.mark.skipif(not ROUND5_SECOND_READING.exists(), reason="no second reading of round 5")
 def test_the_two_readings_of_rust_round_5_agree() -> None:
     """50 round-5 threads were read again by a third reader; 44 carry a label in both."""
-    got = agreement(read_annotations(Path("data/annotations/rust_duplicates.csv")),
-                    read_annotations(ROUND5_SECOND_READING))
+    got = agreement(
+        read_annotations(Path("data/annotations/rust_duplicates.csv")),
+        read_annotations(ROUND5_SECOND_READING),
+    )
     assert (got.threads, got.link) == (44, 43)
     assert got.kappa >= 0.95, got

@@ -29,7 +29,11 @@ OLD_URL = "https://github.com/oldco/widgets/issues/1"
 def store_dir(tmp_path: Path) -> Path:
     root = tmp_path / "store"
     with Store.open(root, create=True) as st:
-        st.write_page(NEW, issues=[issue(1), issue(2)], comments=[comment(2, f"Duplicate of {OLD_URL}", cid=1)])
+        st.write_page(
+            NEW,
+            issues=[issue(1), issue(2)],
+            comments=[comment(2, f"Duplicate of {OLD_URL}", cid=1)],
+        )
         st.upsert_repo(NEW, current_name=NEW, status="ok")
     return root
 
@@ -52,13 +56,17 @@ def test_a_recorded_rename_resolves(store_dir: Path) -> None:
 
 
 def test_a_rename_the_crawler_saw_resolves(store_dir: Path) -> None:
-    with Store.open(store_dir) as st:  # the crawler asked for the old name; GitHub answered with the new one
+    with Store.open(
+        store_dir
+    ) as st:  # the crawler asked for the old name; GitHub answered with the new one
         st.upsert_repo("OldCo/Widgets", current_name=NEW, status="ok")
     assert _targets(store_dir) == [(NEW, 1, True)]
 
 
 def test_configured_alias_and_build_link_stage(store_dir: Path) -> None:
-    assert _targets(store_dir, LinkConfig(repo_aliases=(("oldco/widgets", NEW),))) == [(NEW, 1, True)]
+    assert _targets(store_dir, LinkConfig(repo_aliases=(("oldco/widgets", NEW),))) == [
+        (NEW, 1, True)
+    ]
     with Store.open(store_dir) as st:
         table = default_link_stage(st, LinkConfig(repo_aliases=(("oldco/widgets", NEW),)))
     assert table.links.select("target_repo", "usable").rows() == [(NEW, True)]
@@ -69,20 +77,55 @@ _run = cli_exit_code
 
 def test_links_extract_alias_option(store_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert _run(["links", "extract", "--store", str(store_dir), "--out", str(out), "--alias", f"oldco/widgets={NEW}"]) == 0
-    assert pl.read_parquet(out / "links.parquet").select("target_repo", "usable").rows() == [(NEW, True)]
-    assert json.loads((out / "link_config.json").read_text())["repo_aliases"] == [["oldco/widgets", NEW]]
+    assert (
+        _run(
+            [
+                "links",
+                "extract",
+                "--store",
+                str(store_dir),
+                "--out",
+                str(out),
+                "--alias",
+                f"oldco/widgets={NEW}",
+            ]
+        )
+        == 0
+    )
+    assert pl.read_parquet(out / "links.parquet").select("target_repo", "usable").rows() == [
+        (NEW, True)
+    ]
+    assert json.loads((out / "link_config.json").read_text())["repo_aliases"] == [
+        ["oldco/widgets", NEW]
+    ]
 
 
 def test_link_config_json_holds_the_stores_renames(store_dir: Path, tmp_path: Path) -> None:
     with Store.open(store_dir) as st:
         record_renames(st, (("oldco/widgets", NEW),))
     assert _run(["links", "extract", "--store", str(store_dir), "--out", str(tmp_path / "o")]) == 0
-    assert json.loads((tmp_path / "o" / "link_config.json").read_text())["repo_aliases"] == [["oldco/widgets", NEW]]
+    assert json.loads((tmp_path / "o" / "link_config.json").read_text())["repo_aliases"] == [
+        ["oldco/widgets", NEW]
+    ]
 
 
-def test_build_rejects_a_bad_alias(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["build", "--store", str(store_dir), "--out", str(tmp_path / "o"), "--alias", "oldco-widgets"]) == 2
+def test_build_rejects_a_bad_alias(
+    store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        _run(
+            [
+                "build",
+                "--store",
+                str(store_dir),
+                "--out",
+                str(tmp_path / "o"),
+                "--alias",
+                "oldco-widgets",
+            ]
+        )
+        == 2
+    )
     assert "bad --alias" in capsys.readouterr().err
 
 
@@ -91,14 +134,17 @@ def test_merge_keeps_the_configured_one_first() -> None:
     assert merge_aliases(given, known) == (("a/b", "c/d"), ("e/f", "c/d"))
 
 
-@pytest.mark.parametrize(("value", "ok"), [
-    ("mozilla/rust=rust-lang/rust", True),
-    (" mozilla/rust = rust-lang/rust ", True),
-    ("mozilla/rust", False),
-    ("mozilla=rust-lang/rust", False),
-    ("mozilla/rust=rust-lang/", False),
-    ("a/b/c=d/e", False),
-])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("mozilla/rust=rust-lang/rust", True),
+        (" mozilla/rust = rust-lang/rust ", True),
+        ("mozilla/rust", False),
+        ("mozilla=rust-lang/rust", False),
+        ("mozilla/rust=rust-lang/", False),
+        ("a/b/c=d/e", False),
+    ],
+)
 def test_parse_aliases(value: str, ok: bool) -> None:
     if ok:
         assert parse_aliases([value]) == (("mozilla/rust", "rust-lang/rust"),)
@@ -113,9 +159,24 @@ def test_negative_sampling_reference_check_honours_renames() -> None:
 
     from issues_sts.dataset.references import reference_keys
 
-    texts = pl.DataFrame({"repo": ["new/r", "new/r", "new/r"], "number": [1, 2, 3],
-                          "text": ["same crash as old/r#2", "nothing", "see https://github.com/OLD/r/issues/1"]})
+    texts = pl.DataFrame(
+        {
+            "repo": ["new/r", "new/r", "new/r"],
+            "number": [1, 2, 3],
+            "text": ["same crash as old/r#2", "nothing", "see https://github.com/OLD/r/issues/1"],
+        }
+    )
     index = texts.with_row_index("idx").select("idx", "repo", "number")
-    empty = pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64})
+    empty = pl.DataFrame(
+        schema={
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "target_repo": pl.Utf8,
+            "target_number": pl.Int64,
+        }
+    )
     assert reference_keys(index, texts, None, empty).tolist() == []
-    assert reference_keys(index, texts, None, empty, (("old/r", "new/r"),)).tolist() == [0 * 3 + 1, 0 * 3 + 2]
+    assert reference_keys(index, texts, None, empty, (("old/r", "new/r"),)).tolist() == [
+        0 * 3 + 1,
+        0 * 3 + 2,
+    ]

@@ -21,7 +21,11 @@ CASES = [
     ("nested quote", "> > dupe of #12\n> yes\nNo it is not #14", [14]),
     ("email quote block", "On Mon, X wrote:\n> closing as dup of #12\n", []),
     ("html comment", "<!-- Duplicate of #12 -->\nMy bug is about the menu.", []),
-    ("template html comment", "<!--\nIf this is a duplicate, write: Duplicate of #123\n-->\nCrash", []),
+    (
+        "template html comment",
+        "<!--\nIf this is a duplicate, write: Duplicate of #123\n-->\nCrash",
+        [],
+    ),
     ("placeholder braces", "Fixes #{issue number}", []),
     ("placeholder angle", "Duplicate of #<number>", []),
     ("placeholder NNN", "Closes #NNN", []),

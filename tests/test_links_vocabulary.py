@@ -67,18 +67,37 @@ def test_counters_are_declared() -> None:
 def test_the_store_counts_candidates_with_the_same_vocabulary(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with Store.open(tmp_path / "s", create=True) as store:
         store.upsert_repo("acme/widgets", status="ok")
-        issues = [{"number": n, "title": "t", "body": "b", "labels": labels, "state": "closed",
-                   "html_url": f"https://github.com/acme/widgets/issues/{n}"}
-                  for n, labels in ((1, []), (2, [{"name": "status:duplicate"}]), (3, []), (4, [{"name": "dupfile"}]))]
+        issues = [
+            {
+                "number": n,
+                "title": "t",
+                "body": "b",
+                "labels": labels,
+                "state": "closed",
+                "html_url": f"https://github.com/acme/widgets/issues/{n}",
+            }
+            for n, labels in (
+                (1, []),
+                (2, [{"name": "status:duplicate"}]),
+                (3, []),
+                (4, [{"name": "dupfile"}]),
+            )
+        ]
         url = "https://api.github.com/repos/acme/widgets/issues/"
-        comments = [{"id": 10, "issue_url": url + "1", "body": "Continued in #12."},
-                    {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"}]
+        comments = [
+            {"id": 10, "issue_url": url + "1", "body": "Continued in #12."},
+            {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"},
+        ]
         store.write_page("acme/widgets", issues=issues, comments=comments)
         assert store.repo_counts()[0]["duplicate_candidates"] == 2  # #1 (wording) and #2 (label)
 
 
 def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:
-    rows = [(1, None, None, '["status:duplicate"]'), (2, None, None, '["dupfile"]'), (3, "duplicate", None, "[]")]
+    rows = [
+        (1, None, None, '["status:duplicate"]'),
+        (2, None, None, '["dupfile"]'),
+        (3, "duplicate", None, "[]"),
+    ]
     assert [c.number for c in rank_candidates(rows, worded=set(), limit=10)] == [3, 1]
     assert strong_evidence({"labels": [{"name": "*duplicate"}]})
     assert not strong_evidence({"labels": [{"name": "deduplication"}]})
@@ -99,79 +118,238 @@ def _labelled(*posts, labels=("status:duplicate",), **kw) -> Thread:  # type: ig
 
 PHENOMENA: list[tuple[str, Thread, int | None]] = [
     # a duplicate label plus a maintainer's pointer
-    ("label + 'Please see #12'",
-     _labelled(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("label + 'Take a look at this - <url>'",
-     _labelled(c("m", "Take a look at this - https://github.com/acme/widgets/issues/12", "CONTRIBUTOR", 60),
-               closed_by="m", closed_minute=61), 12),
-    ("label + 'Can you check these: #12 #13' (first named)",
-     _labelled(c("m", "Can you check these: #12 #13", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("no label: 'Please see #12' is only a pointer",
-     thread(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61), None),
-    ("label + a drive-by's pointer is not the maintainer's",
-     _labelled(c("u", "Please see #12", "NONE", 60), closed_by="m", closed_minute=61), None),
-    ("label + 'Fixed by #40' is a fix, not a pointer",
-     _labelled(c("m", "Fixed by #40", "MEMBER", 60), closed_by="m", closed_minute=61), None),
-    ("state_reason duplicate + pointer",
-     thread(c("m", "See #12.", "MEMBER", 60), closed_by="m", closed_minute=61, state_reason="duplicate"), 12),
-    ("GraphQL's stateReason DUPLICATE + pointer",
-     thread(c("m", "See #12.", "MEMBER", 60), closed_by="m", closed_minute=61, state_reason="DUPLICATE"), 12),
-    ("a REST marked_as_duplicate (no canonical) + pointer",
-     thread(c("m", "Take a look at #12", "MEMBER", 60), closed_by="m", closed_minute=61,
-            events=(ev("marked_as_duplicate", None, actor="m", minute=61, source="rest"),)), 12),
-    ("... unmarked_as_duplicate afterwards: no pointer applies",
-     thread(c("m", "Take a look at #12", "MEMBER", 60), closed_by="m", closed_minute=61,
-            events=(ev("marked_as_duplicate", 12, actor="m", minute=61),
-                    ev("unmarked_as_duplicate", 12, actor="m", minute=62))), None),
+    (
+        "label + 'Please see #12'",
+        _labelled(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61),
+        12,
+    ),
+    (
+        "label + 'Take a look at this - <url>'",
+        _labelled(
+            c(
+                "m",
+                "Take a look at this - https://github.com/acme/widgets/issues/12",
+                "CONTRIBUTOR",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "label + 'Can you check these: #12 #13' (first named)",
+        _labelled(
+            c("m", "Can you check these: #12 #13", "MEMBER", 60), closed_by="m", closed_minute=61
+        ),
+        12,
+    ),
+    (
+        "no label: 'Please see #12' is only a pointer",
+        thread(c("m", "Please see #12", "MEMBER", 60), closed_by="m", closed_minute=61),
+        None,
+    ),
+    (
+        "label + a drive-by's pointer is not the maintainer's",
+        _labelled(c("u", "Please see #12", "NONE", 60), closed_by="m", closed_minute=61),
+        None,
+    ),
+    (
+        "label + 'Fixed by #40' is a fix, not a pointer",
+        _labelled(c("m", "Fixed by #40", "MEMBER", 60), closed_by="m", closed_minute=61),
+        None,
+    ),
+    (
+        "state_reason duplicate + pointer",
+        thread(
+            c("m", "See #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+            state_reason="duplicate",
+        ),
+        12,
+    ),
+    (
+        "GraphQL's stateReason DUPLICATE + pointer",
+        thread(
+            c("m", "See #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+            state_reason="DUPLICATE",
+        ),
+        12,
+    ),
+    (
+        "a REST marked_as_duplicate (no canonical) + pointer",
+        thread(
+            c("m", "Take a look at #12", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+            events=(ev("marked_as_duplicate", None, actor="m", minute=61, source="rest"),),
+        ),
+        12,
+    ),
+    (
+        "... unmarked_as_duplicate afterwards: no pointer applies",
+        thread(
+            c("m", "Take a look at #12", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+            events=(
+                ev("marked_as_duplicate", 12, actor="m", minute=61),
+                ev("unmarked_as_duplicate", 12, actor="m", minute=62),
+            ),
+        ),
+        None,
+    ),
     # confirmation as a reply
-    ("'Is this the same as #12?' answered 'Yes, it's a duplicate'",
-     thread(c("u", "Is this the same as #12?", "NONE", 60), c("m", "Yes, it's a duplicate.", "MEMBER", 70),
-            closed_by="m", closed_minute=71), 12),
-    ("... answered 'No, different bug'",
-     thread(c("u", "Is this the same as #12?", "NONE", 60), c("m", "No, this is a different bug.", "MEMBER", 70),
-            closed_by="m", closed_minute=71), None),
+    (
+        "'Is this the same as #12?' answered 'Yes, it's a duplicate'",
+        thread(
+            c("u", "Is this the same as #12?", "NONE", 60),
+            c("m", "Yes, it's a duplicate.", "MEMBER", 70),
+            closed_by="m",
+            closed_minute=71,
+        ),
+        12,
+    ),
+    (
+        "... answered 'No, different bug'",
+        thread(
+            c("u", "Is this the same as #12?", "NONE", 60),
+            c("m", "No, this is a different bug.", "MEMBER", 70),
+            closed_by="m",
+            closed_minute=71,
+        ),
+        None,
+    ),
     # phrasings outside the rust vocabulary
-    ("'same with #12'", thread(c("m", "same with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("'dups with #12'", thread(c("m", "dups with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("'Duplicate with #12'", thread(c("m", "Duplicate with #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("'Consolidating to tracking issue #12'",
-     thread(c("m", "Consolidating to tracking issue #12", "MEMBER", 60), closed_by="m", closed_minute=61), 12),
-    ("'Isn't this a duplicate of #12? If not, please re-open'",
-     thread(c("m", "Isn't this a duplicate of #12? If not, please re-open.", "MEMBER", 60),
-            closed_by="m", closed_minute=61), 12),
-    ("... 'This isn't a duplicate of #12.' denies",
-     thread(c("m", "This isn't a duplicate of #12.", "MEMBER", 60), closed_by="m", closed_minute=61), None),
-    ("'same with 1.8' names no issue", thread(c("m", "same with 1.8", "MEMBER", 60), closed_by="m"), None),
+    (
+        "'same with #12'",
+        thread(c("m", "same with #12", "MEMBER", 60), closed_by="m", closed_minute=61),
+        12,
+    ),
+    (
+        "'dups with #12'",
+        thread(c("m", "dups with #12", "MEMBER", 60), closed_by="m", closed_minute=61),
+        12,
+    ),
+    (
+        "'Duplicate with #12'",
+        thread(c("m", "Duplicate with #12", "MEMBER", 60), closed_by="m", closed_minute=61),
+        12,
+    ),
+    (
+        "'Consolidating to tracking issue #12'",
+        thread(
+            c("m", "Consolidating to tracking issue #12", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "'Isn't this a duplicate of #12? If not, please re-open'",
+        thread(
+            c("m", "Isn't this a duplicate of #12? If not, please re-open.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "... 'This isn't a duplicate of #12.' denies",
+        thread(
+            c("m", "This isn't a duplicate of #12.", "MEMBER", 60), closed_by="m", closed_minute=61
+        ),
+        None,
+    ),
+    (
+        "'same with 1.8' names no issue",
+        thread(c("m", "same with 1.8", "MEMBER", 60), closed_by="m"),
+        None,
+    ),
     # bots that act versus bots that suggest
-    ("a triage bot closing as a duplicate",
-     thread(c("triage-bot[bot]", "Closing as a duplicate of #12.", "NONE", 60),
-            closed_by="triage-bot[bot]", closed_minute=61), 12),
-    ("a bot's 'Potential duplicates: - #12', nobody acting",
-     thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60), closed_by="reporter",
-            closed_minute=61), None),
-    ("a bot's 'Consider closing this issue as a duplicate of #12'",
-     thread(c("github-actions", "Consider closing this issue as a duplicate of #12", "NONE", 60),
-            closed_by="m", closed_minute=61 * 60), None),
+    (
+        "a triage bot closing as a duplicate",
+        thread(
+            c("triage-bot[bot]", "Closing as a duplicate of #12.", "NONE", 60),
+            closed_by="triage-bot[bot]",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "a bot's 'Potential duplicates: - #12', nobody acting",
+        thread(
+            c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60),
+            closed_by="reporter",
+            closed_minute=61,
+        ),
+        None,
+    ),
+    (
+        "a bot's 'Consider closing this issue as a duplicate of #12'",
+        thread(
+            c("github-actions", "Consider closing this issue as a duplicate of #12", "NONE", 60),
+            closed_by="m",
+            closed_minute=61 * 60,
+        ),
+        None,
+    ),
     # issue forms
-    ("a form's 'Possible duplicates' field",
-     thread(body="### Describe the bug\nIt crashes.\n\n### Possible duplicates\n"
-                 "duplicate of #12\n\n### Version\n1.0",
-            closed_by="m"), None),
-    ("... the same words in prose",
-     thread(c("m", "duplicate of #12", "MEMBER", 60), body="### Describe the bug\nIt crashes.", closed_by="m",
-            closed_minute=61), 12),
+    (
+        "a form's 'Possible duplicates' field",
+        thread(
+            body="### Describe the bug\nIt crashes.\n\n### Possible duplicates\n"
+            "duplicate of #12\n\n### Version\n1.0",
+            closed_by="m",
+        ),
+        None,
+    ),
+    (
+        "... the same words in prose",
+        thread(
+            c("m", "duplicate of #12", "MEMBER", 60),
+            body="### Describe the bug\nIt crashes.",
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
     # hard negatives that used to pass
-    ("retracted by its author",
-     thread(c("u", "Duplicate of #12", "CONTRIBUTOR", 60), c("u", "Not actually a dupe of #12, my mistake.",
-                                                             "CONTRIBUTOR", 65), closed_by="m"), None),
-    ("rejected by a maintainer",
-     thread(c("u", "dup of #12?", "NONE", 60), c("m", "I would not call it a duplicate.", "MEMBER", 65),
-            closed_by="m"), None),
-    ("open, 'should this be closed in favour of #12?' answered 'No'",
-     thread(c("u", "Should this be closed in favour of #12?", "NONE", 60), c("m", "No.", "MEMBER", 65),
-            state="open"), None),
-    ("an unanswered aside in an open issue",
-     thread(c("u", "Maybe a dup of #12?", "NONE", 60), state="open"), None),
+    (
+        "retracted by its author",
+        thread(
+            c("u", "Duplicate of #12", "CONTRIBUTOR", 60),
+            c("u", "Not actually a dupe of #12, my mistake.", "CONTRIBUTOR", 65),
+            closed_by="m",
+        ),
+        None,
+    ),
+    (
+        "rejected by a maintainer",
+        thread(
+            c("u", "dup of #12?", "NONE", 60),
+            c("m", "I would not call it a duplicate.", "MEMBER", 65),
+            closed_by="m",
+        ),
+        None,
+    ),
+    (
+        "open, 'should this be closed in favour of #12?' answered 'No'",
+        thread(
+            c("u", "Should this be closed in favour of #12?", "NONE", 60),
+            c("m", "No.", "MEMBER", 65),
+            state="open",
+        ),
+        None,
+    ),
+    (
+        "an unanswered aside in an open issue",
+        thread(c("u", "Maybe a dup of #12?", "NONE", 60), state="open"),
+        None,
+    ),
 ]
 
 
@@ -189,7 +367,9 @@ def test_label_pointer_is_a_visible_signal() -> None:
 
 
 def test_bot_suggestions_are_counted() -> None:
-    th = thread(c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60), closed_by="reporter")
+    th = thread(
+        c("github-actions[bot]", "Potential duplicates:\n- #12", "NONE", 60), closed_by="reporter"
+    )
     assert extract_thread(th).counters["dropped:bot_suggestion"] == 1
 
 
@@ -216,19 +396,50 @@ def _variants(text: str) -> list[str]:
 
 
 _SCREEN_SAMPLES = [  # one text per alternative of every rule's screen (CUE_REGEX)
-    "dup", "favour", "favor", "superseded", "supersceded", "subsumed", "replaced with", "replaced by",
-    "consolidate", "continue to track", "keep track", "is tracking", "tracked in", "tracked over",
-    "tracking this", "track the", "please follow", "stay tuned", "continued as", "reopened in",
-    "resubmitted at", "re-submitted into", "rebased as", "re-filed in", "refiled as", "recreated in",
-    "re-created as", "this is now", "new pr", "new pull request", "same", "reported", "already filed",
+    "dup",
+    "favour",
+    "favor",
+    "superseded",
+    "supersceded",
+    "subsumed",
+    "replaced with",
+    "replaced by",
+    "consolidate",
+    "continue to track",
+    "keep track",
+    "is tracking",
+    "tracked in",
+    "tracked over",
+    "tracking this",
+    "track the",
+    "please follow",
+    "stay tuned",
+    "continued as",
+    "reopened in",
+    "resubmitted at",
+    "re-submitted into",
+    "rebased as",
+    "re-filed in",
+    "refiled as",
+    "recreated in",
+    "re-created as",
+    "this is now",
+    "new pr",
+    "new pull request",
+    "same",
+    "reported",
+    "already filed",
     "already opened",
 ]
 
 
-@pytest.mark.parametrize("text", [v for t in _SCREEN_SAMPLES + [t for _, t in EXAMPLES + NEAR_MISSES]
-                                  for v in _variants(t)])
+@pytest.mark.parametrize(
+    "text",
+    [v for t in _SCREEN_SAMPLES + [t for _, t in EXAMPLES + NEAR_MISSES] for v in _variants(t)],
+)
 def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
-    """`CUE.search` skips the regex on texts without a cue word: it must answer as the regex does."""
+    """`CUE.search` skips the regex on texts without a cue word: it must answer as the regex
+    does."""
     import re
 
     from issues_sts.links.vocabulary import CUE
@@ -245,7 +456,10 @@ def test_every_screen_alternative_has_a_prefilter_word() -> None:
 
     assert _CUE_NEEDS is not None
     assert required_words(r"favou?r|(?:continued|re-?filed)\s+(?:as|in)|this\s+is\s+now") == (
-        (("favo",),), (("continued", "filed"),), (("this",), ("now",)))
+        (("favo",),),
+        (("continued", "filed"),),
+        (("this",), ("now",)),
+    )
     assert required_words(r"dup|\w+\s+of") is None
 
 
@@ -258,8 +472,15 @@ def test_the_cue_screen_prefilter_agrees_with_its_regex_on_modern_texts() -> Non
     from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
 
     regex = re.compile(CUE_REGEX.removeprefix("(?i)"))
-    texts = [obj.get("body") or "" for chunk in iter_paper_world(PaperConfig(scale=0.001, repos=(
-        "pytorch/pytorch", "microsoft/vscode", "kubernetes/kubernetes"))) for obj in chunk.data.issues + chunk.data.comments]
+    texts = [
+        obj.get("body") or ""
+        for chunk in iter_paper_world(
+            PaperConfig(
+                scale=0.001, repos=("pytorch/pytorch", "microsoft/vscode", "kubernetes/kubernetes")
+            )
+        )
+        for obj in chunk.data.issues + chunk.data.comments
+    ]
     assert len(texts) > 1000
     assert sum(bool(regex.search(t.lower())) for t in texts) > 10
     for text in texts:

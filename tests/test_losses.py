@@ -25,7 +25,9 @@ from training.losses import (
 
 
 def zigzag(pairs: int = 4, dim: int = 6, seed: int = 0) -> torch.Tensor:
-    return torch.randn(2 * pairs, dim, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return torch.randn(
+        2 * pairs, dim, generator=torch.Generator().manual_seed(seed), dtype=torch.float64
+    )
 
 
 def both_rows(pair_labels: list[float]) -> torch.Tensor:
@@ -61,7 +63,9 @@ def naive_angle_score(x: torch.Tensor, y: torch.Tensor) -> float:
     return abs(total)
 
 
-def naive_ibn(rows: torch.Tensor, labels: list[float], tau: float, texts: list[str] | None) -> float:
+def naive_ibn(
+    rows: torch.Tensor, labels: list[float], tau: float, texts: list[str] | None
+) -> float:
     """-log softmax of each row's targets among all other rows, averaged over all rows."""
     count = rows.shape[0]
     loss = 0.0
@@ -86,7 +90,9 @@ def test_cosine_objective_matches_naive_loop(labels: list[float]) -> None:
     rows = zigzag()
     scores = [cos(rows[2 * i], rows[2 * i + 1]) for i in range(4)]
     expected = naive_ranking(scores, labels, 0.05)
-    assert float(cosine_objective(rows, both_rows(labels), 0.05)) == pytest.approx(expected, rel=1e-9)
+    assert float(cosine_objective(rows, both_rows(labels), 0.05)) == pytest.approx(
+        expected, rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("labels", [PAIR_LABELS, GRADED])
@@ -105,7 +111,9 @@ def test_angle_similarity_reads_as_cosine_plus_sine() -> None:
     # Same vector: z / w = 1 after normalisation, the highest similarity.
     assert float(angle_similarity(rows[:1], rows[:1])) == pytest.approx(1.0)
     # sentence-transformers computes the same score as |cos + sin| (no objective difference).
-    assert ours.tolist() == pytest.approx(pairwise_angle_sim(rows[0::2], rows[1::2]).tolist(), rel=1e-9)
+    assert ours.tolist() == pytest.approx(
+        pairwise_angle_sim(rows[0::2], rows[1::2]).tolist(), rel=1e-9
+    )
 
 
 def test_angle_similarity_pads_odd_dimensions() -> None:
@@ -152,7 +160,9 @@ def test_in_batch_negatives_coincide_with_symmetric_mnrl_on_all_positive_batches
     # They differ otherwise: MNRL has no labels (negative pairs would become positives) and
     # no identical-text detection.
     rows = zigzag(seed=7)
-    mnrl = MultipleNegativesRankingLoss(None, scale=20.0, directions=("query_to_doc", "query_to_query"))
+    mnrl = MultipleNegativesRankingLoss(
+        None, scale=20.0, directions=("query_to_doc", "query_to_query")
+    )
     forward = mnrl.compute_loss_from_embeddings([rows[0::2], rows[1::2]], None)
     backward = mnrl.compute_loss_from_embeddings([rows[1::2], rows[0::2]], None)
     ours = in_batch_negative_objective(rows, torch.ones(8), 0.05, torch.arange(8))
@@ -165,7 +175,9 @@ def test_cosine_objective_coincides_with_sentence_transformers_cosent(labels: li
     theirs = CoSENTLoss(None, scale=20.0).compute_loss_from_embeddings(
         [rows[0::2], rows[1::2]], torch.tensor(labels)
     )
-    assert float(cosine_objective(rows, both_rows(labels), 0.05)) == pytest.approx(float(theirs), rel=1e-6)
+    assert float(cosine_objective(rows, both_rows(labels), 0.05)) == pytest.approx(
+        float(theirs), rel=1e-6
+    )
 
 
 def test_angle_objective_coincides_with_sentence_transformers_angle_at_scale_one() -> None:
@@ -173,8 +185,12 @@ def test_angle_objective_coincides_with_sentence_transformers_angle_at_scale_one
     # paper and its reference use tau 1.0 for the angle objective; with scale=1 they coincide.
     rows = zigzag(dim=8, seed=9)
     labels = torch.tensor(GRADED)
-    theirs = STAnglELoss(None, scale=1.0).compute_loss_from_embeddings([rows[0::2], rows[1::2]], labels)
-    assert float(angle_objective(rows, both_rows(GRADED), 1.0)) == pytest.approx(float(theirs), rel=1e-6)
+    theirs = STAnglELoss(None, scale=1.0).compute_loss_from_embeddings(
+        [rows[0::2], rows[1::2]], labels
+    )
+    assert float(angle_objective(rows, both_rows(GRADED), 1.0)) == pytest.approx(
+        float(theirs), rel=1e-6
+    )
     default = STAnglELoss(None).compute_loss_from_embeddings([rows[0::2], rows[1::2]], labels)
     assert float(default) != pytest.approx(float(theirs), rel=1e-3)
 
@@ -186,12 +202,16 @@ def test_total_is_the_weighted_sum_and_zero_weights_are_skipped() -> None:
     loss = AnglELoss(config=config)
     parts = loss.components(rows, labels, ids)
     expected = 0.5 * parts["cos"] + 2.0 * parts["ibn"] + 3.0 * parts["angle"]
-    assert float(loss.compute_loss_from_embeddings(rows, labels, ids)) == pytest.approx(float(expected))
+    assert float(loss.compute_loss_from_embeddings(rows, labels, ids)) == pytest.approx(
+        float(expected)
+    )
     only_cos = AnglELoss(config=LossConfig(w_ibn=0, w_angle=0))
     assert set(only_cos.components(rows, labels, ids)) == {"cos"}
     assert loss.get_config_dict()["w_angle"] == 3.0
     with pytest.raises(ValueError):
-        AnglELoss(config=LossConfig(w_cos=0, w_ibn=0, w_angle=0)).compute_loss_from_embeddings(rows, labels)
+        AnglELoss(config=LossConfig(w_cos=0, w_ibn=0, w_angle=0)).compute_loss_from_embeddings(
+            rows, labels
+        )
 
 
 def test_paper_defaults() -> None:
@@ -201,7 +221,9 @@ def test_paper_defaults() -> None:
     assert config.identical_detection
 
 
-def test_gathered_in_batch_loss_logs_its_value_and_scales_only_its_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gathered_in_batch_loss_logs_its_value_and_scales_only_its_gradient(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Under DDP with gathering, each rank's gradient must be world-size times the local one
     # (DDP averages), but the logged loss must stay the loss of the whole batch.
     from training import losses

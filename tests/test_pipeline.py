@@ -28,7 +28,9 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     corpus = generate_world(preset("small", seed=11))
     store_dir = tmp_path_factory.mktemp("pipeline") / "store"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
-        cfg = CrawlConfig(repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir)  # type: ignore[arg-type]
+        cfg = CrawlConfig(
+            repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir
+        )  # type: ignore[arg-type]
         summary = run_crawl(cfg)
     assert summary.ok
     return corpus, store_dir
@@ -45,7 +47,10 @@ def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, 
         for number, target in data.truth_duplicates.items():
             this = (pl.col("repo") == repo) & (pl.col("number") == number)
             # the issue body is part of the thread ("I think #12 describes the same problem.")
-            bodies = comments.filter(this)["body"].to_list() + issues.filter(this)["body"].fill_null("").to_list()
+            bodies = (
+                comments.filter(this)["body"].to_list()
+                + issues.filter(this)["body"].fill_null("").to_list()
+            )
             has_event = events.filter(this).height > 0
             if has_event or any(re.search(rf"\b{target[1]}\b", b) for b in bodies):
                 truth[(repo, number)] = target
@@ -58,14 +63,21 @@ def test_links_match_the_generated_ground_truth(crawled: tuple[object, Path]) ->
         table = build_links(store)
         truth = _findable(corpus, store)
     usable = table.links.filter(pl.col("usable"))
-    found = {(r, n): (tr, tn) for r, n, tr, tn in usable.select("repo", "number", "target_repo", "target_number").iter_rows()}
+    found = {
+        (r, n): (tr, tn)
+        for r, n, tr, tn in usable.select(
+            "repo", "number", "target_repo", "target_number"
+        ).iter_rows()
+    }
     correct = sum(1 for key, target in found.items() if truth.get(key) == target)
     assert len(truth) >= 20
     assert correct / len(found) >= 0.98, "precision"
     assert correct / len(truth) >= 0.90, "recall on duplicates with a knowable target"
 
 
-def test_build_from_a_real_crawl_loads_with_datasets_and_never_leaks(crawled: tuple[object, Path], tmp_path: Path) -> None:
+def test_build_from_a_real_crawl_loads_with_datasets_and_never_leaks(
+    crawled: tuple[object, Path], tmp_path: Path
+) -> None:
     _, store_dir = crawled
     out = tmp_path / "dataset"
     summary = run_build(BuildConfig(store=store_dir, out=out, seed=3))
@@ -76,8 +88,14 @@ def test_build_from_a_real_crawl_loads_with_datasets_and_never_leaks(crawled: tu
     assert {s: default[s].num_rows for s in default} == summary.sizes["default"]
     assert set(positive["train"].column_names) == {"anchor", "positive"}
     pairs = pl.read_parquet(out / "pairs.parquet")
-    ends = pl.concat([pairs.select("split", repo="repo1", number="number1"),
-                      pairs.select("split", repo="repo2", number="number2")])
-    assert ends.group_by("repo", "number").agg(pl.col("split").n_unique().alias("n"))["n"].max() == 1
+    ends = pl.concat(
+        [
+            pairs.select("split", repo="repo1", number="number1"),
+            pairs.select("split", repo="repo2", number="number2"),
+        ]
+    )
+    assert (
+        ends.group_by("repo", "number").agg(pl.col("split").n_unique().alias("n"))["n"].max() == 1
+    )
     every_file = [p for p in list(out.rglob("*")) + list(store_dir.rglob("*")) if p.is_file()]
     assert every_file and not any(TOKEN.encode() in p.read_bytes() for p in every_file)

@@ -54,17 +54,28 @@ def hub() -> Iterator[FakeHub]:
 
 def _env(hub: FakeHub, tmp_path: Path, token: str | None = TOKEN) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
-    env |= {"HF_ENDPOINT": hub.url, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(tmp_path / "hf-home"),
-            "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-            "HF_HUB_DISABLE_TELEMETRY": "1", "NO_COLOR": "1"}
+    env |= {
+        "HF_ENDPOINT": hub.url,
+        "HF_HUB_DISABLE_XET": "1",
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_OFFLINE": "0",
+        "HF_DATASETS_OFFLINE": "0",
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "NO_COLOR": "1",
+    }
     if token:
         env["HF_TOKEN"] = token
     return env
 
 
-def _push(hub: FakeHub, tmp_path: Path, *args: str, token: str | None = TOKEN) -> subprocess.CompletedProcess[str]:
+def _push(
+    hub: FakeHub, tmp_path: Path, *args: str, token: str | None = TOKEN
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO, *args]
-    return subprocess.run(cmd, env=_env(hub, tmp_path, token), capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        cmd, env=_env(hub, tmp_path, token), capture_output=True, text=True, timeout=120
+    )
 
 
 def test_push_then_load_returns_the_same_rows(built: Path, hub: FakeHub, tmp_path: Path) -> None:
@@ -72,24 +83,39 @@ def test_push_then_load_returns_the_same_rows(built: Path, hub: FakeHub, tmp_pat
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{hub.url}/datasets/{REPO}"
     remote = hub.files("dataset", REPO)
-    local = {p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()}
+    local = {
+        p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()
+    }
     assert {k: v for k, v in remote.items() if k != ".gitattributes"} == local  # exactly the folder
     assert len(hub.repos[("dataset", REPO)].commits) == 2  # creation + one commit
     shard = local["data/train-00000-of-00001.parquet"]
     assert hashlib.sha256(shard).hexdigest() in hub.lfs  # parquet went through Git LFS
 
-    loaded = subprocess.run([sys.executable, "-c", LOAD, REPO], env=_env(hub, tmp_path),
-                            capture_output=True, text=True, timeout=180)
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOAD, REPO],
+        env=_env(hub, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert loaded.returncode == 0, loaded.stderr[-2000:]
     got = json.loads(loaded.stdout)
     pairs = pl.read_parquet(built / "pairs.parquet")
     for split in SPLITS:
         part = pairs.filter(pl.col("split") == split)
         assert got["default"][split]["rows"] == part.select("text1", "text2", "label").to_dicts()
-        assert got["default"][split]["features"] == {"text1": "string", "text2": "string", "label": "int64"}
+        assert got["default"][split]["features"] == {
+            "text1": "string",
+            "text2": "string",
+            "label": "int64",
+        }
         positives = part.filter(pl.col("label") == 1)
-        assert got["positive"][split]["rows"] == positives.select(
-            pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")).to_dicts()
+        assert (
+            got["positive"][split]["rows"]
+            == positives.select(
+                pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")
+            ).to_dicts()
+        )
 
 
 def test_second_push_deletes_stale_shards(built: Path, hub: FakeHub, tmp_path: Path) -> None:
@@ -97,14 +123,18 @@ def test_second_push_deletes_stale_shards(built: Path, hub: FakeHub, tmp_path: P
     repo = hub.repos[("dataset", REPO)]
     assert repo.private
     sha, files = repo.commits[-1]
-    repo.commits.append(("f" * 40, {**files, "data/train-00001-of-00002.parquet": StoredFile(b"old", lfs=True)}))
+    repo.commits.append(
+        ("f" * 40, {**files, "data/train-00001-of-00002.parquet": StoredFile(b"old", lfs=True)})
+    )
     result = _push(hub, tmp_path, "--dataset", str(built))
     assert result.returncode == 0, result.stderr
     assert "data/train-00001-of-00002.parquet" not in hub.files("dataset", REPO)
     assert ".gitattributes" in hub.files("dataset", REPO)
 
 
-def test_rejected_token_is_one_line_and_never_echoed(built: Path, hub: FakeHub, tmp_path: Path) -> None:
+def test_rejected_token_is_one_line_and_never_echoed(
+    built: Path, hub: FakeHub, tmp_path: Path
+) -> None:
     bad = "hf_this_token_is_wrong_987654321"
     result = _push(hub, tmp_path, "--dataset", str(built), "--token", bad, token=None)
     assert result.returncode == 7
@@ -146,23 +176,52 @@ with serve_fake_hub(token=sys.argv[2], lfs=False) as fake:
 def test_in_process_push_with_xet_on_commits_regular_files(built: Path, tmp_path: Path) -> None:
     # What the offline demo does: one process, server and client together, Xet left on.
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
-    env |= {"HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_HUB_OFFLINE": "0"}
-    done = subprocess.run([sys.executable, "-c", IN_PROCESS, str(built), TOKEN, REPO], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env |= {
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+        "HF_HUB_OFFLINE": "0",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS, str(built), TOKEN, REPO],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["url"] == f"{got['base']}/datasets/{REPO}" and got["lfs"] == 0
-    local = {p.relative_to(built).as_posix(): p.read_bytes().hex() for p in built.rglob("*") if p.is_file()}
+    local = {
+        p.relative_to(built).as_posix(): p.read_bytes().hex()
+        for p in built.rglob("*")
+        if p.is_file()
+    }
     assert {k: v for k, v in got["files"].items() if k != ".gitattributes"} == local
 
 
-def test_the_token_saved_by_hf_auth_login_is_used(built: Path, hub: FakeHub, tmp_path: Path) -> None:
+def test_the_token_saved_by_hf_auth_login_is_used(
+    built: Path, hub: FakeHub, tmp_path: Path
+) -> None:
     env = _env(hub, tmp_path, token=None)
     token_file = Path(env["HF_HOME"]) / "token"  # where `hf auth login` saves it
     token_file.parent.mkdir(parents=True, exist_ok=True)
     token_file.write_text(TOKEN)
-    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
-                             "--dataset", str(built)], env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "issues_sts.cli.app",
+            "push",
+            "--repo-id",
+            REPO,
+            "--dataset",
+            str(built),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert ("dataset", REPO) in hub.repos
 
@@ -174,10 +233,29 @@ def test_an_unreachable_hub_is_not_called_a_token_problem(built: Path, tmp_path:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
-    env |= {"HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "hf"),
-            "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_XET": "1"}
-    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
-                             "--dataset", str(built)], env=env, capture_output=True, text=True, timeout=300)
+    env |= {
+        "HF_ENDPOINT": f"http://127.0.0.1:{port}",
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_OFFLINE": "0",
+        "HF_HUB_DISABLE_XET": "1",
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "issues_sts.cli.app",
+            "push",
+            "--repo-id",
+            REPO,
+            "--dataset",
+            str(built),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 7
     line = " ".join(result.stderr.split())
     assert line.startswith("error: cannot reach the Hub") and "network" in line
@@ -186,8 +264,23 @@ def test_an_unreachable_hub_is_not_called_a_token_problem(built: Path, tmp_path:
 
 def test_a_folder_that_is_not_a_build_is_a_dataset_problem(tmp_path: Path) -> None:
     (tmp_path / "random").mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))} | {"HF_TOKEN": TOKEN}
-    result = subprocess.run([sys.executable, "-m", "issues_sts.cli.app", "push", "--repo-id", REPO,
-                             "--dataset", str(tmp_path / "random")], env=env, capture_output=True, text=True,
-                            timeout=300)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))} | {
+        "HF_TOKEN": TOKEN
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "issues_sts.cli.app",
+            "push",
+            "--repo-id",
+            REPO,
+            "--dataset",
+            str(tmp_path / "random"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 6 and "no manifest.json" in result.stderr

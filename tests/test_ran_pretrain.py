@@ -130,7 +130,17 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     assert RanEncoder.load(out).max_seq_length == 16
     assert "MLM loss" in capsys.readouterr().err
     with pytest.raises(SystemExit) as failed:  # `python -m issues_sts` runs the same command
-        main(["pretrain-ran", "--dataset", str(tmp_path / "missing"), "--out", str(out), "--model", "ran-tiny"])
+        main(
+            [
+                "pretrain-ran",
+                "--dataset",
+                str(tmp_path / "missing"),
+                "--out",
+                str(out),
+                "--model",
+                "ran-tiny",
+            ]
+        )
     assert failed.value.code == 8
     assert "neither a crawl store" in capsys.readouterr().err
 

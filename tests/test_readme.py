@@ -55,7 +55,11 @@ def test_readme_first_screen_has_exactly_the_two_commands() -> None:
 @pytest.mark.parametrize("line", _command_lines())
 def test_readme_command_exists_with_its_options(line: str) -> None:
     command, words = _resolve(line)
-    known = {opt for param in command.params for opt in getattr(param, "opts", []) + getattr(param, "secondary_opts", [])}
+    known = {
+        opt
+        for param in command.params
+        for opt in getattr(param, "opts", []) + getattr(param, "secondary_opts", [])
+    }
     for word in words:
         if word.startswith("--"):
             assert word.split("=")[0] in known, f"{word} is not an option of: {line}"

@@ -31,7 +31,9 @@ def test_shipped_repos_yaml_has_the_papers_55() -> None:
         ("repos:\n  - owner/..\n", ":2:"),
     ],
 )
-def test_malformed_repos_file_is_one_line_naming_the_line(tmp_path: Path, text: str, fragment: str) -> None:
+def test_malformed_repos_file_is_one_line_naming_the_line(
+    tmp_path: Path, text: str, fragment: str
+) -> None:
     path = tmp_path / "repos.yaml"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:

@@ -12,9 +12,17 @@ from tests.conftest import cli_exit_code
 
 def _issue(number: int, *, pr: bool = False, updated: str = "2024-01-01T00:00:00Z") -> dict:
     raw = {
-        "number": number, "id": 1000 + number, "node_id": f"I_{number}", "title": f"t{number}",
-        "body": "b", "state": "closed", "state_reason": "duplicate", "user": {"login": "u"},
-        "labels": [{"name": "duplicate"}], "updated_at": updated, "html_url": f"https://github.com/o/r/issues/{number}",
+        "number": number,
+        "id": 1000 + number,
+        "node_id": f"I_{number}",
+        "title": f"t{number}",
+        "body": "b",
+        "state": "closed",
+        "state_reason": "duplicate",
+        "user": {"login": "u"},
+        "labels": [{"name": "duplicate"}],
+        "updated_at": updated,
+        "html_url": f"https://github.com/o/r/issues/{number}",
     }
     if pr:
         raw["pull_request"] = {"url": "x"}
@@ -22,16 +30,26 @@ def _issue(number: int, *, pr: bool = False, updated: str = "2024-01-01T00:00:00
 
 
 def _comment(cid: int, number: int) -> dict:
-    return {"id": cid, "issue_url": f"https://api.github.com/repos/o/r/issues/{number}", "body": "Duplicate of #1",
-            "user": {"login": "m"}, "author_association": "MEMBER", "created_at": "2024-01-02T00:00:00Z"}
+    return {
+        "id": cid,
+        "issue_url": f"https://api.github.com/repos/o/r/issues/{number}",
+        "body": "Duplicate of #1",
+        "user": {"login": "m"},
+        "author_association": "MEMBER",
+        "created_at": "2024-01-02T00:00:00Z",
+    }
 
 
 def test_write_page_is_atomic_and_idempotent(tmp_path: Path) -> None:
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
     cp = Checkpoint("o/r", "issues", next_url="https://x/next")
-    store.write_page("o/r", issues=[_issue(1), _issue(2, pr=True)], comments=[_comment(7, 1)], checkpoint=cp)
-    store.write_page("o/r", issues=[_issue(1)], comments=[_comment(7, 1)], checkpoint=cp)  # replayed page
+    store.write_page(
+        "o/r", issues=[_issue(1), _issue(2, pr=True)], comments=[_comment(7, 1)], checkpoint=cp
+    )
+    store.write_page(
+        "o/r", issues=[_issue(1)], comments=[_comment(7, 1)], checkpoint=cp
+    )  # replayed page
     issues = store.issues_frame()
     assert issues.height == 2 and issues["is_pull_request"].to_list() == [False, True]
     assert issues["labels"].to_list()[0] == ["duplicate"]
@@ -42,7 +60,9 @@ def test_write_page_is_atomic_and_idempotent(tmp_path: Path) -> None:
         raise RuntimeError("killed mid-page")
     assert store.issues_frame().height == 2
     counts = store.repo_counts()
-    assert counts[0]["issues"] == 1 and counts[0]["pull_requests"] == 1 and counts[0]["comments"] == 1
+    assert (
+        counts[0]["issues"] == 1 and counts[0]["pull_requests"] == 1 and counts[0]["comments"] == 1
+    )
 
 
 def test_missing_and_corrupt_store(tmp_path: Path) -> None:
@@ -55,16 +75,27 @@ def test_missing_and_corrupt_store(tmp_path: Path) -> None:
 
 
 def _event(canonical: int | None, source: str) -> dict:
-    return {"repo": "o/r", "number": 3, "event_key": "MADE_1", "event": "marked_as_duplicate", "actor": "m",
-            "created_at": "2025-01-01T00:00:00Z", "canonical_repo": "o/r" if canonical else None,
-            "canonical_number": canonical, "source": source, "raw": "{}"}
+    return {
+        "repo": "o/r",
+        "number": 3,
+        "event_key": "MADE_1",
+        "event": "marked_as_duplicate",
+        "actor": "m",
+        "created_at": "2025-01-01T00:00:00Z",
+        "canonical_repo": "o/r" if canonical else None,
+        "canonical_number": canonical,
+        "source": source,
+        "raw": "{}",
+    }
 
 
 def test_events_keep_the_canonical_and_checkpoints_commit_together(tmp_path: Path) -> None:
     store = Store.open(tmp_path, create=True)
     cps = [Checkpoint("o/r", f"timeline:{n}", since="t", done=True) for n in (3, 4)]
     store.write_page("o/r", events=[_event(1, "graphql")], checkpoints=cps)
-    store.write_page("o/r", events=[_event(None, "rest")])  # REST knows no canonical: keep GraphQL's
+    store.write_page(
+        "o/r", events=[_event(None, "rest")]
+    )  # REST knows no canonical: keep GraphQL's
     row = store.events_frame().row(0, named=True)
     assert (row["canonical_number"], row["source"]) == (1, "graphql")
     assert store.checkpoint_watermarks("o/r", "timeline:") == {"timeline:3": "t", "timeline:4": "t"}
@@ -77,14 +108,16 @@ def test_events_keep_the_canonical_and_checkpoints_commit_together(tmp_path: Pat
 def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None:
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
-    store.write_page("o/r", issues=[_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)])
+    store.write_page(
+        "o/r", issues=[_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)]
+    )
     store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     db = tmp_path / "crawl.sqlite"
     data = bytearray(db.read_bytes())
     page = 4096
     for offset in range(3 * page, len(data) - page, page):  # wreck every page after the schema
-        data[offset:offset + 64] = b"\xff" * 64
+        data[offset : offset + 64] = b"\xff" * 64
     db.write_bytes(bytes(data))
     with pytest.raises(StoreError):
         Store.open(tmp_path).issues_frame()
@@ -113,13 +146,28 @@ def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
     with Store.open(tmp_path, create=True) as store:
         store.write_page("o/r", issues=[_issue(1), _issue(2)], comments=[_comment(7, 1)])
         # as today's crawler wrote them: the object as JSON text, schema version 1
-        for table, key, obj in (("issues", "number", _issue(1)), ("comments", "id", _comment(7, 1))):
-            store._conn.execute(f"UPDATE {table} SET raw=? WHERE {key}=?", (json.dumps(obj), obj[key]))
+        for table, key, obj in (
+            ("issues", "number", _issue(1)),
+            ("comments", "id", _comment(7, 1)),
+        ):
+            store._conn.execute(
+                f"UPDATE {table} SET raw=? WHERE {key}=?", (json.dumps(obj), obj[key])
+            )
         store._conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
         expected = store.issues_frame(include_raw=True)
-        assert json.loads(expected["raw"][0]) == _issue(1) and json.loads(expected["raw"][1]) == _issue(2)
+        assert json.loads(expected["raw"][0]) == _issue(1) and json.loads(
+            expected["raw"][1]
+        ) == _issue(2)
     assert cli_exit_code(["status", "--store", str(tmp_path), "--compact"]) == 0
     with Store.open(tmp_path) as store:
         assert store.issues_frame(include_raw=True).equals(expected)
-        assert store._conn.execute("SELECT COUNT(*) FROM issues WHERE typeof(raw)='text'").fetchone()[0] == 0
-        assert store._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == "2"
+        assert (
+            store._conn.execute("SELECT COUNT(*) FROM issues WHERE typeof(raw)='text'").fetchone()[
+                0
+            ]
+            == 0
+        )
+        assert (
+            store._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+            == "2"
+        )

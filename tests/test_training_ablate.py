@@ -24,19 +24,41 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_variant_groups_expand_to_the_papers_table() -> None:
     assert expand_variants(["baselines"]) == ["backbone", "only-cos", "all"]
     paper = expand_variants(["paper"])
-    assert {"all", "wo-ibn", "wo-angle", "only-cos", "only-ibn", "only-angle", "pool-cls-avg", "pool-max"} <= set(paper)
+    assert {
+        "all",
+        "wo-ibn",
+        "wo-angle",
+        "only-cos",
+        "only-ibn",
+        "only-angle",
+        "pool-cls-avg",
+        "pool-max",
+    } <= set(paper)
     with pytest.raises(TrainingError, match="unknown ablation variant"):
         expand_variants(["w/o-everything"])
 
 
 def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path: Path) -> None:
     data, model = setup
-    base = TrainConfig(data=str(data), output=tmp_path / "ab", model=str(model), max_length=16, batch_size=4,
-                       max_steps=2, warmup_steps=1, learning_rate=1e-3, valid_split=None, progress=False)
+    base = TrainConfig(
+        data=str(data),
+        output=tmp_path / "ab",
+        model=str(model),
+        max_length=16,
+        batch_size=4,
+        max_steps=2,
+        warmup_steps=1,
+        learning_rate=1e-3,
+        valid_split=None,
+        progress=False,
+    )
     result = run_ablation(AblationConfig(base=base, variants=["backbone", "only-cos", "pool-max"]))
     rows = {row["variant"]: row for row in result.rows}
     assert rows["backbone"]["steps"] == 0 and rows["only-cos"]["steps"] == 2
-    assert json.loads((tmp_path / "ab" / "pool-max" / "last" / "encoder.json").read_text())["pooling"] == "max"
+    assert (
+        json.loads((tmp_path / "ab" / "pool-max" / "last" / "encoder.json").read_text())["pooling"]
+        == "max"
+    )
     trained = json.loads((tmp_path / "ab" / "only-cos" / "train_config.json").read_text())
     assert (trained["loss"]["w_ibn"], trained["loss"]["w_angle"]) == (0.0, 0.0)
     table = result.table_path.read_text()
@@ -45,20 +67,75 @@ def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path
     assert (tmp_path / "ab" / "only-cos" / "test-density.png").is_file()
 
 
-def test_cli_train_then_evaluate_a_run_folder(setup: tuple[Path, Path], tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_train_then_evaluate_a_run_folder(
+    setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data, model = setup
-    assert run(app, ["train", "--dataset", str(data), "--model", str(model), "--out", str(tmp_path / "run"),
-                     "--max-length", "16", "--batch-size", "4", "--max-steps", "2", "--quiet"], "issues-sts") == 0
+    assert (
+        run(
+            app,
+            [
+                "train",
+                "--dataset",
+                str(data),
+                "--model",
+                str(model),
+                "--out",
+                str(tmp_path / "run"),
+                "--max-length",
+                "16",
+                "--batch-size",
+                "4",
+                "--max-steps",
+                "2",
+                "--quiet",
+            ],
+            "issues-sts",
+        )
+        == 0
+    )
     assert "trained 2 steps" in capsys.readouterr().out
     # the run folder itself stands for its best checkpoint
-    assert run(app, ["evaluate", "--model", str(tmp_path / "run"), "--dataset", str(data), "--split", "test",
-                     "--plot", str(tmp_path / "t.png"), "--out", str(tmp_path / "t.json")], "issues-sts") == 0
+    assert (
+        run(
+            app,
+            [
+                "evaluate",
+                "--model",
+                str(tmp_path / "run"),
+                "--dataset",
+                str(data),
+                "--split",
+                "test",
+                "--plot",
+                str(tmp_path / "t.png"),
+                "--out",
+                str(tmp_path / "t.json"),
+            ],
+            "issues-sts",
+        )
+        == 0
+    )
     saved = json.loads((tmp_path / "t.json").read_text())
     assert (tmp_path / "t.png").is_file()
-    assert run(app, ["evaluate", "--model", str(tmp_path / "run" / "best"), "--dataset", str(data), "--json"],
-               "issues-sts") == 0
-    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["spearman"] == pytest.approx(saved["spearman"])
+    assert (
+        run(
+            app,
+            [
+                "evaluate",
+                "--model",
+                str(tmp_path / "run" / "best"),
+                "--dataset",
+                str(data),
+                "--json",
+            ],
+            "issues-sts",
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])[
+        "spearman"
+    ] == pytest.approx(saved["spearman"])
 
 
 def test_training_options_follow_the_issues_sts_conventions() -> None:
@@ -70,8 +147,13 @@ def test_training_options_follow_the_issues_sts_conventions() -> None:
         command = group.get_command(click.Context(group), name)  # type: ignore[attr-defined]
         assert command is not None, name
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}
-        assert "--out" in options and not {"--output", "--data", "--progress", "--max-eval-pairs"} & options, name
-        assert all(getattr(param, "help", None) for param in command.params), f"an option of {name} lacks help"
+        assert (
+            "--out" in options
+            and not {"--output", "--data", "--progress", "--max-eval-pairs"} & options
+        ), name
+        assert all(getattr(param, "help", None) for param in command.params), (
+            f"an option of {name} lacks help"
+        )
     for name in ("train", "evaluate", "ablate"):
         command = group.get_command(click.Context(group), name)  # type: ignore[attr-defined]
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}

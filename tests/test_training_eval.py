@@ -55,13 +55,22 @@ def test_metrics_match_scipy_and_sklearn() -> None:
 def test_evaluator_is_one_minus_paired_cosine_distance_with_spearmanr() -> None:
     encoder = tiny_encoder("avg").eval()
     pairs = PairSet(
-        ["cargo crash", "borrow checker error", "async trait", "macro panic on nightly", "doc typo"],
+        [
+            "cargo crash",
+            "borrow checker error",
+            "async trait",
+            "macro panic on nightly",
+            "doc typo",
+        ],
         ["cargo crash on build", "lifetime error", "async trait object", "docs", "doc typo fix"],
         np.array([1, 0, 1, 0, 1], dtype=np.float32),
     )
     metrics = SimilarityEvaluator(pairs, "test", batch_size=2)(encoder)
     with torch.no_grad():  # one text at a time: no batching, no padding
-        single = [encoder(encoder.tokenize([t]))["sentence_embedding"][0].numpy() for t in pairs.text1 + pairs.text2]
+        single = [
+            encoder(encoder.tokenize([t]))["sentence_embedding"][0].numpy()
+            for t in pairs.text1 + pairs.text2
+        ]
     first, second = np.stack(single[:5]), np.stack(single[5:])
     expected = spearmanr(pairs.labels, 1 - paired_cosine_distances(first, second))[0] * 100
     assert metrics["spearman"] == pytest.approx(expected, abs=1e-4)

@@ -29,23 +29,66 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_train_from_a_hub_dataset_id(tmp_path: Path) -> None:
     built = tmp_path / "dataset"
     run_build(BuildConfig(store=make_store(tmp_path / "store"), out=built))
-    files = {p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()}
-    assert {"data/train-00000-of-00001.parquet", "positive/test-00000-of-00001.parquet", "README.md"} <= set(files)
+    files = {
+        p.relative_to(built).as_posix(): p.read_bytes() for p in built.rglob("*") if p.is_file()
+    }
+    assert {
+        "data/train-00000-of-00001.parquet",
+        "positive/test-00000-of-00001.parquet",
+        "README.md",
+    } <= set(files)
     tiny_encoder("avg").save(tmp_path / "tiny")
     with serve_fake_hub() as hub:
         repo = hub.create("dataset", REPO, private=False)
         snapshot = dict(repo.commits[-1][1])
-        snapshot.update({path: StoredFile(data, lfs=path.endswith(LFS_SUFFIXES)) for path, data in files.items()})
+        snapshot.update(
+            {
+                path: StoredFile(data, lfs=path.endswith(LFS_SUFFIXES))
+                for path, data in files.items()
+            }
+        )
         repo.commits.append((hashlib.sha1(b"release").hexdigest(), snapshot))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING"))}
-        env |= {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "0",
-                "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
-                "HF_HUB_DISABLE_XET": "1", "NO_COLOR": "1"}
+        env |= {
+            "HF_ENDPOINT": hub.url,
+            "HF_HOME": str(tmp_path / "hf-home"),
+            "HF_HUB_OFFLINE": "0",
+            "HF_DATASETS_OFFLINE": "0",
+            "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_XET": "1",
+            "NO_COLOR": "1",
+        }
         run = subprocess.run(
-            [sys.executable, "-m", "issues_sts.cli.app", "train", "--dataset", REPO, "--model", str(tmp_path / "tiny"),
-             "--out", str(tmp_path / "run"), "--max-length", "32", "--batch-size", "4", "--max-steps", "2",
-             "--max-train-pairs", "16", "--max-pairs", "16", "--quiet"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "issues_sts.cli.app",
+                "train",
+                "--dataset",
+                REPO,
+                "--model",
+                str(tmp_path / "tiny"),
+                "--out",
+                str(tmp_path / "run"),
+                "--max-length",
+                "32",
+                "--batch-size",
+                "4",
+                "--max-steps",
+                "2",
+                "--max-train-pairs",
+                "16",
+                "--max-pairs",
+                "16",
+                "--quiet",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         unknown = list(hub.unknown)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "trained 2 steps" in run.stdout and "best valid Spearman" in run.stdout
@@ -54,4 +97,7 @@ def test_train_from_a_hub_dataset_id(tmp_path: Path) -> None:
     assert saved["data"] == REPO
     records = json.loads((tmp_path / "run" / "metrics.json").read_text())
     valid_rows = pl.read_parquet(built / "data" / "valid-00000-of-00001.parquet").height
-    assert any(r["kind"] == "eval" and r["split"] == "valid" and r["pairs"] == min(16, valid_rows) for r in records)
+    assert any(
+        r["kind"] == "eval" and r["split"] == "valid" and r["pairs"] == min(16, valid_rows)
+        for r in records
+    )

@@ -18,15 +18,35 @@ from training.models import load_encoder
 from training.trainer import Trainer
 
 
-def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_ctrl_c_checkpoints_and_the_same_command_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = make_pairs_folder(tmp_path / "pairs", {"train": 24})
     tiny_encoder("avg").save(tmp_path / "tiny")
 
     def command(out: Path) -> list[str]:
-        return ["train", "--dataset", str(data), "--model", str(tmp_path / "tiny"), "--out", str(out),
-                "--max-length", "16", "--batch-size", "4", "--max-steps", "5", "--warmup-steps", "1",
-                "--lr", "1e-3", "--valid-split", "", "--quiet"]
+        return [
+            "train",
+            "--dataset",
+            str(data),
+            "--model",
+            str(tmp_path / "tiny"),
+            "--out",
+            str(out),
+            "--max-length",
+            "16",
+            "--batch-size",
+            "4",
+            "--max-steps",
+            "5",
+            "--warmup-steps",
+            "1",
+            "--lr",
+            "1e-3",
+            "--valid-split",
+            "",
+            "--quiet",
+        ]
 
     assert run(app, command(tmp_path / "straight"), "issues-sts") == 0
 
@@ -44,7 +64,9 @@ def test_ctrl_c_checkpoints_and_the_same_command_resumes(tmp_path: Path, monkeyp
     err = capsys.readouterr().err
     assert "a checkpoint after step 2 of 5" in err
     assert f"to resume: issues-sts train --dataset {data}" in err
-    assert read_progress(tmp_path / "run" / "last").step == 2  # the step in flight was finished, not lost
+    assert (
+        read_progress(tmp_path / "run" / "last").step == 2
+    )  # the step in flight was finished, not lost
     assert signal.getsignal(signal.SIGINT) is not None  # our handler is gone again
     monkeypatch.setattr(Trainer, "_optimizer_step", real_step)
 

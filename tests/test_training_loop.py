@@ -28,8 +28,17 @@ def pairs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def recipe(data: Path, output: Path, **changes) -> TrainConfig:
-    settings = {"data": str(data), "output": output, "batch_size": 8, "max_length": 16, "learning_rate": 2e-3,
-                "warmup_steps": 2, "logging_steps": 1, "progress": False, "eval_batch_size": 32}
+    settings = {
+        "data": str(data),
+        "output": output,
+        "batch_size": 8,
+        "max_length": 16,
+        "learning_rate": 2e-3,
+        "warmup_steps": 2,
+        "logging_steps": 1,
+        "progress": False,
+        "eval_batch_size": 32,
+    }
     return TrainConfig(**{**settings, **changes})
 
 
@@ -51,7 +60,9 @@ def test_training_lowers_the_loss_and_writes_a_usable_run(pairs_dir: Path, tmp_p
     assert result.model_dir == tmp_path / "run" / "best"
     records = json.loads((tmp_path / "run" / "metrics.json").read_text())
     evals = [r for r in records if r["kind"] == "eval"]
-    assert len(evals) == 3 and max(r["spearman"] for r in evals) == pytest.approx(result.best_metric)
+    assert len(evals) == 3 and max(r["spearman"] for r in evals) == pytest.approx(
+        result.best_metric
+    )
     header = (tmp_path / "run" / "metrics.csv").read_text().splitlines()[0].split(",")
     assert {"step", "loss", "cos", "ibn", "angle", "lr", "pairs_per_s", "spearman"} <= set(header)
     saved = json.loads((tmp_path / "run" / "train_config.json").read_text())
@@ -59,9 +70,13 @@ def test_training_lowers_the_loss_and_writes_a_usable_run(pairs_dir: Path, tmp_p
 
 
 def test_interrupted_run_resumes_to_identical_weights(pairs_dir: Path, tmp_path: Path) -> None:
-    straight = train(recipe(pairs_dir, tmp_path / "straight", max_steps=5, valid_split=None), tiny_encoder())
-    first = train(recipe(pairs_dir, tmp_path / "resumed", max_steps=5, valid_split=None, stop_after_steps=3),
-                  tiny_encoder())
+    straight = train(
+        recipe(pairs_dir, tmp_path / "straight", max_steps=5, valid_split=None), tiny_encoder()
+    )
+    first = train(
+        recipe(pairs_dir, tmp_path / "resumed", max_steps=5, valid_split=None, stop_after_steps=3),
+        tiny_encoder(),
+    )
     assert first.steps == 3
     resumed = train(recipe(pairs_dir, tmp_path / "resumed", max_steps=5, valid_split=None))
     assert resumed.steps == straight.steps == 5
@@ -75,13 +90,26 @@ def test_interrupted_run_resumes_to_identical_weights(pairs_dir: Path, tmp_path:
 def test_resume_refuses_a_changed_recipe(pairs_dir: Path, tmp_path: Path) -> None:
     train(recipe(pairs_dir, tmp_path / "run", max_steps=1, valid_split=None), tiny_encoder())
     with pytest.raises(TrainingError, match="different learning_rate"):
-        train(recipe(pairs_dir, tmp_path / "run", max_steps=2, valid_split=None, learning_rate=1e-4))
+        train(
+            recipe(pairs_dir, tmp_path / "run", max_steps=2, valid_split=None, learning_rate=1e-4)
+        )
 
 
 def test_resume_keys_are_the_recipe_fields_of_the_config() -> None:
     """Derived from the fields marked RESUME in TrainConfig, not a second list."""
-    assert set(RESUME_KEYS) == {"data", "model", "pooling", "max_length", "batch_size", "grad_accumulation",
-                                "learning_rate", "warmup_steps", "seed", "loss", "max_train_pairs"}
+    assert set(RESUME_KEYS) == {
+        "data",
+        "model",
+        "pooling",
+        "max_length",
+        "batch_size",
+        "grad_accumulation",
+        "learning_rate",
+        "warmup_steps",
+        "seed",
+        "loss",
+        "max_train_pairs",
+    }
 
 
 def test_schedule_warms_up_then_decays_to_zero() -> None:
@@ -117,8 +145,20 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
 @pytest.mark.slow  # a fresh interpreter importing torch: tens of seconds on a loaded machine
 def test_cli_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "issues_sts", "train", "--dataset", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "issues_sts",
+            "train",
+            "--dataset",
+            str(tmp_path / "nothing"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
     )
     assert run.returncode == TrainingError.exit_code

@@ -13,7 +13,10 @@ from tests.test_training_support import tiny_encoder, tokenizer
 from training.models import build_encoder, encoder_type, load_encoder
 from training.models.pooling import POOLINGS, masked_max, masked_mean, pool
 
-TEXTS = ["cargo build fails", "a much longer issue text: the borrow checker rejects this async closure again"]
+TEXTS = [
+    "cargo build fails",
+    "a much longer issue text: the borrow checker rejects this async closure again",
+]
 
 
 @pytest.mark.parametrize("strategy", [p for p in POOLINGS if p != "first-last-avg"])
@@ -47,7 +50,9 @@ def test_padding_never_changes_an_encoders_embedding(strategy: str) -> None:
     with torch.no_grad():
         alone = encoder(encoder.tokenize(TEXTS[:1]))["sentence_embedding"][0]
         batched = encoder.tokenize(TEXTS)
-        assert batched["attention_mask"][0].sum() < batched["attention_mask"].shape[1]  # really padded
+        assert (
+            batched["attention_mask"][0].sum() < batched["attention_mask"].shape[1]
+        )  # really padded
         in_batch = encoder(batched)["sentence_embedding"][0]
     assert torch.allclose(alone, in_batch, atol=1e-5)
 
@@ -62,7 +67,9 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert loaded.pooling == "cls-avg" and loaded.max_seq_length == encoder.max_seq_length
     features = encoder.tokenize(TEXTS)
     with torch.no_grad():
-        assert torch.equal(encoder(features)["sentence_embedding"], loaded(features)["sentence_embedding"])
+        assert torch.equal(
+            encoder(features)["sentence_embedding"], loaded(features)["sentence_embedding"]
+        )
 
 
 def test_registry_dispatch_and_overrides(tmp_path: Path) -> None:
@@ -80,7 +87,10 @@ def test_registry_dispatch_and_overrides(tmp_path: Path) -> None:
 
 def test_tokenize_truncates_at_the_models_limit() -> None:
     encoder = tiny_encoder()
-    assert encoder.tokenize(["word " * 500], max_length=4096)["input_ids"].shape[1] == encoder.max_seq_length
+    assert (
+        encoder.tokenize(["word " * 500], max_length=4096)["input_ids"].shape[1]
+        == encoder.max_seq_length
+    )
     assert len(tokenizer()) == encoder.backbone.config.vocab_size
 
 
@@ -108,15 +118,20 @@ def test_gradient_checkpointing_keeps_gradients_and_dropout_is_settable() -> Non
     assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(plain, checkpointed, strict=True))
     encoder = tiny_encoder()
     encoder.set_attention_dropout(0.0)
-    attention = [m for n, m in encoder.backbone.named_modules() if ".attention.self" in f".{n}" and isinstance(m, torch.nn.Dropout)]
+    attention = [
+        m
+        for n, m in encoder.backbone.named_modules()
+        if ".attention.self" in f".{n}" and isinstance(m, torch.nn.Dropout)
+    ]
     assert attention and all(m.p == 0.0 for m in attention)
 
 
 def test_masked_pooling_ignores_padding_and_gives_zeros_for_an_empty_mask() -> None:
     """One masked_mean/masked_max for BERT pooling and RAN: padding never wins the max, and a
     row without any real token pools to zeros (not the dtype's lowest value)."""
-    tokens = torch.tensor([[[1.0, -2.0], [3.0, -4.0], [99.0, 99.0]],
-                           [[5.0, 6.0], [7.0, 8.0], [9.0, 10.0]]])
+    tokens = torch.tensor(
+        [[[1.0, -2.0], [3.0, -4.0], [99.0, 99.0]], [[5.0, 6.0], [7.0, 8.0], [9.0, 10.0]]]
+    )
     mask = torch.tensor([[1, 1, 0], [0, 0, 0]])
     assert masked_max(tokens, mask).tolist() == [[3.0, -2.0], [0.0, 0.0]]
     assert masked_mean(tokens, mask).tolist() == [[2.0, -3.0], [0.0, 0.0]]

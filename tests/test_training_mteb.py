@@ -18,7 +18,9 @@ mteb = pytest.importorskip("mteb", reason="mteb is a dev dependency")
 
 
 @pytest.mark.slow  # importing mteb takes tens of seconds on a loaded machine
-def test_a_local_build_scores_as_an_mteb_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_local_build_scores_as_an_mteb_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sentence_transformers import SentenceTransformer
 
     from training.mteb_task import TASK_NAME, github_issue_similarity_task

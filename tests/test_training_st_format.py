@@ -35,8 +35,16 @@ def st_embeddings(folder: Path, *, trust: bool) -> tuple[np.ndarray, SentenceTra
 
 def test_a_trained_tiny_bert_is_a_sentence_transformers_model(tmp_path: Path) -> None:
     data = make_pairs_folder(tmp_path / "pairs", {"train": 16, "valid": 8})
-    config = TrainConfig(data=str(data), output=tmp_path / "run", max_length=24, batch_size=4, max_steps=3,
-                         warmup_steps=1, learning_rate=1e-3, progress=False)
+    config = TrainConfig(
+        data=str(data),
+        output=tmp_path / "run",
+        max_length=24,
+        batch_size=4,
+        max_steps=3,
+        warmup_steps=1,
+        learning_rate=1e-3,
+        progress=False,
+    )
     result = train(config, tiny_encoder("cls"))
     ours = embed(load_encoder(result.model_dir), TEXTS, batch_size=2)
     # standard modules only: no custom code to trust
@@ -51,12 +59,16 @@ def test_a_trained_tiny_bert_is_a_sentence_transformers_model(tmp_path: Path) ->
     card = (result.model_dir / "README.md").read_text()
     assert "library_name: sentence-transformers" in card and str(data) in card
     assert "a BertEncoder given to train()" in card and "base_model" not in card
-    assert "1.0 * cosine(tau 0.05) + 1.0 * in-batch negatives(tau 0.05) + 1.0 * angle(tau 1.0)" in card
+    assert (
+        "1.0 * cosine(tau 0.05) + 1.0 * in-batch negatives(tau 0.05) + 1.0 * angle(tau 1.0)" in card
+    )
     assert f"Best valid Spearman x100: {result.best_metric:.2f}" in card and "| spearman |" in card
 
 
 @pytest.mark.parametrize("pooling", ["avg", "max", "last", "cls-avg", "first-last-avg"])
-def test_every_pooling_round_trips_through_sentence_transformers(pooling: str, tmp_path: Path) -> None:
+def test_every_pooling_round_trips_through_sentence_transformers(
+    pooling: str, tmp_path: Path
+) -> None:
     encoder = tiny_encoder(pooling)
     encoder.max_seq_length = 20
     encoder.save(tmp_path / "m")
@@ -69,8 +81,17 @@ def test_every_pooling_round_trips_through_sentence_transformers(pooling: str, t
 def test_a_trained_tiny_ran_is_a_sentence_transformers_model(tmp_path: Path) -> None:
     encoder = RanEncoder(preset("ran-tiny", max_seq_length=48), tokenizer())
     data = make_pairs_folder(tmp_path / "pairs", {"train": 16})
-    config = TrainConfig(data=str(data), output=tmp_path / "run", max_length=48, batch_size=4, max_steps=2,
-                         warmup_steps=1, learning_rate=1e-3, valid_split=None, progress=False)
+    config = TrainConfig(
+        data=str(data),
+        output=tmp_path / "run",
+        max_length=48,
+        batch_size=4,
+        max_steps=2,
+        warmup_steps=1,
+        learning_rate=1e-3,
+        valid_split=None,
+        progress=False,
+    )
     result = train(config, encoder)
     ours = embed(load_encoder(result.model_dir), TEXTS, batch_size=2)
     theirs, model = st_embeddings(result.model_dir, trust=True)
@@ -80,10 +101,16 @@ def test_a_trained_tiny_ran_is_a_sentence_transformers_model(tmp_path: Path) -> 
 
 def test_the_backbone_is_pooled_as_its_own_folder_declares() -> None:
     declared = declared_pooling(offline_backbone())
-    assert declared is not None and (declared.pooling, declared.normalize, declared.max_seq_length) == ("avg", True, 256)
+    assert declared is not None and (
+        declared.pooling,
+        declared.normalize,
+        declared.max_seq_length,
+    ) == ("avg", True, 256)
     encoder = build_encoder(None)  # what `evaluate` with no --model, and the demo's "before", use
     assert (encoder.pooling, encoder.normalize, encoder.max_seq_length) == ("avg", True, 256)
-    reference = SentenceTransformer(offline_backbone(), device="cpu").encode(TEXTS[:3], convert_to_numpy=True)
+    reference = SentenceTransformer(offline_backbone(), device="cpu").encode(
+        TEXTS[:3], convert_to_numpy=True
+    )
     assert np.abs(embed(encoder, TEXTS[:3]) - reference).max() < 1e-5
     # an explicit choice still wins, and a folder without sentence-transformers files gets cls
     assert build_encoder(None, pooling="cls", max_length=64).pooling == "cls"

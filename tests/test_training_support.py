@@ -16,8 +16,35 @@ from training.models.bert import BertEncoder, offline_backbone, tiny_bert
 # One thread: on a shared 2-core machine, more threads contend and run many times slower.
 torch.set_num_threads(1)
 
-TOPICS = ["crash", "compile", "borrow", "async", "macro", "trait", "lifetime", "cargo", "doc", "panic"]
-FILLER = ["the", "a", "when", "with", "error", "fails", "on", "build", "run", "using", "after", "update", "version", "nightly", "stable"]
+TOPICS = [
+    "crash",
+    "compile",
+    "borrow",
+    "async",
+    "macro",
+    "trait",
+    "lifetime",
+    "cargo",
+    "doc",
+    "panic",
+]
+FILLER = [
+    "the",
+    "a",
+    "when",
+    "with",
+    "error",
+    "fails",
+    "on",
+    "build",
+    "run",
+    "using",
+    "after",
+    "update",
+    "version",
+    "nightly",
+    "stable",
+]
 
 
 @lru_cache(maxsize=1)
@@ -46,6 +73,12 @@ def make_pairs_folder(root: Path, sizes: dict[str, int] | None = None, seed: int
         for i in range(count):
             first = rng.choice(TOPICS)
             second = first if i % 2 == 0 else rng.choice([t for t in TOPICS if t != first])
-            rows.append({"text1": _issue(rng, first), "text2": _issue(rng, second), "label": int(i % 2 == 0)})
+            rows.append(
+                {
+                    "text1": _issue(rng, first),
+                    "text2": _issue(rng, second),
+                    "label": int(i % 2 == 0),
+                }
+            )
         pl.DataFrame(rows).write_parquet(root / "data" / f"{split}-00000-of-00001.parquet")
     return root

@@ -66,7 +66,9 @@ def expand_variants(names: list[str]) -> list[str]:
         for variant in GROUPS.get(name, [name]):
             if variant not in VARIANTS:
                 known = ", ".join([*GROUPS, *VARIANTS])
-                raise TrainingError(f"unknown ablation variant {variant!r}", hint=f"choose from {known}")
+                raise TrainingError(
+                    f"unknown ablation variant {variant!r}", hint=f"choose from {known}"
+                )
             if variant not in chosen:
                 chosen.append(variant)
     return chosen
@@ -92,11 +94,13 @@ class AblationResult(BaseModel):
 def variant_config(base: TrainConfig, name: str) -> TrainConfig:
     _, overrides, pooling = VARIANTS[name]
     loss = base.loss.model_copy(update=overrides or {})
-    return base.model_copy(update={
-        "output": Path(base.output) / name,
-        "loss": type(base.loss).model_validate(loss.model_dump()),
-        "pooling": pooling or base.pooling,
-    })
+    return base.model_copy(
+        update={
+            "output": Path(base.output) / name,
+            "loss": type(base.loss).model_validate(loss.model_dump()),
+            "pooling": pooling or base.pooling,
+        }
+    )
 
 
 def run_variant(config: AblationConfig, name: str) -> dict[str, Any]:
@@ -113,15 +117,22 @@ def run_variant(config: AblationConfig, name: str) -> dict[str, Any]:
     else:
         result = train(run)
         encoder = build_encoder(str(result.model_dir))
-        row.update(steps=result.steps, train_seconds=round(result.train_seconds, 1),
-                   valid_spearman=result.best_metric)
+        row.update(
+            steps=result.steps,
+            train_seconds=round(result.train_seconds, 1),
+            valid_spearman=result.best_metric,
+        )
     pairs = load_pairs(base.data, config.split, base.max_eval_pairs)
     evaluator = SimilarityEvaluator(pairs, config.split, base.eval_batch_size, base.max_length)
     metrics = evaluator(encoder)
     row.update({k: metrics[k] for k in TABLE_METRICS})
     Path(run.output).mkdir(parents=True, exist_ok=True)
-    plot_similarity_density(evaluator.last_scores, pairs.labels, Path(run.output) / f"{config.split}-density.png",
-                            f"{row['label']}: Spearman {metrics['spearman']:.2f}")
+    plot_similarity_density(
+        evaluator.last_scores,
+        pairs.labels,
+        Path(run.output) / f"{config.split}-density.png",
+        f"{row['label']}: Spearman {metrics['spearman']:.2f}",
+    )
     done.write_text(json.dumps(row, indent=2) + "\n")
     return row
 
@@ -130,8 +141,10 @@ def render_markdown(rows: list[dict[str, Any]], split: str) -> str:
     head = f"| variant | {split} Spearman x100 | Pearson x100 | ROC-AUC | acc | F1 | steps |"
     lines = [head, "|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['label']} | {r['spearman']:.2f} | {r['pearson']:.2f} | {r['roc_auc']:.4f} "
-                     f"| {r['accuracy']:.4f} | {r['f1']:.4f} | {r['steps']} |")
+        lines.append(
+            f"| {r['label']} | {r['spearman']:.2f} | {r['pearson']:.2f} | {r['roc_auc']:.4f} "
+            f"| {r['accuracy']:.4f} | {r['f1']:.4f} | {r['steps']} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -147,7 +160,9 @@ def run_ablation(config: AblationConfig) -> AblationResult:
     table = root / "ablation.md"
     table.write_text(render_markdown(rows, config.split))
     (root / "ablation.json").write_text(json.dumps(rows, indent=2) + "\n")
-    columns = sorted({key for row in rows for key in row}, key=lambda k: (k not in ("variant", "label"), k))
+    columns = sorted(
+        {key for row in rows for key in row}, key=lambda k: (k not in ("variant", "label"), k)
+    )
     with (root / "ablation.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()

@@ -1,9 +1,9 @@
 """The Python API (what the CLI and the demo call).
 
-    from training.api import TrainConfig, train, evaluate
-    result = train(TrainConfig(data="data/dataset", output="runs/angle", max_length=128))
-    metrics = evaluate(result.model_dir, "data/dataset", split="test", plot="runs/angle/test.png")
-    metrics["spearman"]   # x100, the paper's metric
+from training.api import TrainConfig, train, evaluate
+result = train(TrainConfig(data="data/dataset", output="runs/angle", max_length=128))
+metrics = evaluate(result.model_dir, "data/dataset", split="test", plot="runs/angle/test.png")
+metrics["spearman"]   # x100, the paper's metric
 """
 
 from __future__ import annotations
@@ -53,8 +53,10 @@ def evaluate(
     evaluator = SimilarityEvaluator(pairs, split, batch_size, max_length)
     metrics = evaluator(encoder)
     if plot:
-        title = (f"{Path(str(model)).name if model else 'backbone'} on {split}: Spearman "
-                 f"{metrics['spearman']:.2f}")
+        title = (
+            f"{Path(str(model)).name if model else 'backbone'} on {split}: Spearman "
+            f"{metrics['spearman']:.2f}"
+        )
         plot_similarity_density(evaluator.last_scores, pairs.labels, Path(plot), title)
     if output:
         Path(output).parent.mkdir(parents=True, exist_ok=True)
@@ -67,7 +69,10 @@ def resolve_model(model: str | Path) -> str | Path:
     anything else (a model folder, a Hub id, a preset name) is returned unchanged."""
     folder = Path(str(model))
     for checkpoint in ("best", "last"):
-        if not (folder / "encoder.json").is_file() and (folder / checkpoint / PROGRESS_FILE).is_file():
+        if (
+            not (folder / "encoder.json").is_file()
+            and (folder / checkpoint / PROGRESS_FILE).is_file()
+        ):
             return folder / checkpoint
     return model
 
@@ -75,4 +80,3 @@ def resolve_model(model: str | Path) -> str | Path:
 def ablate(config: AblationConfig) -> AblationResult:
     """Paper Table 4 (objectives, pooling) plus baselines, as one table."""
     return run_ablation(config)
-

@@ -29,7 +29,9 @@ class TrainConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    data: Annotated[str, RESUME] = Field(description="built dataset folder, save_to_disk folder, or Hub id")
+    data: Annotated[str, RESUME] = Field(
+        description="built dataset folder, save_to_disk folder, or Hub id"
+    )
     output: Path
     #: Hub id, local folder, `ran-*` preset or saved encoder; None = offline MiniLM
     model: Annotated[str | None, RESUME] = None
@@ -37,7 +39,9 @@ class TrainConfig(BaseModel):
     max_length: Annotated[int, RESUME] = Field(default=512, gt=1)
     train_split: str = "train"
     valid_split: str | None = "valid"
-    batch_size: Annotated[int, RESUME] = Field(default=32, ge=2, description="pairs per optimizer micro-batch")
+    batch_size: Annotated[int, RESUME] = Field(
+        default=32, ge=2, description="pairs per optimizer micro-batch"
+    )
     grad_accumulation: Annotated[int, RESUME] = Field(default=1, ge=1)
     epochs: int = Field(default=1, ge=1)
     max_steps: int | None = Field(default=None, ge=1, description="cap on optimizer steps")

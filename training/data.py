@@ -14,7 +14,10 @@ from issues_sts.errors import TrainingError
 
 REQUIRED_COLUMNS = ("text1", "text2", "label")
 #: the released dataset calls the middle split `valid`; other datasets say `validation`
-SPLIT_ALIASES = {"valid": ("valid", "validation", "dev"), "validation": ("validation", "valid", "dev")}
+SPLIT_ALIASES = {
+    "valid": ("valid", "validation", "dev"),
+    "validation": ("validation", "valid", "dev"),
+}
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,9 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
     datasets.disable_progress_bars()  # the trainer shows its own progress
     path = Path(source)
     try:
-        if path.is_dir() and ((path / "dataset_dict.json").is_file() or (path / "state.json").is_file()):
+        if path.is_dir() and (
+            (path / "dataset_dict.json").is_file() or (path / "state.json").is_file()
+        ):
             return datasets.load_from_disk(str(path))
         if path.is_dir() and (path / "data").is_dir():
             # The built Hub-shaped folder; its README declares `default` (data/) and `positive`.
@@ -57,7 +62,9 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
         ) from exc
 
 
-def load_pairs(source: str, split: str, limit: int | None = None, *, option: str = "--split") -> PairSet:
+def load_pairs(
+    source: str, split: str, limit: int | None = None, *, option: str = "--split"
+) -> PairSet:
     """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows. `option` is
     the command-line option that chose `split`, named in the error when it does not exist."""
     loaded = _load_dataset_dict(source)
@@ -79,15 +86,21 @@ def load_pairs(source: str, split: str, limit: int | None = None, *, option: str
         )
     if limit is not None:
         table = table.select(range(min(limit, len(table))))
-    pairs = PairSet(list(table["text1"]), list(table["text2"]), np.asarray(table["label"], dtype=np.float32))
+    pairs = PairSet(
+        list(table["text1"]), list(table["text2"]), np.asarray(table["label"], dtype=np.float32)
+    )
     if len(pairs) == 0:
-        raise TrainingError(f"split {split!r} of {source!r} is empty", hint="build the dataset again")
+        raise TrainingError(
+            f"split {split!r} of {source!r} is empty", hint="build the dataset again"
+        )
     return pairs
 
 
 def text_id(token_ids: Sequence[int]) -> int:
     """A stable 63-bit id of a token sequence: equal texts get equal ids on every process."""
-    digest = hashlib.blake2b(np.asarray(token_ids, dtype=np.int64).tobytes(), digest_size=8).digest()
+    digest = hashlib.blake2b(
+        np.asarray(token_ids, dtype=np.int64).tobytes(), digest_size=8
+    ).digest()
     return int.from_bytes(digest, "little") & (2**63 - 1)
 
 

@@ -46,7 +46,12 @@ def best_f1(scores: np.ndarray, positive: np.ndarray) -> tuple[float, float, flo
     total_pos = max(float(truth.sum()), 1.0)
     precision = np.divide(true_pos, predicted, out=np.zeros_like(true_pos), where=predicted > 0)
     recall = true_pos / total_pos
-    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros_like(true_pos), where=(precision + recall) > 0)
+    f1 = np.divide(
+        2 * precision * recall,
+        precision + recall,
+        out=np.zeros_like(true_pos),
+        where=(precision + recall) > 0,
+    )
     cut = _valid_cuts(ranked)
     k = int(cut[np.argmax(f1[cut])])
     return float(f1[k]), float(precision[k]), float(recall[k]), _threshold(ranked, k)
@@ -70,11 +75,15 @@ def similarity_metrics(scores: np.ndarray, labels: np.ndarray) -> dict[str, floa
     """All metrics of cosine `scores` against `labels` (x100 for the correlations)."""
     scores = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
-    positive = labels >= 0.5 if set(np.unique(labels)) <= {0.0, 1.0} else labels >= np.median(labels)
+    positive = (
+        labels >= 0.5 if set(np.unique(labels)) <= {0.0, 1.0} else labels >= np.median(labels)
+    )
     metrics = {
         "spearman": float(spearmanr(labels, scores)[0]) * 100,
         "pearson": float(pearsonr(labels, scores)[0]) * 100,
-        "roc_auc": float(roc_auc_score(positive, scores)) if 0 < positive.sum() < len(positive) else float("nan"),
+        "roc_auc": float(roc_auc_score(positive, scores))
+        if 0 < positive.sum() < len(positive)
+        else float("nan"),
     }
     accuracy, accuracy_threshold = best_accuracy(scores, positive)
     f1, precision, recall, f1_threshold = best_f1(scores, positive)
@@ -119,7 +128,13 @@ def embed(
     return result
 
 
-def cosine_scores(encoder: Encoder, pairs: PairSet, batch_size: int = 64, max_length: int | None = None, bf16: bool = False) -> np.ndarray:
+def cosine_scores(
+    encoder: Encoder,
+    pairs: PairSet,
+    batch_size: int = 64,
+    max_length: int | None = None,
+    bf16: bool = False,
+) -> np.ndarray:
     """``1 - paired_cosine_distance`` of each pair, as the reference evaluator computes it."""
     embeddings = embed(encoder, pairs.text1 + pairs.text2, batch_size, max_length, bf16=bf16)
     first, second = embeddings[: len(pairs)], embeddings[len(pairs) :]

@@ -58,8 +58,15 @@ class LossConfig(BaseModel):
 #: `tests/test_losses_angle_emb.py` checks both against `angle_emb` itself.
 LOSS_PRESETS: dict[str, LossConfig] = {
     "paper": LossConfig(),
-    "angle-emb-0.6.1": LossConfig(w_cos=0.0, w_ibn=1.0, w_angle=0.02, cos_tau=0.05, ibn_tau=0.05,
-                                  angle_tau=0.05, identical_detection=False),
+    "angle-emb-0.6.1": LossConfig(
+        w_cos=0.0,
+        w_ibn=1.0,
+        w_angle=0.02,
+        cos_tau=0.05,
+        ibn_tau=0.05,
+        angle_tau=0.05,
+        identical_detection=False,
+    ),
 }
 
 
@@ -118,12 +125,16 @@ def ranking_loss(scores: torch.Tensor, labels: torch.Tensor, tau: float) -> torc
     return torch.logsumexp(torch.cat([terms.new_zeros(1), terms]), dim=0)
 
 
-def cosine_objective(embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 0.05) -> torch.Tensor:
+def cosine_objective(
+    embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 0.05
+) -> torch.Tensor:
     """CoSENT over zigzag rows: higher-labelled pairs should have the higher cosine."""
     return ranking_loss(pair_cosine(full_precision(embeddings)), pair_labels(labels), tau)
 
 
-def angle_objective(embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 1.0) -> torch.Tensor:
+def angle_objective(
+    embeddings: torch.Tensor, labels: torch.Tensor, tau: float = 1.0
+) -> torch.Tensor:
     """The angle objective: CoSENT's ranking form over ``angle_similarity``."""
     rows = full_precision(embeddings)
     return ranking_loss(angle_similarity(rows[0::2], rows[1::2]), pair_labels(labels), tau)
@@ -195,7 +206,9 @@ class AnglELoss(nn.Module):
         text_ids: torch.Tensor | None = None,
     ) -> torch.Tensor:
         if self.encoder is None:
-            raise ValueError("AnglELoss was built without an encoder; call compute_loss_from_embeddings")
+            raise ValueError(
+                "AnglELoss was built without an encoder; call compute_loss_from_embeddings"
+            )
         embeddings = self.encoder(features)["sentence_embedding"]
         return self.compute_loss_from_embeddings(embeddings, labels, text_ids)
 
@@ -238,7 +251,9 @@ class AnglELoss(nn.Module):
             # DDP averages gradients over ranks while only the local rows carry a gradient
             # here; scaling by the world size makes the update that of the global loss.
             scale = float(world_size())
-        loss = in_batch_negative_objective(embeddings, labels, cfg.ibn_tau, ids, cfg.positive_threshold)
+        loss = in_batch_negative_objective(
+            embeddings, labels, cfg.ibn_tau, ids, cfg.positive_threshold
+        )
         if scale == 1.0:
             return loss
         # The gradient is scaled, the value is not: logs and the total show the real loss.

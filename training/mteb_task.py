@@ -36,7 +36,9 @@ CITATION = r"""@article{li2023angle,
 }"""
 
 
-def github_issue_similarity_task(dataset: str | Path, split: str = "test", max_pairs: int | None = None) -> Any:
+def github_issue_similarity_task(
+    dataset: str | Path, split: str = "test", max_pairs: int | None = None
+) -> Any:
     """An MTEB `AbsTaskPairClassification` over `split` of `dataset` (ready to evaluate)."""
     try:
         from mteb.abstasks.pair_classification import AbsTaskPairClassification
@@ -75,8 +77,11 @@ def github_issue_similarity_task(dataset: str | Path, split: str = "test", max_p
 
             pairs = load_pairs(source, split, max_pairs)
             labels = [int(label >= 0.5) for label in pairs.labels.tolist()]
-            self.dataset = {split: Dataset.from_dict(
-                {"sentence1": pairs.text1, "sentence2": pairs.text2, "labels": labels})}
+            self.dataset = {
+                split: Dataset.from_dict(
+                    {"sentence1": pairs.text1, "sentence2": pairs.text2, "labels": labels}
+                )
+            }
             self.data_loaded = True
 
     GitHubIssueSimilarityPC.metadata = metadata

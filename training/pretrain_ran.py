@@ -121,7 +121,7 @@ def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) 
         raise TrainingError(
             f"{source} is neither a crawl store nor a built dataset folder",
             hint="pass --data a folder with crawl.sqlite (issues-sts crawl) or data/*.parquet "
-                 "(issues-sts build)",
+            "(issues-sts build)",
         )
     return texts[:limit] if limit is not None else texts
 

@@ -20,8 +20,15 @@ console = Console(stderr=True)
 class TrainProgress:
     """Context manager; does nothing when disabled (other DDP ranks, --no-progress)."""
 
-    def __init__(self, total: int, completed: int = 0, enabled: bool = True, *, label: str = "train",
-                 unit: str = "pairs") -> None:
+    def __init__(
+        self,
+        total: int,
+        completed: int = 0,
+        enabled: bool = True,
+        *,
+        label: str = "train",
+        unit: str = "pairs",
+    ) -> None:
         self.enabled = enabled
         self._progress = Progress(
             TextColumn(f"[bold]{label}"),
@@ -34,13 +41,20 @@ class TrainProgress:
             console=console,
             disable=not enabled,
         )
-        self._task = self._progress.add_task("train", total=total, completed=completed, loss=float("nan"), rate=0.0)
+        self._task = self._progress.add_task(
+            "train", total=total, completed=completed, loss=float("nan"), rate=0.0
+        )
 
     def __enter__(self) -> TrainProgress:
         self._progress.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self._progress.stop()
 
     def advance(self, loss: float, rate: float) -> None:

@@ -71,12 +71,16 @@ def build_optimizer(model: torch.nn.Module, config: TrainConfig) -> torch.optim.
     for name, param in model.named_parameters():
         if param.requires_grad:
             (no_decay if param.ndim < 2 or "norm" in name.lower() else decay).append(param)
-    groups = [{"params": decay, "weight_decay": config.weight_decay},
-              {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
     try:
         # The fused kernel (CPU and CUDA) is ~4x faster per step than the default loop;
         # the Hugging Face Trainer uses it by default too.
-        return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-8, fused=True)
+        return torch.optim.AdamW(
+            groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-8, fused=True
+        )
     except (RuntimeError, ValueError):
         return torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-8)
 
@@ -124,9 +128,12 @@ class InterruptGuard:
             raise KeyboardInterrupt
         self.signum = signum
         if self.announce:
-            print("\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop "
-                  "at once)",
-                  file=sys.stderr, flush=True)
+            print(
+                "\ninterrupt: finishing this step, then saving a checkpoint (Ctrl-C again to stop "
+                "at once)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def __exit__(self, *_: Any) -> None:
         for sig, previous in self._previous.items():
@@ -156,7 +163,9 @@ class Trainer:
         self.train_pairs = load_pairs(config.data, config.train_split, config.max_train_pairs)
         resuming = config.resume and is_resumable(self.out / "last")
         if resuming:
-            check_resume_compatible(json.loads((self.out / "train_config.json").read_text()), config)
+            check_resume_compatible(
+                json.loads((self.out / "train_config.json").read_text()), config
+            )
             self.encoder = load_encoder(self.out / "last")
             self.progress = read_progress(self.out / "last")
         else:
@@ -177,12 +186,15 @@ class Trainer:
         self.optimizer = build_optimizer(self.encoder, config)
         micro = len(batches(self._order(0), config.batch_size))
         if micro == 0:
-            raise TrainingError("the training split has fewer than 2 pairs per process",
-                                hint="use more data or fewer processes")
+            raise TrainingError(
+                "the training split has fewer than 2 pairs per process",
+                hint="use more data or fewer processes",
+            )
         self.micro_per_epoch = micro
         self.total_steps = total_steps(config, micro)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, linear_schedule(config.warmup_steps, self.total_steps))
+            self.optimizer, linear_schedule(config.warmup_steps, self.total_steps)
+        )
         if resuming:
             self._restore(load_trainer_state(self.out / "last"))
         self.log = MetricsLog(self.out, enabled=self.process.is_main, resume=resuming)
@@ -199,14 +211,28 @@ class Trainer:
     def _make_evaluator(self) -> SimilarityEvaluator | None:
         if not self.config.valid_split:
             return None
-        pairs = load_pairs(self.config.data, self.config.valid_split, self.config.max_eval_pairs,
-                           option="--valid-split (or '' to train without validation)")
-        return SimilarityEvaluator(pairs, self.config.valid_split, self.config.eval_batch_size,
-                                   self.config.max_length, self.bf16)
+        pairs = load_pairs(
+            self.config.data,
+            self.config.valid_split,
+            self.config.max_eval_pairs,
+            option="--valid-split (or '' to train without validation)",
+        )
+        return SimilarityEvaluator(
+            pairs,
+            self.config.valid_split,
+            self.config.eval_batch_size,
+            self.config.max_length,
+            self.bf16,
+        )
 
     def _order(self, epoch: int) -> list[int]:
-        return epoch_order(len(self.train_pairs), self.config.seed, epoch,
-                           self.process.rank, self.process.world_size)
+        return epoch_order(
+            len(self.train_pairs),
+            self.config.seed,
+            epoch,
+            self.process.rank,
+            self.process.world_size,
+        )
 
     def _restore(self, state: dict[str, Any]) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
@@ -218,16 +244,28 @@ class Trainer:
     def fit(self) -> TrainResult:
         if self.process.is_main:
             self.out.mkdir(parents=True, exist_ok=True)
-            (self.out / "train_config.json").write_text(self.config.model_dump_json(indent=2) + "\n")
+            (self.out / "train_config.json").write_text(
+                self.config.model_dump_json(indent=2) + "\n"
+            )
         stop_at = self.progress.step + (self.config.stop_after_steps or self.total_steps)
         self.guard = InterruptGuard(announce=self.process.is_main)
-        with self.guard, TrainProgress(self.total_steps, self.progress.step,
-                                       enabled=self.config.progress and self.process.is_main) as bar:
+        with (
+            self.guard,
+            TrainProgress(
+                self.total_steps,
+                self.progress.step,
+                enabled=self.config.progress and self.process.is_main,
+            ) as bar,
+        ):
             while self.progress.step < min(self.total_steps, stop_at) and not self.interrupted:
                 self._run_epoch(bar, stop_at)
         finished = self.progress.step >= self.total_steps
-        if (finished and not self.interrupted and self.evaluator is not None
-                and self.progress.extra.get("evaluated_step") != self.progress.step):
+        if (
+            finished
+            and not self.interrupted
+            and self.evaluator is not None
+            and self.progress.extra.get("evaluated_step") != self.progress.step
+        ):
             self._evaluate()
         self._checkpoint()
         return self._result()
@@ -263,8 +301,16 @@ class Trainer:
         step, config = self.progress.step, self.config
         if step % config.logging_steps == 0 or step == self.total_steps:
             means = {k: float(np.mean([w[k] for w in window])) for k in window[0]}
-            self.log.append({"kind": "train", "step": step, "epoch": self.progress.epoch,
-                             "lr": self.scheduler.get_last_lr()[0], "pairs_per_s": rate, **means})
+            self.log.append(
+                {
+                    "kind": "train",
+                    "step": step,
+                    "epoch": self.progress.epoch,
+                    "lr": self.scheduler.get_last_lr()[0],
+                    "pairs_per_s": rate,
+                    **means,
+                }
+            )
             window.clear()
         if config.eval_steps and step % config.eval_steps == 0 and step < self.total_steps:
             self._evaluate()
@@ -278,7 +324,11 @@ class Trainer:
         for index, batch in enumerate(group):
             batch = batch.to(self.process.device)
             last = index == len(group) - 1
-            sync = nullcontext() if last or not isinstance(self.model, DistributedDataParallel) else self.model.no_sync()
+            sync = (
+                nullcontext()
+                if last or not isinstance(self.model, DistributedDataParallel)
+                else self.model.no_sync()
+            )
             with sync:
                 parts = self._forward(batch)
                 loss = parts.pop("loss")
@@ -307,23 +357,40 @@ class Trainer:
         if self.process.is_main and self.evaluator is not None:
             metrics = self.evaluator(self.encoder)
             primary = metrics[self.evaluator.primary_metric]
-            self.log.append({"kind": "eval", "split": self.evaluator.name, "step": self.progress.step,
-                             "epoch": self.progress.epoch, **metrics})
+            self.log.append(
+                {
+                    "kind": "eval",
+                    "split": self.evaluator.name,
+                    "step": self.progress.step,
+                    "epoch": self.progress.epoch,
+                    **metrics,
+                }
+            )
             self.progress.extra["last_eval"] = metrics
             self.progress.extra["evaluated_step"] = self.progress.step
             best = self.progress.best_metric
             if best is None or primary > best:
                 self.progress.best_metric, self.progress.best_step = primary, self.progress.step
-                save_checkpoint(self.out / "best", self.encoder, self.progress,
-                                card=model_card(self.config, self.progress, self.encoder, self.custom_encoder))
+                save_checkpoint(
+                    self.out / "best",
+                    self.encoder,
+                    self.progress,
+                    card=model_card(self.config, self.progress, self.encoder, self.custom_encoder),
+                )
         self.progress.extra["evaluated_step"] = self.progress.step
         self._barrier()
         return metrics
 
     def _checkpoint(self) -> None:
         if self.process.is_main:
-            save_checkpoint(self.out / "last", self.encoder, self.progress, self.optimizer, self.scheduler,
-                            card=model_card(self.config, self.progress, self.encoder, self.custom_encoder))
+            save_checkpoint(
+                self.out / "last",
+                self.encoder,
+                self.progress,
+                self.optimizer,
+                self.scheduler,
+                card=model_card(self.config, self.progress, self.encoder, self.custom_encoder),
+            )
         self._barrier()
 
     def _barrier(self) -> None:
@@ -335,10 +402,17 @@ class Trainer:
         model_dir = best if (best / "progress.json").is_file() else self.out / "last"
         progress = self.progress
         return TrainResult(
-            output=self.out, model_dir=model_dir, steps=progress.step, total_steps=self.total_steps,
-            interrupted=self.interrupted, stop_signal=self.guard.signum, best_metric=progress.best_metric,
-            valid=progress.extra.get("last_eval", {}), train_seconds=progress.train_seconds,
-            pairs_per_second=progress.pairs_seen / max(progress.train_seconds, 1e-9))
+            output=self.out,
+            model_dir=model_dir,
+            steps=progress.step,
+            total_steps=self.total_steps,
+            interrupted=self.interrupted,
+            stop_signal=self.guard.signum,
+            best_metric=progress.best_metric,
+            valid=progress.extra.get("last_eval", {}),
+            train_seconds=progress.train_seconds,
+            pairs_per_second=progress.pairs_seen / max(progress.train_seconds, 1e-9),
+        )
 
 
 def train(config: TrainConfig, encoder: Encoder | None = None) -> TrainResult:
@@ -346,6 +420,7 @@ def train(config: TrainConfig, encoder: Encoder | None = None) -> TrainResult:
     return Trainer(config, encoder).fit()
 
 
-def evaluate_pairs(encoder: Encoder, pairs: PairSet, name: str, batch_size: int = 64,
-                   max_length: int | None = None) -> dict[str, float]:
+def evaluate_pairs(
+    encoder: Encoder, pairs: PairSet, name: str, batch_size: int = 64, max_length: int | None = None
+) -> dict[str, float]:
     return SimilarityEvaluator(pairs, name, batch_size, max_length)(encoder)

@@ -25,7 +25,9 @@ from issues_sts.errors import (
     interruption,
 )
 
-EXIT_CODES_HELP = "Exit codes: " + "; ".join(f"{code} {text.split(':')[0]}" for code, text in EXIT_CODES) + "."
+EXIT_CODES_HELP = (
+    "Exit codes: " + "; ".join(f"{code} {text.split(':')[0]}" for code, text in EXIT_CODES) + "."
+)
 
 app = typer.Typer(
     name="issues-sts",
@@ -51,8 +53,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
-    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks instead of one-line errors."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show full tracebacks instead of one-line errors."
+    ),
 ) -> None:
     """Global options."""
 
@@ -86,7 +92,9 @@ _wrap_commands(app)
 
 
 # typer vendors click; its usage errors share one base class, found without importing internals.
-_CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+_CLICK_EXCEPTION: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
@@ -101,9 +109,15 @@ def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
     """One 'interrupted' line, what was kept, and the exact command that resumes."""
     what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"
     kept = f": {exc.kept}" if exc.kept else ""
-    console.print(f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True)
+    console.print(
+        f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True
+    )
     hint = exc.hint or "run the same command again"
-    console.print(f"to resume: {escape(resume_command(prog, args))}  ({escape(hint)})", highlight=False, soft_wrap=True)
+    console.print(
+        f"to resume: {escape(resume_command(prog, args))}  ({escape(hint)})",
+        highlight=False,
+        soft_wrap=True,
+    )
     return exc.exit_code
 
 
@@ -111,10 +125,14 @@ def _store_failure(exc: sqlite3.Error) -> StoreError:
     name = getattr(exc, "sqlite_errorname", "") or ""
     if name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR_WRITE") or "full" in str(exc).lower():
         why = "the disk is full" if name == "SQLITE_FULL" else "a write failed: is the disk full?"
-        return StoreError(f"the crawl store could not be written: {why} ({exc})",
-                          hint="free some space and run the same command again: every committed page is kept")
-    return StoreError(f"the crawl store could not be read or written ({exc})",
-                      hint="if it is damaged, move it away and crawl again; a crawl resumes from what is intact")
+        return StoreError(
+            f"the crawl store could not be written: {why} ({exc})",
+            hint="free some space and run the same command again: every committed page is kept",
+        )
+    return StoreError(
+        f"the crawl store could not be read or written ({exc})",
+        hint="if it is damaged, move it away and crawl again; a crawl resumes from what is intact",
+    )
 
 
 def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
@@ -145,8 +163,10 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
     except OSError as exc:  # the operating system refused something no check foresaw
         if debug:
             raise
-        _error_line(f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''} "
-                    "(fix the cause, or rerun with --debug for the traceback)")
+        _error_line(
+            f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''} "
+            "(fix the cause, or rerun with --debug for the traceback)"
+        )
         return 1
     # standalone_mode=False hands back what the command returned; an Exit caught inside
     # click comes back as its code. Anything that is not an int is success.

@@ -46,41 +46,95 @@ def _default(field: str) -> Any:
 
 
 def build_command(
-    store: Path = typer.Option(_default("store"), "--store", help="Crawl store directory (from `issues-sts crawl`)."),
-    out: Path = typer.Option(_default("out"), "--out", help="Output folder: must be empty, absent, or an earlier build."),
-    seed: int = typer.Option(_default("seed"), "--seed", help="Seed for splits, negatives and row order."),
-    negatives: str = typer.Option(_default("negatives"), "--negatives", help="random (default) or hard (BM25-similar non-duplicates)."),
-    negative_ratio: float = typer.Option(_default("negative_ratio"), "--negative-ratio", help="Negatives per positive in each split."),
-    same_repo_share: float = typer.Option(_default("same_repo_share"), "--same-repo-share", help="Share of negatives drawn inside one repository."),
-    tokenizer: str | None = typer.Option(_default("tokenizer"), "--tokenizer", help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, "
-                                                                                    "offline)."),
-    min_confidence: float = typer.Option(option_default(LinkConfig, "min_confidence"), "--min-confidence",
-                                         help="Links below this confidence make no pair (0-1)."),
-    alias: list[str] = typer.Option([], "--alias", help="Renamed repository old/name=new/name, for links to its old name "
-                                    "(repeatable; renames the crawl saw are known already)."),
-    split_by: str = typer.Option(_default("split_by"), "--split-by", help="random (a seeded hash of each cluster) or time "
-                                 "(older clusters train, the newest valid and test)."),
-    text_recipe: str = typer.Option(_default("text_recipe"), "--text-recipe", help="readers (HTML comments removed, as GitHub "
-                                    "shows issues) or raw (bodies as stored)."),
-    previous: str | None = typer.Option(_default("previous"), "--previous", help="Earlier build (folder or Hub id[@tag]) whose "
-                                        "splits this build keeps exactly; adds 'changes since' to the card."),
-    version: str | None = typer.Option(_default("version"), "--version", help="Version name for the card and the Hub tag "
-                                       "(default v1, or the previous build's plus one)."),
+    store: Path = typer.Option(
+        _default("store"), "--store", help="Crawl store directory (from `issues-sts crawl`)."
+    ),
+    out: Path = typer.Option(
+        _default("out"), "--out", help="Output folder: must be empty, absent, or an earlier build."
+    ),
+    seed: int = typer.Option(
+        _default("seed"), "--seed", help="Seed for splits, negatives and row order."
+    ),
+    negatives: str = typer.Option(
+        _default("negatives"),
+        "--negatives",
+        help="random (default) or hard (BM25-similar non-duplicates).",
+    ),
+    negative_ratio: float = typer.Option(
+        _default("negative_ratio"), "--negative-ratio", help="Negatives per positive in each split."
+    ),
+    same_repo_share: float = typer.Option(
+        _default("same_repo_share"),
+        "--same-repo-share",
+        help="Share of negatives drawn inside one repository.",
+    ),
+    tokenizer: str | None = typer.Option(
+        _default("tokenizer"),
+        "--tokenizer",
+        help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, "
+        "offline).",
+    ),
+    min_confidence: float = typer.Option(
+        option_default(LinkConfig, "min_confidence"),
+        "--min-confidence",
+        help="Links below this confidence make no pair (0-1).",
+    ),
+    alias: list[str] = typer.Option(
+        [],
+        "--alias",
+        help="Renamed repository old/name=new/name, for links to its old name "
+        "(repeatable; renames the crawl saw are known already).",
+    ),
+    split_by: str = typer.Option(
+        _default("split_by"),
+        "--split-by",
+        help="random (a seeded hash of each cluster) or time "
+        "(older clusters train, the newest valid and test).",
+    ),
+    text_recipe: str = typer.Option(
+        _default("text_recipe"),
+        "--text-recipe",
+        help="readers (HTML comments removed, as GitHub shows issues) or raw (bodies as stored).",
+    ),
+    previous: str | None = typer.Option(
+        _default("previous"),
+        "--previous",
+        help="Earlier build (folder or Hub id[@tag]) whose "
+        "splits this build keeps exactly; adds 'changes since' to the card.",
+    ),
+    version: str | None = typer.Option(
+        _default("version"),
+        "--version",
+        help="Version name for the card and the Hub tag "
+        "(default v1, or the previous build's plus one).",
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     try:
         links = LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
-        cfg = BuildConfig(store=store, out=out, seed=seed, negatives=negatives,  # type: ignore[arg-type]
-                          negative_ratio=negative_ratio, same_repo_share=same_repo_share, tokenizer=tokenizer,
-                          links=links, split_by=split_by, text_recipe=text_recipe,  # type: ignore[arg-type]
-                          previous=previous, version=version)
+        cfg = BuildConfig(
+            store=store,
+            out=out,
+            seed=seed,
+            negatives=negatives,  # type: ignore[arg-type]
+            negative_ratio=negative_ratio,
+            same_repo_share=same_repo_share,
+            tokenizer=tokenizer,
+            links=links,
+            split_by=split_by,  # type: ignore[arg-type]
+            text_recipe=text_recipe,  # type: ignore[arg-type]
+            previous=previous,
+            version=version,
+        )
     except ValidationError as exc:
         raise config_error(exc, "build") from None
     try:
         reporter = RichReporter(console, bars=not quiet)
         reporter.summary(*summary_tables(run_build(cfg, reporter=reporter)))
     except KeyboardInterrupt as exc:
-        raise interruption(exc)(kept=f"{cfg.out} is unchanged (a build replaces it only once complete)") from None
+        raise interruption(exc)(
+            kept=f"{cfg.out} is unchanged (a build replaces it only once complete)"
+        ) from None
 
 
 def register(app: typer.Typer) -> None:

@@ -102,31 +102,90 @@ def _default(field: str) -> Any:
 
 
 def crawl(
-    token: str | None = typer.Option(None, "--token", help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).", show_default=False),
-    repos: Path | None = typer.Option(None, "--repos", help=f"YAML list of repositories [default: {DEFAULT_REPOS}]."),
-    repo: list[str] = typer.Option([], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."),
-    api_url: str = typer.Option(_default("api_url"), "--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3."),
-    store: Path = typer.Option(_default("store"), "--store", help="Crawl store directory (created if absent)."),
-    no_graphql: bool = typer.Option(False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."),
-    max_requests: int | None = typer.Option(_default("max_requests"), "--max-requests", min=1, help="Stop cleanly after N counted requests."),
-    max_candidates: int = typer.Option(_default("max_candidates"), "--max-candidates", min=0, help="Duplicate candidates per repository whose timelines are fetched."),
-    in_flight: int = typer.Option(_default("max_in_flight"), "--in-flight", min=1, max=100, help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
-                                                                                                 "pace them."),
-    per_page: int = typer.Option(_default("per_page"), "--per-page", min=1, max=100, help="Items per page; GitHub's maximum (100) is the cheapest."),
-    timeout: float = typer.Option(_default("timeout"), "--timeout", min=1, help="Seconds to wait for one answer before retrying it."),
-    log_file: Path | None = typer.Option(None, "--log", help="Write a debug log of every request here (token scrubbed)."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bars; the summary is still printed."),
-    plan: bool = typer.Option(False, "--plan", help="Spend nothing on the crawl: ask each repository for its size (one point each), "
-                                                    "print the projected requests, points and hours, and save the plan for the crawl's "
-                                                    "summary to compare with."),
+    token: str | None = typer.Option(
+        None,
+        "--token",
+        help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).",
+        show_default=False,
+    ),
+    repos: Path | None = typer.Option(
+        None, "--repos", help=f"YAML list of repositories [default: {DEFAULT_REPOS}]."
+    ),
+    repo: list[str] = typer.Option(
+        [], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."
+    ),
+    api_url: str = typer.Option(
+        _default("api_url"),
+        "--api-url",
+        help="REST API root; GitHub Enterprise: https://HOST/api/v3.",
+    ),
+    store: Path = typer.Option(
+        _default("store"), "--store", help="Crawl store directory (created if absent)."
+    ),
+    no_graphql: bool = typer.Option(
+        False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."
+    ),
+    max_requests: int | None = typer.Option(
+        _default("max_requests"),
+        "--max-requests",
+        min=1,
+        help="Stop cleanly after N counted requests.",
+    ),
+    max_candidates: int = typer.Option(
+        _default("max_candidates"),
+        "--max-candidates",
+        min=0,
+        help="Duplicate candidates per repository whose timelines are fetched.",
+    ),
+    in_flight: int = typer.Option(
+        _default("max_in_flight"),
+        "--in-flight",
+        min=1,
+        max=100,
+        help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
+        "pace them.",
+    ),
+    per_page: int = typer.Option(
+        _default("per_page"),
+        "--per-page",
+        min=1,
+        max=100,
+        help="Items per page; GitHub's maximum (100) is the cheapest.",
+    ),
+    timeout: float = typer.Option(
+        _default("timeout"),
+        "--timeout",
+        min=1,
+        help="Seconds to wait for one answer before retrying it.",
+    ),
+    log_file: Path | None = typer.Option(
+        None, "--log", help="Write a debug log of every request here (token scrubbed)."
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress bars; the summary is still printed."
+    ),
+    plan: bool = typer.Option(
+        False,
+        "--plan",
+        help="Spend nothing on the crawl: ask each repository for its size (one point each), "
+        "print the projected requests, points and hours, and save the plan for the crawl's "
+        "summary to compare with.",
+    ),
 ) -> None:
     """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
     secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
     try:
         cfg = CrawlConfig(
-            repos=_repo_list(repos, repo), token=SecretStr(secret) if secret else None, api_url=api_url, store=store,
-            graphql=not no_graphql, max_requests=max_requests, max_candidates=max_candidates,
-            max_in_flight=in_flight, per_page=per_page, timeout=timeout,
+            repos=_repo_list(repos, repo),
+            token=SecretStr(secret) if secret else None,
+            api_url=api_url,
+            store=store,
+            graphql=not no_graphql,
+            max_requests=max_requests,
+            max_candidates=max_candidates,
+            max_in_flight=in_flight,
+            per_page=per_page,
+            timeout=timeout,
         )
     except ValidationError as exc:
         raise config_error(exc, "crawl") from None
@@ -154,7 +213,15 @@ def crawl(
 def _print_plan(plan: Plan) -> None:
     a = plan.assumptions
     table = Table(title="crawl plan (one token, github.com's documented limits)")
-    for column in ("repository", "items", "issues", "comments", "REST requests", "GraphQL points", "hours"):
+    for column in (
+        "repository",
+        "items",
+        "issues",
+        "comments",
+        "REST requests",
+        "GraphQL points",
+        "hours",
+    ):
         table.add_column(column, justify="left" if column == "repository" else "right")
     for row in plan_table_rows(plan):
         table.add_row(*row)
@@ -163,7 +230,12 @@ def _print_plan(plan: Plan) -> None:
         f"{a.rest_per_hour:,} requests and {a.points_per_hour:,} points an hour; "
         f"{a.cpu_per_minute:g} s of response time a minute ({a.graphql_cpu_per_minute:g} s "
         f"GraphQL); an answer takes {a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; "
-        f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment" + ("" if plan.graphql else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)")
+        f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment"
+        + (
+            ""
+            if plan.graphql
+            else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)"
+        )
     )
     out.print(table)
 
@@ -172,22 +244,35 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
     """Raise what the exit status must say: interrupted, or repositories that failed."""
     if summary.interrupted:
         kind = Terminated if summary.stopped == "terminated" else Interrupted
-        raise kind(kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} "
-                        "requests)",
-                   hint="the crawl continues after the last committed page")
+        raise kind(
+            kept=f"{summary.pages} pages committed to {store} in this run ({summary.requests} "
+            "requests)",
+            hint="the crawl continues after the last committed page",
+        )
     bad = [r for r in summary.repos if r.status in ("failed", "missing")]
     for r in bad[1:]:  # the first one's reason is in the error line
-        console.print(f"{r.repo}: {r.status}: {r.message}", markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            f"{r.repo}: {r.status}: {r.message}", markup=False, highlight=False, soft_wrap=True
+        )
     if bad:
         names = ", ".join(f"{r.repo} ({r.status})" for r in bad)
-        raise GitHubError(f"{len(bad)} of {len(summary.repos)} repositories not crawled: {names}; "
-                          f"{bad[0].repo}: {bad[0].message}", hint="")
+        raise GitHubError(
+            f"{len(bad)} of {len(summary.repos)} repositories not crawled: {names}; "
+            f"{bad[0].repo}: {bad[0].message}",
+            hint="",
+        )
 
 
 def status(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
-    as_json: bool = typer.Option(False, "--json", help="One JSON object per repository (a stable interface)."),
-    compact: bool = typer.Option(False, "--compact", help="First shrink a store written before schema 2 (raw objects packed, then VACUUM)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object per repository (a stable interface)."
+    ),
+    compact: bool = typer.Option(
+        False,
+        "--compact",
+        help="First shrink a store written before schema 2 (raw objects packed, then VACUUM).",
+    ),
 ) -> None:
     """Show what the crawl store holds per repository.
 
@@ -208,19 +293,40 @@ def status(
                 before, after = db.compact()
             console.print(f"compacted {store}: {before / 1e6:,.0f} MB -> {after / 1e6:,.0f} MB")
         elif db.schema_version() < SCHEMA_VERSION and not as_json:
-            console.print(f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger "
-                          "than needed; `issues-sts status --compact` shrinks it (everything keeps working "
-                          "without)")
+            console.print(
+                f"this store was written before schema {SCHEMA_VERSION} and is about 3x larger "
+                "than needed; `issues-sts status --compact` shrinks it (everything keeps working "
+                "without)"
+            )
         counts = db.repo_counts()
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)
         return
     table = Table(title=f"crawl store {store}")
-    for column in ("repository", "status", "issues", "PRs", "comments", "events", "candidates", "last sync"):
-        table.add_column(column, justify="left" if column in ("repository", "status", "last sync") else "right")
+    for column in (
+        "repository",
+        "status",
+        "issues",
+        "PRs",
+        "comments",
+        "events",
+        "candidates",
+        "last sync",
+    ):
+        table.add_column(
+            column, justify="left" if column in ("repository", "status", "last sync") else "right"
+        )
     for row in counts:
-        table.add_row(row["repo"], row["status"], str(row["issues"]), str(row["pull_requests"]), str(row["comments"]),
-                      str(row["events"]), str(row["duplicate_candidates"]), row["last_sync"] or "never")
+        table.add_row(
+            row["repo"],
+            row["status"],
+            str(row["issues"]),
+            str(row["pull_requests"]),
+            str(row["comments"]),
+            str(row["events"]),
+            str(row["duplicate_candidates"]),
+            row["last_sync"] or "never",
+        )
     out.print(table)
 
 

@@ -36,18 +36,32 @@ NEXT_STEPS = """Next, against the real GitHub and Hub:
 
 
 def demo_command(
-    directory: Path = typer.Option(DATA_DIR / "demo", "--dir", help="Where every artefact is written (replaced on re-runs)."),
-    world: str = typer.Option("demo", "--world", help="Generated world size: tiny, small, demo (default) or large."),
+    directory: Path = typer.Option(
+        DATA_DIR / "demo", "--dir", help="Where every artefact is written (replaced on re-runs)."
+    ),
+    world: str = typer.Option(
+        "demo", "--world", help="Generated world size: tiny, small, demo (default) or large."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the world, the splits and training."),
-    train: bool = typer.Option(True, "--train/--no-train", help="Fine-tune and evaluate the offline backbone."),
-    max_length: int = typer.Option(128, "--max-length", help="Token limit used for training and evaluation."),
+    train: bool = typer.Option(
+        True, "--train/--no-train", help="Fine-tune and evaluate the offline backbone."
+    ),
+    max_length: int = typer.Option(
+        128, "--max-length", help="Token limit used for training and evaluation."
+    ),
     batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training batch."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
 ) -> None:
     if world not in PRESETS:
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
-    cfg = DemoConfig(directory=directory, world=world, seed=seed, train=train,  # type: ignore[arg-type]
-                     max_length=max_length, batch_size=batch_size)
+    cfg = DemoConfig(
+        directory=directory,
+        world=world,  # type: ignore[arg-type]
+        seed=seed,
+        train=train,  # type: ignore[arg-type]
+        max_length=max_length,
+        batch_size=batch_size,
+    )
     print_summary(run_demo(cfg, console, reporter=RichReporter(console, bars=not quiet)))
 
 
@@ -61,12 +75,16 @@ def print_summary(result: DemoResult) -> None:
     console.print(table)
     sizes = result.dataset.get("sizes", {})
     pairs = ", ".join(f"{split} {n:,}" for split, n in sizes.get("default", {}).items())
-    console.print(f"crawl: {result.crawl.get('requests', 0):,} requests, "
-                  f"complete={result.crawl.get('complete')}; "
-                  f"dataset pairs: {pairs}")
+    console.print(
+        f"crawl: {result.crawl.get('requests', 0):,} requests, "
+        f"complete={result.crawl.get('complete')}; "
+        f"dataset pairs: {pairs}"
+    )
     if result.before is not None and result.after is not None:
-        console.print(f"test Spearman x100: before {result.before['spearman']:.2f} -> "
-                      f"after {result.after['spearman']:.2f} (AnglE fine-tuning)")
+        console.print(
+            f"test Spearman x100: before {result.before['spearman']:.2f} -> "
+            f"after {result.after['spearman']:.2f} (AnglE fine-tuning)"
+        )
     timings = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
     console.print(f"timings: {timings}; total {sum(result.timings.values()):.1f}s", soft_wrap=True)
     activate = activation_line()

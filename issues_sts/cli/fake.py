@@ -35,35 +35,80 @@ Examples:
 
 
 def fake_github_command(
-    world: str = typer.Option("demo", "--world", help="Generated world: tiny, small, demo, large or paper."),
-    scale: float = typer.Option(0.01, "--scale", help="With --world paper: share of the 55 repositories' real sizes (0.001..1)."),
+    world: str = typer.Option(
+        "demo", "--world", help="Generated world: tiny, small, demo, large or paper."
+    ),
+    scale: float = typer.Option(
+        0.01,
+        "--scale",
+        help="With --world paper: share of the 55 repositories' real sizes (0.001..1).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
-    repos: int | None = typer.Option(None, "--repos", help="Override the world's number of repositories."),
-    issues: int | None = typer.Option(None, "--issues-per-repo", help="Override the world's issues per repository."),
-    rust_archive: Path | None = typer.Option(None, "--rust-archive", help="Serve the rust issue archive in this folder instead."),
-    rust_limit: int | None = typer.Option(None, "--rust-limit", help="Only the first N items of the archive."),
+    repos: int | None = typer.Option(
+        None, "--repos", help="Override the world's number of repositories."
+    ),
+    issues: int | None = typer.Option(
+        None, "--issues-per-repo", help="Override the world's issues per repository."
+    ),
+    rust_archive: Path | None = typer.Option(
+        None, "--rust-archive", help="Serve the rust issue archive in this folder instead."
+    ),
+    rust_limit: int | None = typer.Option(
+        None, "--rust-limit", help="Only the first N items of the archive."
+    ),
     port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
     token: str = typer.Option("test-token", "--token", help="The token the server accepts."),
-    no_graphql: bool = typer.Option(False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."),
-    rate_limit: int = typer.Option(5000, "--rate-limit", help="Core requests (and GraphQL points) per window."),
-    reset_seconds: float = typer.Option(3600.0, "--reset-seconds", help="Rate-limit window length in seconds."),
-    secondary_every: int | None = typer.Option(None, "--secondary-every", help="Answer every Nth request with a secondary-limit 403 (retry-after: 60)."),
-    fault_rate: float = typer.Option(0.0, "--fault-rate", help=f"Share of requests answered with a fault ({', '.join(FAULT_KINDS)})."),
-    enterprise: bool = typer.Option(False, "--enterprise", help="Serve under /api/v3 like GitHub Enterprise Server."),
+    no_graphql: bool = typer.Option(
+        False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."
+    ),
+    rate_limit: int = typer.Option(
+        5000, "--rate-limit", help="Core requests (and GraphQL points) per window."
+    ),
+    reset_seconds: float = typer.Option(
+        3600.0, "--reset-seconds", help="Rate-limit window length in seconds."
+    ),
+    secondary_every: int | None = typer.Option(
+        None,
+        "--secondary-every",
+        help="Answer every Nth request with a secondary-limit 403 (retry-after: 60).",
+    ),
+    fault_rate: float = typer.Option(
+        0.0,
+        "--fault-rate",
+        help=f"Share of requests answered with a fault ({', '.join(FAULT_KINDS)}).",
+    ),
+    enterprise: bool = typer.Option(
+        False, "--enterprise", help="Serve under /api/v3 like GitHub Enterprise Server."
+    ),
 ) -> None:
     try:
         settings = FakeSettings(
-            tokens=frozenset({token}), rate_limit={"core": rate_limit, "graphql": rate_limit, "search": 30},
-            reset_seconds=reset_seconds, secondary_limit_every=secondary_every, fault_rate=fault_rate, graphql=not no_graphql, enterprise=enterprise,
+            tokens=frozenset({token}),
+            rate_limit={"core": rate_limit, "graphql": rate_limit, "search": 30},
+            reset_seconds=reset_seconds,
+            secondary_limit_every=secondary_every,
+            fault_rate=fault_rate,
+            graphql=not no_graphql,
+            enterprise=enterprise,
         )
     except ValueError as exc:
         raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
-    corpus = load_corpus(world, seed, rust_archive, rust_limit, repos=repos, issues=issues, scale=scale)
+    corpus = load_corpus(
+        world, seed, rust_archive, rust_limit, repos=repos, issues=issues, scale=scale
+    )
     serve(corpus, settings, port)
 
 
-def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: int | None,
-                *, repos: int | None = None, issues: int | None = None, scale: float = 0.01) -> Corpus:
+def load_corpus(
+    world: str,
+    seed: int,
+    rust_archive: Path | None,
+    rust_limit: int | None,
+    *,
+    repos: int | None = None,
+    issues: int | None = None,
+    scale: float = 0.01,
+) -> Corpus:
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
@@ -77,9 +122,13 @@ def load_corpus(world: str, seed: int, rust_archive: Path | None, rust_limit: in
         from issues_sts.sandbox.worlds.generator import PRESETS, WorldConfig, generate_world, preset
 
         if world not in PRESETS:
-            raise ConfigError(f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}, paper")
+            raise ConfigError(
+                f"unknown world {world!r}", hint=f"choose one of {', '.join(PRESETS)}, paper"
+            )
         base = preset(world, seed)
-        overrides = {k: v for k, v in (("repos", repos), ("issues_per_repo", issues)) if v is not None}
+        overrides = {
+            k: v for k, v in (("repos", repos), ("issues_per_repo", issues)) if v is not None
+        }
         try:
             cfg = WorldConfig(**{**base.__dict__, **overrides})
         except ValueError as exc:
@@ -100,8 +149,10 @@ def _paper_corpus(seed: int, scale: float) -> Corpus:
         cfg = PaperConfig(seed=seed, scale=scale)
     except ValueError as exc:
         raise ConfigError(str(exc), hint="pass --scale between 0.001 and 1") from None
-    with console.status(f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed "
-                        f"{seed})"):
+    with console.status(
+        f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed "
+        f"{seed})"
+    ):
         return generate_paper_world(cfg)
 
 
@@ -111,7 +162,9 @@ def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:
     try:
         gh = FakeGitHub(corpus, settings, port=port)
     except OSError as exc:
-        raise ConfigError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", hint="choose another --port, or 0") from None
+        raise ConfigError(
+            f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", hint="choose another --port, or 0"
+        ) from None
     with gh:
         out.print(f"api url:     {gh.api_url}")
         out.print(f"graphql url: {gh.graphql_url if settings.graphql else '(disabled)'}")

@@ -39,8 +39,10 @@ from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_al
 from issues_sts.links.stage import LINKS_FILE
 from issues_sts.store import Store
 
-links_app = typer.Typer(help="Duplicate links: extract them from a crawl store, inspect, evaluate.",
-                        no_args_is_help=True)
+links_app = typer.Typer(
+    help="Duplicate links: extract them from a crawl store, inspect, evaluate.",
+    no_args_is_help=True,
+)
 _ISSUE = re.compile(r"^([\w.-]+/[\w.-]+)#(\d+)$")
 
 
@@ -55,7 +57,9 @@ def _run(store_dir: Path, cfg: LinkConfig) -> tuple[LinkTable, LinkConfig]:
     """The links and the effective config (the store's renames merged in, as the stage used
     them)."""
     with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
-        effective = cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})
+        effective = cfg.model_copy(
+            update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))}
+        )
         return build_links(store, effective), effective
 
 
@@ -72,12 +76,21 @@ def _summary(table: LinkTable) -> None:
 @links_app.command("extract")
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
-    out_dir: Path = typer.Option(DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."),
-    min_confidence: float = typer.Option(option_default(LinkConfig, "min_confidence"),
-                                         help="Links below this confidence are kept but not usable."),
-    alias: list[str] = typer.Option([], "--alias", help="Renamed repository, old/name=new/name (repeatable)."),
-    archive: Path | None = typer.Option(None, "--archive", help="Read the rust issue archive instead of --store "
-                                        "(loaded once into --cache)."),
+    out_dir: Path = typer.Option(
+        DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."
+    ),
+    min_confidence: float = typer.Option(
+        option_default(LinkConfig, "min_confidence"),
+        help="Links below this confidence are kept but not usable.",
+    ),
+    alias: list[str] = typer.Option(
+        [], "--alias", help="Renamed repository, old/name=new/name (repeatable)."
+    ),
+    archive: Path | None = typer.Option(
+        None,
+        "--archive",
+        help="Read the rust issue archive instead of --store (loaded once into --cache).",
+    ),
     cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where --archive's store is cached."),
 ) -> None:
     """Extract duplicate links from a crawl store: writes links.parquet, link_counters.json and
@@ -98,15 +111,21 @@ def extract_cmd(
     table, cfg = _run(store, cfg)
     path = table.write(out_dir)
     table.write_counters(out_dir)
-    (out_dir / "link_config.json").write_text(json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+    (out_dir / "link_config.json").write_text(
+        json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+    )
     _summary(table)
-    console.print(f"{table.counters.get('usable_links', 0)} usable of {table.links.height} links -> {path}")
+    console.print(
+        f"{table.counters.get('usable_links', 0)} usable of {table.links.height} links -> {path}"
+    )
 
 
 def _parse_issue(issue: str) -> tuple[str, int]:
     m = _ISSUE.match(issue.strip())
     if m is None:
-        raise ConfigError(f"bad issue {issue!r}", hint="write it as owner/name#number, e.g. rust-lang/rust#1234")
+        raise ConfigError(
+            f"bad issue {issue!r}", hint="write it as owner/name#number, e.g. rust-lang/rust#1234"
+        )
     return m.group(1), int(m.group(2))
 
 
@@ -114,7 +133,9 @@ def _parse_issue(issue: str) -> tuple[str, int]:
 def show_cmd(
     issue: str = typer.Argument(..., help="owner/name#number"),
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
-    links_file: Path | None = typer.Option(None, "--links", help="A links.parquet to read instead of the store."),
+    links_file: Path | None = typer.Option(
+        None, "--links", help="A links.parquet to read instead of the store."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON on stdout."),
 ) -> None:
     """Show every link of one issue (as duplicate and as canonical) with its evidence.
@@ -129,7 +150,9 @@ def show_cmd(
     frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig())[0].links
     key = pl.col("repo").str.to_lowercase() == repo.lower()
     t_key = pl.col("target_repo").str.to_lowercase() == repo.lower()
-    rows = frame.filter((key & (pl.col("number") == number)) | (t_key & (pl.col("target_number") == number)))
+    rows = frame.filter(
+        (key & (pl.col("number") == number)) | (t_key & (pl.col("target_number") == number))
+    )
     if as_json:
         out.print(json.dumps(rows.to_dicts(), indent=2, default=str))
         return
@@ -139,27 +162,47 @@ def show_cmd(
     out.print(f"links of {repo}#{number}: {rows.height}")
     for r in rows.iter_rows(named=True):
         status = "usable" if r["usable"] else f"excluded: {r['excluded_reason']}"
-        out.print(f"\n{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}  [{status}]",
-                  markup=False)
-        out.print(f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals "
-                  f"{', '.join(r['signals'])}")
+        out.print(
+            f"\n{r['repo']}#{r['number']} -> {r['target_repo']}#{r['target_number']}  [{status}]",
+            markup=False,
+        )
+        out.print(
+            f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals "
+            f"{', '.join(r['signals'])}"
+        )
         out.print(f"  by {r['author']} ({r['author_association']}) at {r['created_at']}")
         for url in r["evidence_urls"]:
             out.print(f"  evidence {url}")
         if r["cluster_id"] is not None:
-            out.print(f"  source's cluster {r['cluster_id']} rooted at "
-                      f"{r['root_repo']}#{r['root_number']}")
+            out.print(
+                f"  source's cluster {r['cluster_id']} rooted at "
+                f"{r['root_repo']}#{r['root_number']}"
+            )
 
 
 @links_app.command("evaluate")
 def evaluate_cmd(
-    annotations: list[Path] = typer.Option(None, "--annotations", help="An annotation CSV (repeatable; default: "
-                                           "every file in data/annotations/ whose archive is present)."),
-    archive: Path = typer.Option(None, "--archive", help="The issue archive of a single --annotations file "
-                                 "(default ../shared/data/<rust|onnxruntime>-issue-archive)."),
-    cache: Path = typer.Option(None, "--cache", help="Where the archive's store is cached (single file)."),
-    subset: str = typer.Option("all", "--subset", help="Whose errors to list: dev (for error analysis), "
-                               "test (held out) or all. The summary always shows all three."),
+    annotations: list[Path] = typer.Option(
+        None,
+        "--annotations",
+        help="An annotation CSV (repeatable; default: "
+        "every file in data/annotations/ whose archive is present).",
+    ),
+    archive: Path = typer.Option(
+        None,
+        "--archive",
+        help="The issue archive of a single --annotations file "
+        "(default ../shared/data/<rust|onnxruntime>-issue-archive).",
+    ),
+    cache: Path = typer.Option(
+        None, "--cache", help="Where the archive's store is cached (single file)."
+    ),
+    subset: str = typer.Option(
+        "all",
+        "--subset",
+        help="Whose errors to list: dev (for error analysis), "
+        "test (held out) or all. The summary always shows all three.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
 ) -> None:
     """Precision and recall of the extractor on the annotated threads (ids and numbers only).
@@ -180,23 +223,39 @@ def evaluate_cmd(
         raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     files = list(annotations or [])
     if not files:
-        files = [DEFAULT_ANNOTATIONS] + [ONNX_ANNOTATIONS] * (ONNX_ANNOTATIONS.is_file()
-                                                               and default_paths("onnxruntime")[0].is_dir())
+        files = [DEFAULT_ANNOTATIONS] + [ONNX_ANNOTATIONS] * (
+            ONNX_ANNOTATIONS.is_file() and default_paths("onnxruntime")[0].is_dir()
+        )
     if len(files) > 1 and (archive or cache):
-        raise ConfigError("--archive and --cache go with a single --annotations file",
-                          hint="evaluate one file at a time, or leave both out to use the defaults")
+        raise ConfigError(
+            "--archive and --cache go with a single --annotations file",
+            hint="evaluate one file at a time, or leave both out to use the defaults",
+        )
     sets: dict[str, Results] = {}
     for path in files:
         with console.status(f"loading the archive of {path.name} and extracting links..."):
             sets[path.stem] = evaluate(path, archive, cache)
     if as_json:
-        report = {name: {"subset": subset, **r.scores(subset).metrics(), "subsets": r.table(),
-                         "rounds": r.by_round(), "strata": r.strata()} for name, r in sets.items()}
+        report = {
+            name: {
+                "subset": subset,
+                **r.scores(subset).metrics(),
+                "subsets": r.table(),
+                "rounds": r.by_round(),
+                "strata": r.strata(),
+            }
+            for name, r in sets.items()
+        }
         out.print(json.dumps({**report[next(iter(report))], "sets": report}, indent=2))
         return
     for name, results in sets.items():
-        out.print(f"== {name} ({len(results.annotations)} threads; labels by AI assistant readers) ==", markup=False)
-        out.print("\n".join(summary_lines(results) + rounds_and_strata_lines(results)), markup=False)
+        out.print(
+            f"== {name} ({len(results.annotations)} threads; labels by AI assistant readers) ==",
+            markup=False,
+        )
+        out.print(
+            "\n".join(summary_lines(results) + rounds_and_strata_lines(results)), markup=False
+        )
         out.print(f"\n{subset}:", markup=False)
         out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
 

@@ -31,26 +31,49 @@ Examples:
 def push_command(
     repo_id: str = typer.Option(..., "--repo-id", help="Target dataset repository, user/name."),
     private: bool = typer.Option(False, "--private", help="Create the repository as private."),
-    token: str | None = typer.Option(None, "--token", help="Hugging Face token with write access (default: $HF_TOKEN, "
-                                     "then the token saved by `hf auth login`)."),
-    dataset: Path = typer.Option(DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."),
-    branch: str = typer.Option("main", "--branch", help="Branch to commit to (created from main if new)."),
-    tag: str | None = typer.Option(None, "--tag", help="Tag for the pushed revision (default: the build's version; "
-                                   "'' for none). A tag that holds other data is refused."),
+    token: str | None = typer.Option(
+        None,
+        "--token",
+        help="Hugging Face token with write access (default: $HF_TOKEN, "
+        "then the token saved by `hf auth login`).",
+    ),
+    dataset: Path = typer.Option(
+        DEFAULT_OUT, "--dataset", help="The folder `issues-sts build` wrote."
+    ),
+    branch: str = typer.Option(
+        "main", "--branch", help="Branch to commit to (created from main if new)."
+    ),
+    tag: str | None = typer.Option(
+        None,
+        "--tag",
+        help="Tag for the pushed revision (default: the build's version; "
+        "'' for none). A tag that holds other data is refused.",
+    ),
 ) -> None:
     from issues_sts.dataset.previous import build_version
     from issues_sts.hub.push import push_dataset
 
     if repo_id.count("/") != 1 or not all(repo_id.split("/")):
-        raise ConfigError(f"--repo-id {repo_id!r} is not of the form user/name", hint="e.g. --repo-id me/github-issues")
+        raise ConfigError(
+            f"--repo-id {repo_id!r} is not of the form user/name",
+            hint="e.g. --repo-id me/github-issues",
+        )
     endpoint = os.environ.get("HF_ENDPOINT") or None
     try:
-        result = push_dataset(dataset, repo_id, token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
-                              private=private, endpoint=endpoint, branch=branch,
-                              tag=build_version(dataset) if tag is None else (tag or None))
+        result = push_dataset(
+            dataset,
+            repo_id,
+            token or env_token("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN") or _saved_token(),
+            private=private,
+            endpoint=endpoint,
+            branch=branch,
+            tag=build_version(dataset) if tag is None else (tag or None),
+        )
     except KeyboardInterrupt as exc:
-        raise interruption(exc)(kept="nothing half-pushed: the files go up as one commit, made at the end",
-                                hint="run the same command again") from None
+        raise interruption(exc)(
+            kept="nothing half-pushed: the files go up as one commit, made at the end",
+            hint="run the same command again",
+        ) from None
     table = Table(title=f"pushed {dataset} to {repo_id}")
     table.add_column("what")
     table.add_column("count", justify="right")

@@ -1,7 +1,7 @@
 """The crawl stage: GitHub issues, comments and duplicate evidence into the crawl store.
 
-    from issues_sts.crawl import CrawlConfig, run_crawl
-    summary = run_crawl(CrawlConfig(repos=("owner/name",), token=..., store=Path("data/store")))
+from issues_sts.crawl import CrawlConfig, run_crawl
+summary = run_crawl(CrawlConfig(repos=("owner/name",), token=..., store=Path("data/store")))
 """
 
 from __future__ import annotations

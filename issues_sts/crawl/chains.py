@@ -65,8 +65,14 @@ class ListChain:
     the next crawl asks with If-None-Match and gets a free 304 when nothing changed.
     """
 
-    def __init__(self, ctx: RepoContext, resource: str, path: str, params: dict[str, str],
-                 on_items: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: RepoContext,
+        resource: str,
+        path: str,
+        params: dict[str, str],
+        on_items: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
         self.ctx = ctx
         self.resource = resource
         self.path = path
@@ -94,8 +100,12 @@ class ListChain:
             self.finished = True
             return
         if page.status == 422 and first:
-            raise GitHubError(f"GitHub refused the first page of {self.ctx.repo} {self.resource}", status=422)
-        items: list[dict[str, Any]] = page.data if page.status == 200 and isinstance(page.data, list) else []
+            raise GitHubError(
+                f"GitHub refused the first page of {self.ctx.repo} {self.resource}", status=422
+            )
+        items: list[dict[str, Any]] = (
+            page.data if page.status == 200 and isinstance(page.data, list) else []
+        )
         pass_since = cp.since if first else cp.pass_since
         stamps = [str(i["updated_at"]) for i in items if i.get("updated_at")]
         prior = "" if first else (cp.pass_high or "")
@@ -107,7 +117,10 @@ class ListChain:
         elif high is not None and (pass_since is None or high > pass_since):
             new = Checkpoint(cp.repo, cp.resource, None, high, None, None, None, False)
         elif page.status == 422:
-            raise GitHubError(f"GitHub capped {self.ctx.repo} {self.resource} and no newer items remain", status=422)
+            raise GitHubError(
+                f"GitHub capped {self.ctx.repo} {self.resource} and no newer items remain",
+                status=422,
+            )
         else:
             new = Checkpoint(cp.repo, cp.resource, None, pass_since, None, None, etag, True)
             self.finished = True
@@ -120,7 +133,9 @@ class ListChain:
         self.cp = new
         if self.on_items is not None:
             self.on_items(items)
-        self.ctx.page_done(self.resource, len(items), _pages_left(page) if page.status == 200 else None)
+        self.ctx.page_done(
+            self.resource, len(items), _pages_left(page) if page.status == 200 else None
+        )
 
 
 class TimelineChain:
@@ -137,17 +152,26 @@ class TimelineChain:
     def next_step(self) -> Step | None:
         if self.finished:
             return None
-        url = self.cp.next_url or f"{self.ctx.api_path}/issues/{self.number}/timeline?per_page={self.ctx.per_page}"
+        url = (
+            self.cp.next_url
+            or f"{self.ctx.api_path}/issues/{self.number}/timeline?per_page={self.ctx.per_page}"
+        )
         return lambda client: client.get(url, expect=(301, 404, 410))
 
     def commit(self, page: Page) -> None:
         rows: list[dict[str, Any]] = []
         if page.status == 200 and isinstance(page.data, list):
-            rows = [r for e in page.data if isinstance(e, dict)
-                    and (r := gql.rest_event_row(self.ctx.repo, self.number, e)) is not None]
+            rows = [
+                r
+                for e in page.data
+                if isinstance(e, dict)
+                and (r := gql.rest_event_row(self.ctx.repo, self.number, e)) is not None
+            ]
         nxt = page.next_url if page.status == 200 else None
         done = nxt is None
-        cp = Checkpoint(self.ctx.repo, self.resource, nxt, self.updated_at if done else None, done=done)
+        cp = Checkpoint(
+            self.ctx.repo, self.resource, nxt, self.updated_at if done else None, done=done
+        )
         self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoint=cp)
         self.ctx.summary.events += len(rows)
         self.cp, self.finished = cp, done
@@ -163,10 +187,16 @@ class GraphQLChain:
     `rest_worthy` accepts (those whose link a REST event can change).
     """
 
-    def __init__(self, ctx: RepoContext, candidates: list[tuple[int, str | None]],
-                 on_unavailable: Callable[[], None], *, rest_only: bool = False,
-                 rest_worthy: Callable[[int], bool] = lambda number: True,
-                 sizer: gql.PageSizer | None = None) -> None:
+    def __init__(
+        self,
+        ctx: RepoContext,
+        candidates: list[tuple[int, str | None]],
+        on_unavailable: Callable[[], None],
+        *,
+        rest_only: bool = False,
+        rest_worthy: Callable[[int], bool] = lambda number: True,
+        sizer: gql.PageSizer | None = None,
+    ) -> None:
         self.ctx = ctx
         self.sizer = sizer or gql.PageSizer()
         self.updated = dict(candidates)
@@ -192,7 +222,9 @@ class GraphQLChain:
         if not self.todo:
             return None
         numbers = self.todo[: max(1, self.sizer.budget // gql.TIMELINE_PAGE)]
-        query, variables = gql.build_query(self.ctx.api_path.split("/", 1)[1], numbers, after=self.after)
+        query, variables = gql.build_query(
+            self.ctx.api_path.split("/", 1)[1], numbers, after=self.after
+        )
 
         def ask(client: GitHubClient) -> Any:
             try:
@@ -219,7 +251,10 @@ class GraphQLChain:
         batch = gql.parse_batch(self.ctx.repo, numbers, answer)
         rows = [row for n in numbers for row in batch.events.get(n, [])]
         finished = [n for n in numbers if n not in batch.more]
-        checkpoints = [Checkpoint(self.ctx.repo, f"timeline:{n}", since=self.updated[n], done=True) for n in finished]
+        checkpoints = [
+            Checkpoint(self.ctx.repo, f"timeline:{n}", since=self.updated[n], done=True)
+            for n in finished
+        ]
         self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoints=checkpoints)
         self.ctx.summary.events += len(rows)
         rest = [n for n in self.todo if n not in numbers]
@@ -256,7 +291,11 @@ class RefChain:
 
         def fetch(client: GitHubClient) -> list[Page]:
             pages = [client.get(first, expect=(404, 410))]
-            while pages[-1].status in (301, 302, 307, 308) and pages[-1].location and len(pages) <= self.MAX_HOPS:
+            while (
+                pages[-1].status in (301, 302, 307, 308)
+                and pages[-1].location
+                and len(pages) <= self.MAX_HOPS
+            ):
                 pages.append(client.get(pages[-1].location, expect=(404, 410)))
             return pages
 

@@ -33,6 +33,7 @@ ACCEPT = "application/vnd.github+json"
 
 _LIMIT_VERDICTS = (Verdict.RETRY_AFTER, Verdict.SECONDARY_LIMIT, Verdict.PRIMARY_LIMIT)
 
+
 class BudgetReached(Exception):
     """The request budget (`--max-requests`) is spent; the crawl stops cleanly and resumes later."""
 
@@ -173,7 +174,9 @@ class GitHubClient:
         return path if "://" in path else f"{self.api_url}/{path.lstrip('/')}"
 
     # -- public calls --------------------------------------------------------------
-    def get(self, path_or_url: str, *, etag: str | None = None, expect: tuple[int, ...] = ()) -> Page:
+    def get(
+        self, path_or_url: str, *, etag: str | None = None, expect: tuple[int, ...] = ()
+    ) -> Page:
         """GET one page. 2xx/304/3xx come back as a Page, statuses in `expect` too (data = the
         error body); 401 raises BadCredentials, anything else GitHubError."""
         url = self.url(path_or_url)
@@ -186,8 +189,12 @@ class GitHubClient:
             raise self._error(response, data)
         location = response.headers.get("location")
         return Page(
-            url=url, status=status, data=data, next_url=next_url(response.headers.get("link")),
-            etag=response.headers.get("etag"), link=response.headers.get("link"),
+            url=url,
+            status=status,
+            data=data,
+            next_url=next_url(response.headers.get("link")),
+            etag=response.headers.get("etag"),
+            link=response.headers.get("link"),
             location=urljoin(url, location) if location else None,
         )
 
@@ -206,7 +213,12 @@ class GitHubClient:
 
     # -- the one retry loop ------------------------------------------------------------
     def _send(
-        self, method: str, url: str, bucket: str, *, headers: dict[str, str] | None = None,
+        self,
+        method: str,
+        url: str,
+        bucket: str,
+        *,
+        headers: dict[str, str] | None = None,
         json_body: Any = None,
     ) -> tuple[httpx.Response, Any]:
         retrying = tenacity.Retrying(
@@ -228,19 +240,27 @@ class GitHubClient:
     def _gave_up(self, method: str, url: str, exc: Exception) -> GitHubError:
         reason = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))
         if not pacing.is_retryable(exc):
-            return GitHubError(f"{method} {self.scrub(url)} cannot be sent: {reason}", url=self.scrub(url),
-                               hint="check --api-url (e.g. https://api.github.com)")
+            return GitHubError(
+                f"{method} {self.scrub(url)} cannot be sent: {reason}",
+                url=self.scrub(url),
+                hint="check --api-url (e.g. https://api.github.com)",
+            )
         if not self.reached and pacing.unreachable(exc):
-            return Unreachable(f"cannot reach {self.scrub(self.api_url)}: {reason}", url=self.scrub(url))
-        return RetriesExhausted(f"{method} {self.scrub(url)} kept failing: {reason}", url=self.scrub(url))
+            return Unreachable(
+                f"cannot reach {self.scrub(self.api_url)}: {reason}", url=self.scrub(url)
+            )
+        return RetriesExhausted(
+            f"{method} {self.scrub(url)} kept failing: {reason}", url=self.scrub(url)
+        )
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         return pacing.retry_wait(exc, state.attempt_number, self.cfg)
 
     def _stop(self, state: tenacity.RetryCallState) -> bool:
-        return pacing.should_stop(state.attempt_number, state.idle_for, self._wait(state), self.cfg,
-                                  reached=self.reached)
+        return pacing.should_stop(
+            state.attempt_number, state.idle_for, self._wait(state), self.cfg, reached=self.reached
+        )
 
     def _before_sleep(self, state: tenacity.RetryCallState) -> None:
         with self._stats_lock:
@@ -250,8 +270,10 @@ class GitHubClient:
         what = self.scrub(f"{type(exc).__name__}: {exc}".rstrip(": "))
         log.info("retrying after %s", what)
         if self.on_retry is not None and wait >= self.cfg.announce_after:
-            self.on_retry(f"{what}; attempt {state.attempt_number + 1} of {self.cfg.max_attempts} in "
-                          f"{wait:.0f} s")
+            self.on_retry(
+                f"{what}; attempt {state.attempt_number + 1} of {self.cfg.max_attempts} in "
+                f"{wait:.0f} s"
+            )
 
     def _send_once(
         self, method: str, url: str, bucket: str, headers: dict[str, str], json_body: Any
@@ -267,7 +289,9 @@ class GitHubClient:
     ) -> tuple[httpx.Response, Any, Verdict]:
         """One request through the limiter's gate: the answer, its decoded body and verdict."""
         if self.max_requests is not None and self.stats.counted >= self.max_requests:
-            raise BudgetReached(f"the request budget of {self.max_requests} is spent")  # no wait at the gate
+            raise BudgetReached(
+                f"the request budget of {self.max_requests} is spent"
+            )  # no wait at the gate
         ticket = self.limiter.acquire(bucket)
         response: httpx.Response | None = None
         answered: float | None = None
@@ -291,10 +315,18 @@ class GitHubClient:
                 self.limiter.release(bucket, None, ticket)
             else:
                 # the response time is what GitHub's CPU-time secondary limit is estimated from
-                self._local.seconds = (answered if answered is not None else time.monotonic()) - started
-                self.limiter.release(bucket, response.headers if response is not None else None, ticket,
-                                     self._local.seconds)
-                self._settle(response.status_code if completed and response is not None else None, bucket)
+                self._local.seconds = (
+                    answered if answered is not None else time.monotonic()
+                ) - started
+                self.limiter.release(
+                    bucket,
+                    response.headers if response is not None else None,
+                    ticket,
+                    self._local.seconds,
+                )
+                self._settle(
+                    response.status_code if completed and response is not None else None, bucket
+                )
         assert response is not None  # completed
         return response, data, verdict
 
@@ -329,7 +361,9 @@ class GitHubClient:
                 self.stats.counted += 1
                 self.stats.graphql += bucket == "graphql"
 
-    def _classify(self, response: httpx.Response, content: bytes, bucket: str) -> tuple[Any, Verdict]:
+    def _classify(
+        self, response: httpx.Response, content: bytes, bucket: str
+    ) -> tuple[Any, Verdict]:
         """Decode the body and decide what the answer means for pacing and retries."""
         try:
             data = json.loads(content) if content.strip() else None
@@ -350,15 +384,24 @@ class GitHubClient:
         if verdict is Verdict.TRANSIENT:
             raise TransientError(f"GitHub answered {response.status_code}")
         if verdict is Verdict.BAD_CREDENTIALS and bucket != "graphql":
-            raise BadCredentials("the token was rejected (401 Bad credentials)", status=401,
-                                 url=self.scrub(str(response.request.url)))
+            raise BadCredentials(
+                "the token was rejected (401 Bad credentials)",
+                status=401,
+                url=self.scrub(str(response.request.url)),
+            )
         self.limiter.success(bucket)
         return data
 
     def _error(self, response: httpx.Response, data: Any) -> GitHubError:
         message = data.get("message", "") if isinstance(data, dict) else ""
         url = self.scrub(str(response.request.url))
-        text = self.scrub(f"GitHub answered {response.status_code} for {url}: {message}".rstrip(": "))
+        text = self.scrub(
+            f"GitHub answered {response.status_code} for {url}: {message}".rstrip(": ")
+        )
         cls = BadCredentials if response.status_code == 401 else GitHubError
-        return cls(text, status=response.status_code, url=url,
-                   request_id=response.headers.get("x-github-request-id"))
+        return cls(
+            text,
+            status=response.status_code,
+            url=url,
+            request_id=response.headers.get("x-github-request-id"),
+        )

@@ -67,7 +67,9 @@ class CrawlConfig(BaseModel):
     def _valid_api_url(cls, value: str) -> str:
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{value!r} is not an http(s) URL with a host, e.g. https://api.github.com")
+            raise ValueError(
+                f"{value!r} is not an http(s) URL with a host, e.g. https://api.github.com"
+            )
         return value.rstrip("/")
 
     def token_value(self) -> str | None:
@@ -97,7 +99,9 @@ class RepoSummary:
     redirects: int = 0
     tombstones: int = 0
     requests: int = 0
-    points: int = 0  # GraphQL points by GitHub's formula (requests the query needs / 100, at least 1)
+    points: int = (
+        0  # GraphQL points by GitHub's formula (requests the query needs / 100, at least 1)
+    )
     thread_points: int = 0  # of them, for issue threads (the rest: duplicate candidates)
     seconds: float = 0.0
 

@@ -24,15 +24,25 @@ def _number(comment: dict[str, Any]) -> int | None:
 
 def strong_evidence(issue: dict[str, Any]) -> bool:
     """A duplicate closure or a duplicate label: worth a timeline before any comment is read."""
-    labels = [lab.get("name", "") if isinstance(lab, dict) else str(lab) for lab in issue.get("labels") or []]
-    return (issue.get("state_reason") or "").lower() == DUPLICATE_STATE_REASON or labels_say_duplicate(labels)
+    labels = [
+        lab.get("name", "") if isinstance(lab, dict) else str(lab)
+        for lab in issue.get("labels") or []
+    ]
+    return (
+        issue.get("state_reason") or ""
+    ).lower() == DUPLICATE_STATE_REASON or labels_say_duplicate(labels)
 
 
 class CandidateFeed:
     """A chain that hands out timeline batches while `lists` run, then ends (IDLE meanwhile)."""
 
-    def __init__(self, lists: list[ListChain], batch: int, limit: int,
-                 make_batch: Callable[[list[tuple[int, str | None]]], Chain]) -> None:
+    def __init__(
+        self,
+        lists: list[ListChain],
+        batch: int,
+        limit: int,
+        make_batch: Callable[[list[tuple[int, str | None]]], Chain],
+    ) -> None:
         self.lists = lists
         self.batch = batch
         self.limit = limit

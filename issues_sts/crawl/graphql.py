@@ -69,8 +69,9 @@ class PageSizer:
 
 
 def refused_as_too_heavy(answer: dict[str, Any]) -> bool:
-    return any(isinstance(e, dict) and e.get("type") == RESOURCE_LIMITS for e in answer.get("errors") or [])
-
+    return any(
+        isinstance(e, dict) and e.get("type") == RESOURCE_LIMITS for e in answer.get("errors") or []
+    )
 
 
 EVENT_NAMES = {
@@ -84,15 +85,21 @@ def alias(number: int) -> str:
 
 
 def build_query(
-    repo: str, numbers: Sequence[int], *, first: int = TIMELINE_PAGE, after: dict[int, str] | None = None
+    repo: str,
+    numbers: Sequence[int],
+    *,
+    first: int = TIMELINE_PAGE,
+    after: dict[int, str] | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """One query (and its variables) for `numbers` of the repository `repo` (owner/name)."""
     after = after or {}
     parts = []
     for number in numbers:
         items = _items(first, after.get(number))
-        parts.append(f"{alias(number)}: issue(number: {int(number)}) {{ number stateReason(enableDuplicate: "
-                     f"true) {items} }}")
+        parts.append(
+            f"{alias(number)}: issue(number: {int(number)}) {{ number stateReason(enableDuplicate: "
+            f"true) {items} }}"
+        )
     query = (
         "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
         + " ".join(parts)
@@ -116,9 +123,15 @@ def event_row(repo: str, number: int, node: dict[str, Any]) -> dict[str, Any] | 
         return None
     canonical_repo, canonical_number = _ref(node.get("canonical"))
     return {
-        "repo": repo, "number": number, "event_key": str(node["id"]), "event": event,
-        "actor": (node.get("actor") or {}).get("login"), "created_at": node.get("createdAt"),
-        "canonical_repo": canonical_repo, "canonical_number": canonical_number, "source": "graphql",
+        "repo": repo,
+        "number": number,
+        "event_key": str(node["id"]),
+        "event": event,
+        "actor": (node.get("actor") or {}).get("login"),
+        "created_at": node.get("createdAt"),
+        "canonical_repo": canonical_repo,
+        "canonical_number": canonical_number,
+        "source": "graphql",
         "raw": json.dumps(node, sort_keys=True, separators=(",", ":")),
     }
 
@@ -129,7 +142,9 @@ class BatchResult:
 
     events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     more: dict[int, str] = field(default_factory=dict)  # number -> cursor of the next items page
-    missing: list[int] = field(default_factory=list)  # not resolvable as an issue (transferred, deleted, PR)
+    missing: list[int] = field(
+        default_factory=list
+    )  # not resolvable as an issue (transferred, deleted, PR)
 
 
 def parse_batch(repo: str, numbers: Sequence[int], answer: dict[str, Any]) -> BatchResult:
@@ -143,7 +158,9 @@ def parse_batch(repo: str, numbers: Sequence[int], answer: dict[str, Any]) -> Ba
             result.missing.append(number)
             continue
         items = node.get("timelineItems") or {}
-        rows = [row for n in items.get("nodes") or [] if (row := event_row(repo, number, n)) is not None]
+        rows = [
+            row for n in items.get("nodes") or [] if (row := event_row(repo, number, n)) is not None
+        ]
         result.events[number] = rows
         info = items.get("pageInfo") or {}
         if info.get("hasNextPage") and info.get("endCursor"):
@@ -157,7 +174,11 @@ def fatal_errors(answer: dict[str, Any]) -> list[str]:
     for error in answer.get("errors") or []:
         if isinstance(error, dict) and error.get("type") != "NOT_FOUND":
             messages.append(str(error.get("message", error)))
-    return messages if answer.get("data") is None or not (answer.get("data") or {}).get("repository") else []
+    return (
+        messages
+        if answer.get("data") is None or not (answer.get("data") or {}).get("repository")
+        else []
+    )
 
 
 def rest_event_row(repo: str, number: int, event: dict[str, Any]) -> dict[str, Any] | None:
@@ -170,8 +191,14 @@ def rest_event_row(repo: str, number: int, event: dict[str, Any]) -> dict[str, A
     if key is None:
         return None
     return {
-        "repo": repo, "number": number, "event_key": str(key), "event": name,
-        "actor": (event.get("actor") or {}).get("login"), "created_at": event.get("created_at"),
-        "canonical_repo": None, "canonical_number": None, "source": "rest",
+        "repo": repo,
+        "number": number,
+        "event_key": str(key),
+        "event": name,
+        "actor": (event.get("actor") or {}).get("login"),
+        "created_at": event.get("created_at"),
+        "canonical_repo": None,
+        "canonical_number": None,
+        "source": "rest",
         "raw": json.dumps(event, sort_keys=True, separators=(",", ":")),
     }

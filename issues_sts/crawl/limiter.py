@@ -76,9 +76,14 @@ class Limiter:
                         self._recent.popleft()
                     guess = self._guess(bucket)
                     # before a bucket's first answer: one request alone, guessed as long as any
-                    estimate = guess if guess is not None else max((s.seconds for s in self._recent), default=0.0)
-                    delay = pacing.secondary_delay([*self._recent, *self._flying.values()], now, bucket,
-                                                   estimate, self.cfg)
+                    estimate = (
+                        guess
+                        if guess is not None
+                        else max((s.seconds for s in self._recent), default=0.0)
+                    )
+                    delay = pacing.secondary_delay(
+                        [*self._recent, *self._flying.values()], now, bucket, estimate, self.cfg
+                    )
                     if guess is None and self._in_flight.get(bucket, 0):
                         delay = max(delay, 0.05)
                     secondary = True
@@ -90,7 +95,9 @@ class Limiter:
                     return ticket
             if delay > self.cfg.max_pause:
                 raise RateLimited(f"the {bucket} rate limit is closed for {delay:.0f} s more")
-            if secondary:  # a per-minute budget frees up as the minute moves on: wait in small steps
+            if (
+                secondary
+            ):  # a per-minute budget frees up as the minute moves on: wait in small steps
                 self.stats.secondary_waits += 1
                 if self.on_wait is not None:  # the announcer says only long ones, once each
                     self.on_wait(f"{bucket} per-minute", delay)
@@ -114,8 +121,13 @@ class Limiter:
             self.on_wait(bucket, delay)
         self.sleep(delay)
 
-    def release(self, bucket: str, headers: Mapping[str, str] | None, ticket: int | None = None,
-                seconds: float | None = None) -> None:
+    def release(
+        self,
+        bucket: str,
+        headers: Mapping[str, str] | None,
+        ticket: int | None = None,
+        seconds: float | None = None,
+    ) -> None:
         """The request's answer (or failure) is in, after `seconds`: update the bucket from its
         headers and the minute's CPU-time account."""
         with self._lock:
@@ -134,7 +146,9 @@ class Limiter:
                 seen = pacing.parse_rate_limit(headers, default_resource=bucket)
                 if seen is not None:
                     name = seen.resource or bucket
-                    self._buckets[name] = pacing.merge_rate_limit(self._buckets.get(name, BucketState()), seen)
+                    self._buckets[name] = pacing.merge_rate_limit(
+                        self._buckets.get(name, BucketState()), seen
+                    )
             self._lock.notify_all()
 
     def limit_hit(self, bucket: str, verdict: Verdict, headers: Mapping[str, str]) -> None:
@@ -142,14 +156,18 @@ class Limiter:
         with self._lock:
             self.stats.limit_hits += 1
             state = self._buckets.get(bucket, BucketState())
-            self._buckets[bucket] = pacing.pause_until(verdict, headers, state, self.clock(), self.cfg)
+            self._buckets[bucket] = pacing.pause_until(
+                verdict, headers, state, self.clock(), self.cfg
+            )
 
     def success(self, bucket: str) -> None:
         """A normal answer ends a streak of secondary limits."""
         with self._lock:
             state = self._buckets.get(bucket)
             if state is not None and state.secondary_hits:
-                self._buckets[bucket] = BucketState(state.limit, state.remaining, state.reset, state.paused_until, 0)
+                self._buckets[bucket] = BucketState(
+                    state.limit, state.remaining, state.reset, state.paused_until, 0
+                )
 
     def remaining(self, bucket: str = "core") -> int | None:
         with self._lock:

@@ -73,13 +73,21 @@ class PacingConfig:
     def scaled(self, scale: float) -> PacingConfig:
         """The same policy on a clock `scale` times faster (benchmarks against a compressed
         fake GitHub): every window, wait and time budget divided by `scale`."""
-        return replace(self, minute=self.minute / scale, cpu_per_minute=self.cpu_per_minute / scale,
-                       graphql_cpu_per_minute=self.graphql_cpu_per_minute / scale,
-                       secondary_base=self.secondary_base / scale, secondary_cap=self.secondary_cap / scale,
-                       backoff_base=self.backoff_base / scale, backoff_cap=self.backoff_cap / scale,
-                       max_total_wait=self.max_total_wait / scale, max_pause=self.max_pause / scale,
-                       reset_margin=self.reset_margin / scale, announce_after=self.announce_after / scale,
-                       slow_query=self.slow_query / scale)
+        return replace(
+            self,
+            minute=self.minute / scale,
+            cpu_per_minute=self.cpu_per_minute / scale,
+            graphql_cpu_per_minute=self.graphql_cpu_per_minute / scale,
+            secondary_base=self.secondary_base / scale,
+            secondary_cap=self.secondary_cap / scale,
+            backoff_base=self.backoff_base / scale,
+            backoff_cap=self.backoff_cap / scale,
+            max_total_wait=self.max_total_wait / scale,
+            max_pause=self.max_pause / scale,
+            reset_margin=self.reset_margin / scale,
+            announce_after=self.announce_after / scale,
+            slow_query=self.slow_query / scale,
+        )
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,9 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     return value
 
 
-def parse_rate_limit(headers: Mapping[str, str], default_resource: str = "core") -> RateLimit | None:
+def parse_rate_limit(
+    headers: Mapping[str, str], default_resource: str = "core"
+) -> RateLimit | None:
     """The bucket state in `headers`, or None when they carry no (valid) rate-limit headers."""
     try:
         limit = int(_header(headers, "x-ratelimit-limit") or "")
@@ -166,7 +176,9 @@ class Sent:
     seconds: float
 
 
-def secondary_delay(recent: list[Sent], now: float, bucket: str, estimate: float, cfg: PacingConfig) -> float:
+def secondary_delay(
+    recent: list[Sent], now: float, bucket: str, estimate: float, cfg: PacingConfig
+) -> float:
     """Seconds to wait before one more request on `bucket` keeps within GitHub's per-minute
     secondary limits: points (900 REST, 2,000 GraphQL) and CPU time (90 s, 60 s GraphQL),
     counting `recent` (sent within the last `cfg.minute`) and `estimate` for this request."""
@@ -192,7 +204,11 @@ def secondary_delay(recent: list[Sent], now: float, bucket: str, estimate: float
 
 def after_reset(state: BucketState, now: float, cfg: PacingConfig) -> BucketState:
     """Once a window is over we may assume a full bucket until the next answer says otherwise."""
-    if state.reset is not None and now >= state.reset + cfg.reset_margin and state.limit is not None:
+    if (
+        state.reset is not None
+        and now >= state.reset + cfg.reset_margin
+        and state.limit is not None
+    ):
         return replace(state, remaining=state.limit, reset=None)
     return state
 
@@ -268,13 +284,21 @@ def pause_until(
         return replace(state, paused_until=max(state.paused_until, now + wait))
     if verdict is Verdict.SECONDARY_LIMIT:
         wait = secondary_backoff(state.secondary_hits + 1, cfg)
-        return replace(state, paused_until=max(state.paused_until, now + wait),
-                       secondary_hits=state.secondary_hits + 1)
+        return replace(
+            state,
+            paused_until=max(state.paused_until, now + wait),
+            secondary_hits=state.secondary_hits + 1,
+        )
     if verdict is Verdict.PRIMARY_LIMIT:
         seen = parse_rate_limit(headers)
         # a reset already past by our clock means skew: then wait a minute, as GitHub advises
         reset = seen.reset if seen is not None and seen.reset > now else now + cfg.secondary_base
-        return replace(state, remaining=0, reset=reset, paused_until=max(state.paused_until, reset + cfg.reset_margin))
+        return replace(
+            state,
+            remaining=0,
+            reset=reset,
+            paused_until=max(state.paused_until, reset + cfg.reset_margin),
+        )
     return state
 
 
@@ -322,7 +346,9 @@ def retry_wait(exc: BaseException | None, attempt: int, cfg: PacingConfig) -> fl
     return backoff_seconds(attempt, cfg)
 
 
-def should_stop(attempt: int, waited: float, next_wait: float, cfg: PacingConfig, *, reached: bool = True) -> bool:
+def should_stop(
+    attempt: int, waited: float, next_wait: float, cfg: PacingConfig, *, reached: bool = True
+) -> bool:
     """Give up when the attempts or the summed backoff would pass their caps. Until the
     server has answered once (`reached`), a few quick attempts decide."""
     if not reached and attempt >= cfg.unreached_attempts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
-_LINK = re.compile(r'<([^>]*)>\s*((?:;\s*[^;,]+)*)')
+_LINK = re.compile(r"<([^>]*)>\s*((?:;\s*[^;,]+)*)")
 _PARAM = re.compile(r';\s*([A-Za-z0-9_-]+)\s*=\s*"?([^";]*)"?')
 
 
@@ -50,7 +50,9 @@ def with_query(url: str, **params: str | int | None) -> str:
         if value is not None:
             query[key] = [str(value)]
     flat = [(k, v) for k, values in query.items() for v in values]
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(flat, safe=":,"), parts.fragment))
+    return urlunsplit(
+        (parts.scheme, parts.netloc, parts.path, urlencode(flat, safe=":,"), parts.fragment)
+    )
 
 
 def same_origin(url: str, base: str) -> bool:

@@ -74,14 +74,25 @@ class RepoPlan:
     graphql_response_seconds: float
 
     def hours(self, a: Assumptions) -> float:
-        return hours(self.rest_requests, self.graphql_points, self.response_seconds,
-                     self.graphql_response_seconds, a)
+        return hours(
+            self.rest_requests,
+            self.graphql_points,
+            self.response_seconds,
+            self.graphql_response_seconds,
+            a,
+        )
 
 
-def hours(rest: float, points: float, seconds: float, graphql_seconds: float, a: Assumptions) -> float:
+def hours(
+    rest: float, points: float, seconds: float, graphql_seconds: float, a: Assumptions
+) -> float:
     """The least time one token needs: the tightest of the four limits."""
-    return max(rest / a.rest_per_hour, points / a.points_per_hour,
-               seconds / (a.cpu_per_minute / 60) / 3600, graphql_seconds / (a.graphql_cpu_per_minute / 60) / 3600)
+    return max(
+        rest / a.rest_per_hour,
+        points / a.points_per_hour,
+        seconds / (a.cpu_per_minute / 60) / 3600,
+        graphql_seconds / (a.graphql_cpu_per_minute / 60) / 3600,
+    )
 
 
 def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -> RepoPlan:
@@ -96,7 +107,7 @@ def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -
         batches = max(math.ceil(threads / 100), math.ceil(comments / a.thread_batch_comments))
         candidates = math.ceil(issues * a.candidate_share / 50)
         points = batches + candidates
-        graphql_seconds = (points * a.latency_base + comments * a.comment_kb * a.latency_per_kb)
+        graphql_seconds = points * a.latency_base + comments * a.comment_kb * a.latency_per_kb
         rest = 1 + list_pages
         seconds = rest * page_seconds + graphql_seconds
     else:
@@ -105,8 +116,11 @@ def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -
         timelines = math.ceil(issues * a.candidate_share / 4)  # keyword closes only
         rest = 1 + list_pages + comment_pages + timelines
         points, graphql_seconds = 0, 0.0
-        seconds = (list_pages * page_seconds + comment_pages * (a.latency_base + 100 * a.comment_kb * a.latency_per_kb)
-                   + (1 + timelines) * a.latency_base)
+        seconds = (
+            list_pages * page_seconds
+            + comment_pages * (a.latency_base + 100 * a.comment_kb * a.latency_per_kb)
+            + (1 + timelines) * a.latency_base
+        )
     return RepoPlan(c.repo, c.items, issues, comments, rest, points, seconds, graphql_seconds)
 
 
@@ -122,7 +136,11 @@ class Plan:
     def total(self) -> RepoPlan:
         t = RepoPlan("total", 0, 0, 0, 0, 0, 0.0, 0.0)
         for p in self.repos:
-            t.items, t.issues, t.comments = t.items + p.items, t.issues + p.issues, t.comments + p.comments
+            t.items, t.issues, t.comments = (
+                t.items + p.items,
+                t.issues + p.issues,
+                t.comments + p.comments,
+            )
             t.rest_requests += p.rest_requests
             t.graphql_points += p.graphql_points
             t.response_seconds += p.response_seconds
@@ -130,8 +148,12 @@ class Plan:
         return t
 
     def save(self, store: Path) -> None:
-        data = {"graphql": self.graphql, "assumptions": asdict(self.assumptions),
-                "repos": [asdict(p) for p in self.repos], "compared": self.compared}
+        data = {
+            "graphql": self.graphql,
+            "assumptions": asdict(self.assumptions),
+            "repos": [asdict(p) for p in self.repos],
+            "compared": self.compared,
+        }
         (store / PLAN_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
     @classmethod
@@ -141,8 +163,12 @@ class Plan:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls([RepoPlan(**p) for p in data["repos"]], bool(data["graphql"]), Assumptions(**data["assumptions"]),
-                       compared=data.get("compared"))
+            return cls(
+                [RepoPlan(**p) for p in data["repos"]],
+                bool(data["graphql"]),
+                Assumptions(**data["assumptions"]),
+                compared=data.get("compared"),
+            )
         except (ValueError, KeyError, TypeError):
             return None  # a plan from another version: no comparison rather than a wrong one
 
@@ -159,8 +185,10 @@ def ask_counts(client: GitHubClient, repo: str, *, graphql: bool) -> tuple[RepoC
         if isinstance(node, dict):
             issues = int((node.get("issues") or {}).get("totalCount") or 0)
             prs = int((node.get("pullRequests") or {}).get("totalCount") or 0)
-            sample = [int(((n or {}).get("comments") or {}).get("totalCount") or 0)
-                      for n in (node.get("recent") or {}).get("nodes") or []]
+            sample = [
+                int(((n or {}).get("comments") or {}).get("totalCount") or 0)
+                for n in (node.get("recent") or {}).get("nodes") or []
+            ]
             mean = sum(sample) / len(sample) if sample else None
             share = sum(1 for s in sample if s > 0) / len(sample) if sample else None
             return RepoCounts(repo, issues + prs, issues, mean, share), True
@@ -175,18 +203,32 @@ def plan_table_rows(plan: Plan) -> list[tuple[str, ...]]:
     a = plan.assumptions
     rows: list[tuple[str, ...]] = []
     for p in [*plan.repos, plan.total()]:
-        rows.append((p.repo, f"{p.items:,}", f"{p.issues:,}", f"{p.comments:,}", f"{p.rest_requests:,}",
-                     f"{p.graphql_points:,}", f"{p.hours(a):.2f}"))
+        rows.append(
+            (
+                p.repo,
+                f"{p.items:,}",
+                f"{p.issues:,}",
+                f"{p.comments:,}",
+                f"{p.rest_requests:,}",
+                f"{p.graphql_points:,}",
+                f"{p.hours(a):.2f}",
+            )
+        )
     return rows
 
 
 def compare(plan: Plan, requests: int, points: int, seconds: float) -> str:
     """One line: the projection against what the crawl spent."""
     t = plan.total()
-    return (f"planned {t.rest_requests:,} REST requests, {t.graphql_points:,} GraphQL points, "
-            f"{t.hours(plan.assumptions):.2f} h; spent {requests:,} requests, {points:,} points, "
-            f"{seconds / 3600:.2f} h")
+    return (
+        f"planned {t.rest_requests:,} REST requests, {t.graphql_points:,} GraphQL points, "
+        f"{t.hours(plan.assumptions):.2f} h; spent {requests:,} requests, {points:,} points, "
+        f"{seconds / 3600:.2f} h"
+    )
 
 
 def counts_payload(plan: Plan) -> dict[str, Any]:
-    return {"graphql": plan.graphql, "repos": [asdict(p) | {"hours": p.hours(plan.assumptions)} for p in plan.repos]}
+    return {
+        "graphql": plan.graphql,
+        "repos": [asdict(p) | {"hours": p.hours(plan.assumptions)} for p in plan.repos],
+    }

@@ -35,7 +35,9 @@ class CrawlProgress:
             self._under_way.append(repo)
             self.reporter.advance(0, note=self._note())
 
-    def page(self, repo: str, resource: str, items: int, pages_left: int | None, budget: str) -> None:
+    def page(
+        self, repo: str, resource: str, items: int, pages_left: int | None, budget: str
+    ) -> None:
         with self._lock:
             self._items += items
             self._pages += 1
@@ -49,19 +51,42 @@ class CrawlProgress:
 
     def _note(self, tail: str = "") -> str:
         shown = ", ".join(self._under_way[:3]) + (" ..." if len(self._under_way) > 3 else "")
-        return f"{self._pages} pages {self._items} items; under way: {shown or '-'}" + (f"; {tail}" if tail else "")
+        return f"{self._pages} pages {self._items} items; under way: {shown or '-'}" + (
+            f"; {tail}" if tail else ""
+        )
 
 
 def summary_table(summary: CrawlSummary) -> Table:
     """The table printed at the end of `issues-sts crawl`."""
     table = Table(title="crawl summary", show_lines=False)
-    for column in ("repository", "status", "pages", "issues+PRs", "comments", "events",
-                   "candidates", "304s", "redirects", "tombstones", "seconds"):
+    for column in (
+        "repository",
+        "status",
+        "pages",
+        "issues+PRs",
+        "comments",
+        "events",
+        "candidates",
+        "304s",
+        "redirects",
+        "tombstones",
+        "seconds",
+    ):
         table.add_column(column, justify="left" if column in ("repository", "status") else "right")
     for r in summary.repos:  # messages are printed below the table, where they do not wrap
-        table.add_row(r.repo, r.status, str(r.pages), str(r.issues), str(r.comments), str(r.events),
-                      str(r.candidates), str(r.not_modified), str(r.redirects), str(r.tombstones),
-                      f"{r.seconds:.1f}")
+        table.add_row(
+            r.repo,
+            r.status,
+            str(r.pages),
+            str(r.issues),
+            str(r.comments),
+            str(r.events),
+            str(r.candidates),
+            str(r.not_modified),
+            str(r.redirects),
+            str(r.tombstones),
+            f"{r.seconds:.1f}",
+        )
     table.caption = (
         f"{summary.requests} requests counted ({summary.graphql_requests} GraphQL, "
         f"{summary.graphql_points} points), {summary.not_modified} free 304s, {summary.retries} "

@@ -73,8 +73,14 @@ def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
     pump_flows([(None, iter([chains]))], client, width, flows_at_once=1, on_end=raise_it)
 
 
-def pump_flows(flows: Iterable[tuple[K, Flow]], client: GitHubClient, width: int, *,
-               flows_at_once: int, on_end: OnEnd[K]) -> None:
+def pump_flows(
+    flows: Iterable[tuple[K, Flow]],
+    client: GitHubClient,
+    width: int,
+    *,
+    flows_at_once: int,
+    on_end: OnEnd[K],
+) -> None:
     """Run `flows`, at most `flows_at_once` at a time, with at most `width` steps under way.
 
     A step, a commit or a flow that raises an Exception ends that flow only (`on_end` says
@@ -93,8 +99,15 @@ def pump_flows(flows: Iterable[tuple[K, Flow]], client: GitHubClient, width: int
 
 
 class _Pump(Generic[K]):
-    def __init__(self, flows: Iterator[tuple[K, Flow]], client: GitHubClient, width: int, at_once: int,
-                 on_end: OnEnd[K], pool: ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        flows: Iterator[tuple[K, Flow]],
+        client: GitHubClient,
+        width: int,
+        at_once: int,
+        on_end: OnEnd[K],
+        pool: ThreadPoolExecutor,
+    ) -> None:
         self.flows = flows
         self.client = client
         self.width = width

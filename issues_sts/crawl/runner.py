@@ -84,6 +84,8 @@ def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
         if tail.isdigit() and KEYWORD_CLOSE.search(str(comment.get("body") or "")):
             found.add(int(tail))
     return found
+
+
 CONFIG_FILE = "crawl-config.json"
 
 
@@ -135,24 +137,32 @@ class ResolveChain:
             return
         if page.status != 200 or not isinstance(page.data, dict):
             self.store.upsert_repo(self.repo, status="missing")
-            raise RepoNotFound(f"{self.repo} does not exist or is not visible to this token", status=page.status)
+            raise RepoNotFound(
+                f"{self.repo} does not exist or is not visible to this token", status=page.status
+            )
         self.current = str(page.data.get("full_name") or self.repo)
         self.store.upsert_repo(self.repo, repo_id=page.data.get("id"), current_name=self.current)
-        self.store.put_checkpoint(Checkpoint(self.repo, "repo", etag=page.etag if hops == 0 else None, done=True))
+        self.store.put_checkpoint(
+            Checkpoint(self.repo, "repo", etag=page.etag if hops == 0 else None, done=True)
+        )
 
 
 class RepoSync:
     """Everything a repository needs, in the order of the module docstring, as a flow of
     phases: `pump_flows` runs several repositories' flows at once."""
 
-    def __init__(self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter) -> None:
+    def __init__(
+        self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter
+    ) -> None:
         self.cfg = cfg
         self.store = store
         self.client = client
         self.progress = CrawlProgress(reporter, len(cfg.repos))
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
-        self.sizer = PageSizer(slow_seconds=cfg.pacing.slow_query)  # node budget of GraphQL thread batches, shared by all repositories
+        self.sizer = PageSizer(
+            slow_seconds=cfg.pacing.slow_query
+        )  # node budget of GraphQL thread batches, shared by all repositories
 
     def flow(self, repo: str, summary: RepoSummary) -> Iterator[Iterable[Chain]]:
         """The phases of one repository's sync. Between two, the pump's thread reads the
@@ -160,10 +170,21 @@ class RepoSync:
         self.store.upsert_repo(repo)
         resolver = ResolveChain(self.store, repo)
         yield [resolver]
-        ctx = RepoContext(self.store, repo, f"repos/{resolver.current}", summary, self.cfg.per_page,
-                          lambda resource, items, left: self._on_page(repo, resource, items, left))
+        ctx = RepoContext(
+            self.store,
+            repo,
+            f"repos/{resolver.current}",
+            summary,
+            self.cfg.per_page,
+            lambda resource, items, left: self._on_page(repo, resource, items, left),
+        )
         state = RepoState()
-        feed = CandidateFeed([], self.cfg.graphql_batch, self.cfg.max_candidates, lambda c: self._batch(ctx, c, state))
+        feed = CandidateFeed(
+            [],
+            self.cfg.graphql_batch,
+            self.cfg.max_candidates,
+            lambda c: self._batch(ctx, c, state),
+        )
 
         def on_comments(items: list[dict[str, Any]]) -> None:
             state.keyword_closed |= keyword_closes(items)
@@ -171,26 +192,49 @@ class RepoSync:
 
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
         by_threads = self.graphql_ok
-        threads = ThreadFeed(lambda asks: self._threads(ctx, asks, on_comments), self.sizer,
-                             lambda: all(chain.finished for chain in feed.lists), lambda: self.graphql_ok)
+        threads = ThreadFeed(
+            lambda asks: self._threads(ctx, asks, on_comments),
+            self.sizer,
+            lambda: all(chain.finished for chain in feed.lists),
+            lambda: self.graphql_ok,
+        )
 
         def on_issues(items: list[dict[str, Any]]) -> None:
             for item in items:
-                (state.open_numbers.add if item.get("state") == "open" else state.open_numbers.discard)(int(item["number"]))
+                (
+                    state.open_numbers.add
+                    if item.get("state") == "open"
+                    else state.open_numbers.discard
+                )(int(item["number"]))
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
 
-        comments = ListChain(ctx, "comments", "issues/comments", {"sort": "updated", "direction": "asc"},
-                             on_items=on_comments)
-        feed.lists = [ListChain(ctx, "issues", "issues", {"state": "all", "sort": "updated", "direction": "asc"},
-                                on_items=on_issues)]
+        comments = ListChain(
+            ctx,
+            "comments",
+            "issues/comments",
+            {"sort": "updated", "direction": "asc"},
+            on_items=on_comments,
+        )
+        feed.lists = [
+            ListChain(
+                ctx,
+                "issues",
+                "issues",
+                {"state": "all", "sort": "updated", "direction": "asc"},
+                on_items=on_issues,
+            )
+        ]
         if not by_threads:
             feed.lists.append(comments)
         yield [*feed.lists, threads, feed]
         if by_threads and self.graphql_ok:  # threads a resumed crawl had not asked yet
             left = self.thread_todo(repo)
-            yield (self._threads(ctx, pack(left, self.sizer.budget), on_comments) for _ in iter(lambda: bool(left), False))
+            yield (
+                self._threads(ctx, pack(left, self.sizer.budget), on_comments)
+                for _ in iter(lambda: bool(left), False)
+            )
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
             yield [comments]
         worded, named, state.keyword_closed = self.comment_evidence(repo)
@@ -198,7 +242,7 @@ class RepoSync:
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
-        yield (self._batch(ctx, todo[i:i + batch], state) for i in range(0, len(todo), batch))
+        yield (self._batch(ctx, todo[i : i + batch], state) for i in range(0, len(todo), batch))
         yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
         self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
 
@@ -216,27 +260,45 @@ class RepoSync:
                     keyword.add(number)
         return worded, named, keyword
 
-    def candidates(self, repo: str, worded: set[int]) -> tuple[list[Candidate], list[tuple[int, str | None]]]:
+    def candidates(
+        self, repo: str, worded: set[int]
+    ) -> tuple[list[Candidate], list[tuple[int, str | None]]]:
         """All candidates (ranked, bounded), and those whose timeline is not stored for their
         current `updated_at`."""
         ranked = rank_candidates(self.store.issue_evidence(repo), worded, self.cfg.max_candidates)
         stored = self.store.checkpoint_watermarks(repo, "timeline:")
-        todo = [(c.number, c.updated_at) for c in ranked
-                if stored.get(f"timeline:{c.number}", "\0") != c.updated_at]
+        todo = [
+            (c.number, c.updated_at)
+            for c in ranked
+            if stored.get(f"timeline:{c.number}", "\0") != c.updated_at
+        ]
         return ranked, todo
 
     def thread_todo(self, repo: str) -> list[tuple[int, str | None, int]]:
         """Issues with comments whose thread is not stored for their current `updated_at`."""
         stored = self.store.checkpoint_watermarks(repo, "thread:")
-        return [(n, updated, count) for n, updated, count in self.store.issue_threads(repo)
-                if count > 0 and stored.get(f"thread:{n}", "\0") != updated]
+        return [
+            (n, updated, count)
+            for n, updated, count in self.store.issue_threads(repo)
+            if count > 0 and stored.get(f"thread:{n}", "\0") != updated
+        ]
 
-    def _threads(self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]) -> ThreadChain:
+    def _threads(
+        self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]
+    ) -> ThreadChain:
         return ThreadChain(ctx, asks, self.sizer, self.cfg.api_url, on_comments, self._graphql_off)
 
-    def _batch(self, ctx: RepoContext, chunk: list[tuple[int, str | None]], state: RepoState) -> Chain:
-        return GraphQLChain(ctx, chunk, self._graphql_off, rest_only=not self.graphql_ok,
-                            rest_worthy=state.rest_worthy, sizer=self.sizer)
+    def _batch(
+        self, ctx: RepoContext, chunk: list[tuple[int, str | None]], state: RepoState
+    ) -> Chain:
+        return GraphQLChain(
+            ctx,
+            chunk,
+            self._graphql_off,
+            rest_only=not self.graphql_ok,
+            rest_worthy=state.rest_worthy,
+            sizer=self.sizer,
+        )
 
     def named_missing(self, repo: str, named: set[int]) -> list[int]:
         """Numbers the duplicate evidence names (comment references, events' canonicals in this
@@ -244,7 +306,9 @@ class RepoSync:
         `max_gap_checks`. Unnamed gaps are never probed: they cannot become a link."""
         known = self.store.known_numbers(repo)
         frame = self.store.events_frame()
-        same = frame.filter((frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower()))
+        same = frame.filter(
+            (frame["repo"] == repo) & (frame["canonical_repo"].str.to_lowercase() == repo.lower())
+        )
         wanted = (named | set(same["canonical_number"].drop_nulls().to_list())) - known
         return sorted(n for n in wanted if n > 0)[: self.cfg.max_gap_checks]
 
@@ -279,24 +343,40 @@ def run_crawl(
     token = cfg.token_value()
     scrub = Scrubber([token])
     store = Store.open(cfg.store, create=True)
-    (cfg.store / CONFIG_FILE).write_text(json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8")
+    (cfg.store / CONFIG_FILE).write_text(
+        json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
+    )
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
-    client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=sleep,
-                          scrub=scrub, max_requests=cfg.max_requests,
-                          on_retry=lambda text: reporter.notice(f"retrying: {text}"))
+    client = GitHubClient(
+        http,
+        api_url=cfg.api_url,
+        limiter=limiter,
+        cfg=cfg.pacing,
+        sleep=sleep,
+        scrub=scrub,
+        max_requests=cfg.max_requests,
+        on_retry=lambda text: reporter.notice(f"retrying: {text}"),
+    )
     limiter.sleep = client.pause  # waits at the bucket gate end too when the crawl stops
     summary = CrawlSummary()
     started = clock()
-    limiter.on_wait = WaitAnnouncer(reporter, clock, cfg.pacing.announce_after, anonymous=token is None)
+    limiter.on_wait = WaitAnnouncer(
+        reporter, clock, cfg.pacing.announce_after, anonymous=token is None
+    )
     sync = RepoSync(cfg, store, client, reporter)
     try:
         with reporter:
             ends = RepoEnds(sync, summary, clock)
             # One more step than requests in flight: a page is committed while the next is fetched.
-            pump_flows(ends.flows(largest_first(cfg.repos, Plan.load(cfg.store))), client, cfg.max_in_flight + 1,
-                       flows_at_once=cfg.repos_at_once, on_end=ends.end)
+            pump_flows(
+                ends.flows(largest_first(cfg.repos, Plan.load(cfg.store))),
+                client,
+                cfg.max_in_flight + 1,
+                flows_at_once=cfg.repos_at_once,
+                on_end=ends.end,
+            )
     except StopCrawl:
         pass
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: every committed page is kept
@@ -306,7 +386,9 @@ def run_crawl(
                 result.status = "interrupted"
     finally:
         order = {repo: i for i, repo in enumerate(cfg.repos)}
-        summary.repos.sort(key=lambda r: order.get(r.repo, len(order)))  # as asked, whatever ran first
+        summary.repos.sort(
+            key=lambda r: order.get(r.repo, len(order))
+        )  # as asked, whatever ran first
         summary.graphql_used = cfg.graphql and sync.graphql_ok
         summary.graphql_shrinks = sync.sizer.shrinks
         _account(summary, client, limiter, clock() - started)
@@ -324,37 +406,56 @@ def _compare_with_plan(store: Path, summary: CrawlSummary) -> str | None:
     plan = Plan.load(store)
     if plan is None or plan.compared:
         return None
-    line = compare(plan, summary.requests - summary.graphql_requests, summary.graphql_points, summary.seconds)
+    line = compare(
+        plan, summary.requests - summary.graphql_requests, summary.graphql_points, summary.seconds
+    )
     plan.compared = line
     plan.save(store)
     return line
 
 
-def plan_crawl(cfg: CrawlConfig, *, http: httpx.Client | None = None,
-               assumptions: Assumptions = Assumptions()) -> Plan:
+def plan_crawl(
+    cfg: CrawlConfig, *, http: httpx.Client | None = None, assumptions: Assumptions = Assumptions()
+) -> Plan:
     """Ask each repository for its size (one point or one request each, plus `GET /repos`
     to follow renames), project the crawl, save the plan next to the store and return it."""
     token = cfg.token_value()
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, time.time, time.sleep, max_in_flight=cfg.max_in_flight)
-    client = GitHubClient(http, api_url=cfg.api_url, limiter=limiter, cfg=cfg.pacing, sleep=None,
-                          scrub=Scrubber([token]), max_requests=cfg.max_requests)
+    client = GitHubClient(
+        http,
+        api_url=cfg.api_url,
+        limiter=limiter,
+        cfg=cfg.pacing,
+        sleep=None,
+        scrub=Scrubber([token]),
+        max_requests=cfg.max_requests,
+    )
     graphql = cfg.graphql and token is not None
     plans = []
     try:
         for repo in cfg.repos:
             page, _ = get_following(client, f"repos/{repo}")
             if page.status != 200 or not isinstance(page.data, dict):
-                raise RepoNotFound(f"{repo} does not exist or is not visible to this token", status=page.status)
-            counts, graphql = ask_counts(client, str(page.data.get("full_name") or repo), graphql=graphql)
+                raise RepoNotFound(
+                    f"{repo} does not exist or is not visible to this token", status=page.status
+                )
+            counts, graphql = ask_counts(
+                client, str(page.data.get("full_name") or repo), graphql=graphql
+            )
             counts.repo = repo
             plans.append(plan_repo(counts, graphql=graphql, a=assumptions))
     finally:
         if own_http:
             http.close()
-    plan = Plan(plans, graphql, assumptions, asked_requests=client.stats.counted - client.stats.graphql,
-                asked_points=client.stats.graphql)
+    plan = Plan(
+        plans,
+        graphql,
+        assumptions,
+        asked_requests=client.stats.counted - client.stats.graphql,
+        asked_points=client.stats.graphql,
+    )
     Store.open(cfg.store, create=True).close()
     plan.save(cfg.store)
     return plan
@@ -364,7 +465,9 @@ class WaitAnnouncer:
     """Says once, as a line, when a rate-limit wait starts and when it will end, with the cure
     when there is one (no token: 60 requests an hour)."""
 
-    def __init__(self, reporter: Reporter, clock: Callable[[], float], at_least: float, *, anonymous: bool) -> None:
+    def __init__(
+        self, reporter: Reporter, clock: Callable[[], float], at_least: float, *, anonymous: bool
+    ) -> None:
         self.reporter = reporter
         self.clock = clock
         self.at_least = at_least
@@ -377,8 +480,14 @@ class WaitAnnouncer:
             return
         self._announced[bucket] = until
         when = time.strftime("%H:%M:%S UTC", time.gmtime(until))
-        cure = "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN" if self.anonymous else ""
-        self.reporter.notice(f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}")
+        cure = (
+            "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN"
+            if self.anonymous
+            else ""
+        )
+        self.reporter.notice(
+            f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}"
+        )
 
 
 def largest_first(repos: Iterable[str], plan: Plan | None) -> list[str]:
@@ -389,7 +498,8 @@ def largest_first(repos: Iterable[str], plan: Plan | None) -> list[str]:
 
 
 class StopCrawl(Exception):
-    """The whole run stops (a budget is spent, a bucket stays closed): `summary.stopped` says why."""
+    """The whole run stops (a budget is spent, a bucket stays closed); `summary.stopped` says
+    why."""
 
 
 class RepoEnds:
@@ -401,7 +511,9 @@ class RepoEnds:
         self.clock = clock
         self.started: dict[str, float] = {}
 
-    def flows(self, repos: Iterable[str]) -> Iterator[tuple[RepoSummary, Iterator[Iterable[Chain]]]]:
+    def flows(
+        self, repos: Iterable[str]
+    ) -> Iterator[tuple[RepoSummary, Iterator[Iterable[Chain]]]]:
         for repo in repos:
             result = RepoSummary(repo)
             self.summary.repos.append(result)

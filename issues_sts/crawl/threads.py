@@ -43,11 +43,16 @@ def build_query(repo: str, asks: list[Ask]) -> tuple[str, dict[str, Any]]:
     parts = []
     for ask in asks:
         cursor = f", after: {json.dumps(ask.after)}" if ask.after else ""
-        parts.append(f"i{ask.number}: issue(number: {int(ask.number)}) {{ comments(first: "
-                     f"{int(ask.first)}{cursor}) {{ nodes {{ {COMMENT_FIELDS} }} pageInfo {{ hasNextPage "
-                     "endCursor } } }")
-    query = ("query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
-             + " ".join(parts) + " } }")
+        parts.append(
+            f"i{ask.number}: issue(number: {int(ask.number)}) {{ comments(first: "
+            f"{int(ask.first)}{cursor}) {{ nodes {{ {COMMENT_FIELDS} }} pageInfo {{ hasNextPage "
+            "endCursor } } }"
+        )
+    query = (
+        "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
+        + " ".join(parts)
+        + " } }"
+    )
     owner, name = repo.split("/", 1)
     return query, {"owner": owner, "name": name}
 
@@ -56,11 +61,15 @@ def rest_comment(api_path_url: str, number: int, node: dict[str, Any]) -> dict[s
     """A GraphQL IssueComment in the shape of a REST issue comment (what the store keeps)."""
     author = node.get("author") or {}
     return {
-        "id": node.get("databaseId"), "node_id": node.get("id"), "html_url": node.get("url"),
-        "issue_url": f"{api_path_url}/issues/{number}", "body": node.get("body") or "",
+        "id": node.get("databaseId"),
+        "node_id": node.get("id"),
+        "html_url": node.get("url"),
+        "issue_url": f"{api_path_url}/issues/{number}",
+        "body": node.get("body") or "",
         "user": {"login": author.get("login")} if author else None,
         "author_association": node.get("authorAssociation"),
-        "created_at": node.get("createdAt"), "updated_at": node.get("updatedAt"),
+        "created_at": node.get("createdAt"),
+        "updated_at": node.get("updatedAt"),
     }
 
 
@@ -83,9 +92,15 @@ def pack(pending: list[tuple[int, str | None, int]], budget: int) -> list[Ask]:
 class ThreadChain:
     """The threads of one batch of issues, to their last comment; commits per answer."""
 
-    def __init__(self, ctx: RepoContext, asks: list[Ask], sizer: PageSizer, api_url: str,
-                 on_comments: Callable[[list[dict[str, Any]]], None],
-                 on_unavailable: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        ctx: RepoContext,
+        asks: list[Ask],
+        sizer: PageSizer,
+        api_url: str,
+        on_comments: Callable[[list[dict[str, Any]]], None],
+        on_unavailable: Callable[[], None],
+    ) -> None:
         self.ctx = ctx
         self.queue = [asks]  # a refused batch is split in two and both halves queued
         self.sizer = sizer
@@ -128,7 +143,9 @@ class ThreadChain:
                 self.queue[:0] = [asks[:half], asks[half:]]
             else:  # one long thread: ask fewer of its comments at a time
                 ask = asks[0]
-                self.queue.insert(0, [Ask(ask.number, ask.updated_at, max(1, ask.first // 2), ask.after)])
+                self.queue.insert(
+                    0, [Ask(ask.number, ask.updated_at, max(1, ask.first // 2), ask.after)]
+                )
             return
         self.sizer.answered(seconds)
         repository = (answer.get("data") or {}).get("repository")
@@ -142,16 +159,29 @@ class ThreadChain:
         for ask in asks:
             node = repository.get(f"i{ask.number}")
             connection = (node or {}).get("comments") if isinstance(node, dict) else None
-            if not isinstance(connection, dict):  # transferred or deleted meanwhile: nothing to keep
-                done.append(Checkpoint(self.ctx.repo, f"thread:{ask.number}", since=ask.updated_at, done=True))
+            if not isinstance(
+                connection, dict
+            ):  # transferred or deleted meanwhile: nothing to keep
+                done.append(
+                    Checkpoint(
+                        self.ctx.repo, f"thread:{ask.number}", since=ask.updated_at, done=True
+                    )
+                )
                 continue
-            comments += [rest_comment(self.url, ask.number, c) for c in connection.get("nodes") or []
-                         if isinstance(c, dict) and c.get("databaseId") is not None]
+            comments += [
+                rest_comment(self.url, ask.number, c)
+                for c in connection.get("nodes") or []
+                if isinstance(c, dict) and c.get("databaseId") is not None
+            ]
             info = connection.get("pageInfo") or {}
             if info.get("hasNextPage") and info.get("endCursor"):
                 more.append(Ask(ask.number, ask.updated_at, MAX_FIRST, str(info["endCursor"])))
             else:
-                done.append(Checkpoint(self.ctx.repo, f"thread:{ask.number}", since=ask.updated_at, done=True))
+                done.append(
+                    Checkpoint(
+                        self.ctx.repo, f"thread:{ask.number}", since=ask.updated_at, done=True
+                    )
+                )
         self.ctx.store.write_page(self.ctx.repo, comments=comments, checkpoints=done)
         self.ctx.summary.comments += len(comments)
         if more:
@@ -165,19 +195,28 @@ class ThreadFeed:
     then what is left; the runner's final pass over the store catches what a resumed crawl
     did not see."""
 
-    def __init__(self, make_chain: Callable[[list[Ask]], ThreadChain], sizer: PageSizer,
-                 lists_done: Callable[[], bool], available: Callable[[], bool] = lambda: True) -> None:
+    def __init__(
+        self,
+        make_chain: Callable[[list[Ask]], ThreadChain],
+        sizer: PageSizer,
+        lists_done: Callable[[], bool],
+        available: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.make_chain = make_chain
         self.sizer = sizer
         self.lists_done = lists_done
-        self.available = available  # False once GraphQL answered 404: the runner lists comments instead
+        self.available = (
+            available  # False once GraphQL answered 404: the runner lists comments instead
+        )
         self.pending: list[tuple[int, str | None, int]] = []
         self.current: ThreadChain | None = None
 
     def offer_issues(self, items: list[dict[str, Any]]) -> None:
         for raw in items:
             if raw.get("pull_request") is None and int(raw.get("comments") or 0) > 0:
-                self.pending.append((int(raw["number"]), raw.get("updated_at"), int(raw["comments"])))
+                self.pending.append(
+                    (int(raw["number"]), raw.get("updated_at"), int(raw["comments"]))
+                )
 
     def next_step(self) -> Step | None | object:
         while True:
@@ -191,7 +230,10 @@ class ThreadFeed:
                 return None
             if not self.pending:
                 return None if self.lists_done() else IDLE
-            full = len(self.pending) >= MAX_ALIASES or sum(min(MAX_FIRST, c) for *_, c in self.pending) >= self.sizer.budget
+            full = (
+                len(self.pending) >= MAX_ALIASES
+                or sum(min(MAX_FIRST, c) for *_, c in self.pending) >= self.sizer.budget
+            )
             if not full and not self.lists_done():
                 return IDLE
             self.current = self.make_chain(pack(self.pending, self.sizer.budget))

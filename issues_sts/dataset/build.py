@@ -126,8 +126,12 @@ def _versions() -> dict[str, str]:
 
     from issues_sts import __version__
 
-    return {"issues_sts": __version__, "polars": pl.__version__, "pyarrow": pyarrow.__version__,
-            "tokenizers": tokenizers.__version__}
+    return {
+        "issues_sts": __version__,
+        "polars": pl.__version__,
+        "pyarrow": pyarrow.__version__,
+        "tokenizers": tokenizers.__version__,
+    }
 
 
 class _Steps:
@@ -167,8 +171,13 @@ def _open_store(path: Path) -> Store:
     return store
 
 
-def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: LinkStage | None = None,
-              streamed: bool = True) -> BuildSummary:
+def run_build(
+    cfg: BuildConfig,
+    *,
+    reporter: Reporter = SILENT,
+    link_stage: LinkStage | None = None,
+    streamed: bool = True,
+) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built.
     `streamed` (the default) reads the store one repository at a time; False reads it whole
     (the reference the streamed build is tested against; `--negatives hard` always does)."""
@@ -191,46 +200,81 @@ def run_build(cfg: BuildConfig, *, reporter: Reporter = SILENT, link_stage: Link
             step("extracting duplicate links")
             table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
             step("reading the store")
-        renames = merge_aliases(cfg.links.repo_aliases, aliases_from_store(store))  # old names still mean the same issues
+        renames = merge_aliases(
+            cfg.links.repo_aliases, aliases_from_store(store)
+        )  # old names still mean the same issues
         if whole:
             # BM25 (hard negatives) needs every text at once: the store is read whole.
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
             comments = store.comments_frame(columns=("repo", "number", "body"))
-            summary = _build(cfg, tokenizer, texts, text_counters, comments, table, step, history, renames)
+            summary = _build(
+                cfg, tokenizer, texts, text_counters, comments, table, step, history, renames
+            )
         else:
             if link_stage is not None:
                 scan = scan_store(store, cfg.text_recipe)
-            summary = _build(cfg, tokenizer, scan.texts, scan.counters, None, table, step, history, renames,
-                             streamed=(store, scan))
+            summary = _build(
+                cfg,
+                tokenizer,
+                scan.texts,
+                scan.counters,
+                None,
+                table,
+                step,
+                history,
+                renames,
+                streamed=(store, scan),
+            )
     return replace(summary, timings=step.finish())
 
 
-def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters: dict[str, int],
-           comments: pl.DataFrame | None, table: LinkTableLike, step: _Steps, history: History | None = None,
-           renames: tuple[tuple[str, str], ...] = (), streamed: tuple[Store, StoreScan] | None = None) -> BuildSummary:
+def _build(
+    cfg: BuildConfig,
+    tokenizer: Any,
+    texts: pl.DataFrame,
+    text_counters: dict[str, int],
+    comments: pl.DataFrame | None,
+    table: LinkTableLike,
+    step: _Steps,
+    history: History | None = None,
+    renames: tuple[tuple[str, str], ...] = (),
+    streamed: tuple[Store, StoreScan] | None = None,
+) -> BuildSummary:
     """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
     facts the stages need); the texts of the issues in pairs are read back before assembling."""
     history = history or History(cfg.version or next_version(None))
-    counters: dict[str, dict[str, int]] = {"links": dict(sorted(table.counters.items())), "texts": text_counters}
+    counters: dict[str, dict[str, int]] = {
+        "links": dict(sorted(table.counters.items())),
+        "texts": text_counters,
+    }
     step("redaction")
     if streamed is None:
         texts, counters["redaction"] = redact_column(texts)
     else:
         counters["redaction"] = streamed[1].redaction
     step("positive pairs")
-    positives, counters["positives"] = positive_pairs(table.links, texts, min_confidence=cfg.links.min_confidence)
+    positives, counters["positives"] = positive_pairs(
+        table.links, texts, min_confidence=cfg.links.min_confidence
+    )
     if positives.height == 0:
-        raise NoDuplicates(f"the crawl store {cfg.store} has no usable duplicate links "
-                           f"({counters['positives']['links_total']} candidate links, "
-                           f"{counters['positives']['dropped_low_confidence']} below --min-confidence)")
+        raise NoDuplicates(
+            f"the crawl store {cfg.store} has no usable duplicate links "
+            f"({counters['positives']['links_total']} candidate links, "
+            f"{counters['positives']['dropped_low_confidence']} below --min-confidence)"
+        )
     step("splits")
-    groups, assignment, positives, counters["splits"] = _splits(cfg, texts, positives, table, history)
+    groups, assignment, positives, counters["splits"] = _splits(
+        cfg, texts, positives, table, history
+    )
     step(f"{cfg.negatives} negatives")
     mentions = streamed[1].mentions if streamed is not None else None
-    negatives, counters["negatives"] = _negatives(cfg, texts, comments, table, assignment, positives, renames,
-                                                  mentions)
+    negatives, counters["negatives"] = _negatives(
+        cfg, texts, comments, table, assignment, positives, renames, mentions
+    )
     if streamed is not None:
-        texts = fill_texts(streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe)
+        texts = fill_texts(
+            streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe
+        )
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
     step("token lengths")
@@ -242,35 +286,67 @@ def _build(cfg: BuildConfig, tokenizer: Any, texts: pl.DataFrame, text_counters:
     return BuildSummary(cfg.out, sizes, stats, counters)
 
 
-def _negatives(cfg: BuildConfig, texts: pl.DataFrame, comments: pl.DataFrame | None, table: LinkTableLike,
-               assignment: pl.DataFrame, positives: pl.DataFrame, renames: tuple[tuple[str, str], ...] = (),
-               mentions: pl.DataFrame | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
+def _negatives(
+    cfg: BuildConfig,
+    texts: pl.DataFrame,
+    comments: pl.DataFrame | None,
+    table: LinkTableLike,
+    assignment: pl.DataFrame,
+    positives: pl.DataFrame,
+    renames: tuple[tuple[str, str], ...] = (),
+    mentions: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, dict[str, int]]:
     """As many negatives per split as `negative_ratio` asks, never between referencing issues
     (also when one mentions the other under a repository's old name: `renames`; `mentions`:
     found while scanning the store, instead of in `texts` and `comments`)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
     index = assignment.select("idx", "repo", "number")
-    refs = (keys_from_mentions(index, mentions, table.links, renames) if mentions is not None
-            else reference_keys(index, texts, comments, table.links, renames))
+    refs = (
+        keys_from_mentions(index, mentions, table.links, renames)
+        if mentions is not None
+        else reference_keys(index, texts, comments, table.links, renames)
+    )
     hard = None
     if cfg.negatives == "hard":
         hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)
-    return sample_negatives(assignment, per_split, refs, seed=cfg.seed, ratio=cfg.negative_ratio,
-                            same_repo_share=cfg.same_repo_share, hard=hard)
+    return sample_negatives(
+        assignment,
+        per_split,
+        refs,
+        seed=cfg.seed,
+        ratio=cfg.negative_ratio,
+        same_repo_share=cfg.same_repo_share,
+        hard=hard,
+    )
 
 
-def _splits(cfg: BuildConfig, texts: pl.DataFrame, positives: pl.DataFrame, table: LinkTableLike,
-            history: History) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, int]]:
+def _splits(
+    cfg: BuildConfig,
+    texts: pl.DataFrame,
+    positives: pl.DataFrame,
+    table: LinkTableLike,
+    history: History,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """Groups, the split of every issue, positives with their split (those a merge across
     splits left out of this version dropped), and the counters."""
     groups = issue_groups(texts, positives, table.clusters)
-    assignment = assign_splits(groups, positives, cfg.split_fractions(), cfg.seed, by=cfg.split_by,
-                               previous=history.previous)
+    assignment = assign_splits(
+        groups,
+        positives,
+        cfg.split_fractions(),
+        cfg.seed,
+        by=cfg.split_by,
+        previous=history.previous,
+    )
     with_split = positives_with_split(positives, assignment)
     left_out = assignment.filter(pl.col("split").is_null()).select("repo", "number")
     kept = with_split.filter(pl.col("split").is_not_null()).join(
-        left_out, left_on=["repo2", "number2"], right_on=["repo", "number"], how="anti")
-    counters = {**split_counters(assignment), "merge_dropped_positives": with_split.height - kept.height}
+        left_out, left_on=["repo2", "number2"], right_on=["repo", "number"], how="anti"
+    )
+    counters = {
+        **split_counters(assignment),
+        "merge_dropped_positives": with_split.height - kept.height,
+    }
     return groups, assignment, kept, counters
 
 
@@ -283,9 +359,15 @@ def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _St
     return lengths
 
 
-def _write(cfg: BuildConfig, pairs: pl.DataFrame, table: LinkTableLike, stats: dict[str, Any],
-           counters: dict[str, dict[str, int]], by_split: dict[str, np.ndarray],
-           history: History) -> dict[str, dict[str, int]]:
+def _write(
+    cfg: BuildConfig,
+    pairs: pl.DataFrame,
+    table: LinkTableLike,
+    stats: dict[str, Any],
+    counters: dict[str, dict[str, int]],
+    by_split: dict[str, np.ndarray],
+    history: History,
+) -> dict[str, dict[str, int]]:
     with export.staged_output(cfg.out) as tmp:
         sizes, nbytes = export.write_hub_shards(pairs, tmp)
         export.write_parquet(pairs.drop("idx1", "idx2"), tmp / "pairs.parquet")
@@ -296,7 +378,9 @@ def _write(cfg: BuildConfig, pairs: pl.DataFrame, table: LinkTableLike, stats: d
         violin_plot(by_split, tmp / "token_lengths.png", cfg.long_threshold)
         flat = {f"{stage}.{k}": v for stage, c in counters.items() for k, v in c.items()}
         changes = None
-        if history.previous_dir is not None:  # needs this build's pairs, links and stats, written above
+        if (
+            history.previous_dir is not None
+        ):  # needs this build's pairs, links and stats, written above
             diff = diff_builds(history.previous_dir, tmp)
             export.write_json(diff, tmp / "changes.json")
             changes = render_markdown(diff)

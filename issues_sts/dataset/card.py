@@ -20,7 +20,7 @@ CITATION = """@article{li2023angle,
 
 RECIPE = (
     "Each text is an issue's title and body: line endings normalised to `\\n`, NUL characters "
-    "removed, both stripped, joined by a blank line (`title + \"\\n\\n\" + body`, or the title "
+    'removed, both stripped, joined by a blank line (`title + "\\n\\n" + body`, or the title '
     "alone when the body is empty). Code, stack traces, markdown and URLs are kept verbatim. "
     "{recipe} Credentials (GitHub tokens, including classic 40-hex ones where a token goes "
     "(`token=`, `oauth_token:`, `https://TOKEN@`, `curl -u user:TOKEN`; commit SHAs are kept), "
@@ -32,42 +32,57 @@ RECIPE = (
 
 
 SPLIT_METHODS = {
-    "random": ("by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its "
-               "split in every later build from a grown store with the same seed and proportions; a few "
-               "clusters whose hash lies nearest a cut point are moved to keep each split within half a "
-               "point of its share (`splits.balanced_groups`)"),
-    "time": ("by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, "
-             "the oldest to train until it holds its share of positive pairs, the newest to valid and "
-             "test"),
+    "random": (
+        "by a seeded hash of each cluster's identity (its oldest issue), so a cluster keeps its "
+        "split in every later build from a grown store with the same seed and proportions; a few "
+        "clusters whose hash lies nearest a cut point are moved to keep each split within half a "
+        "point of its share (`splits.balanced_groups`)"
+    ),
+    "time": (
+        "by time (`--split-by time`): clusters ordered by the creation date of their oldest issue, "
+        "the oldest to train until it holds its share of positive pairs, the newest to valid and "
+        "test"
+    ),
 }
 
 
 def _splits_text(config: dict[str, Any], counters: dict[str, int]) -> str:
     method = SPLIT_METHODS[str(config.get("split_by", "random"))]
-    text = ("Splits: a duplicate cluster and all its issues go to exactly one split (no issue "
-            f"crosses splits), {method}.")
+    text = (
+        "Splits: a duplicate cluster and all its issues go to exactly one split (no issue "
+        f"crosses splits), {method}."
+    )
     if config.get("previous"):
-        text += (f" Issues of the earlier build `{config['previous']}` keep their split exactly; "
-                 f"{counters.get('splits.merged_clusters', 0):,} clusters that new links merged across "
-                 "splits went where most of their earlier pairs were, leaving "
-                 f"{counters.get('splits.merge_left_out_issues', 0):,} "
-                 f"earlier issues and {counters.get('splits.merge_dropped_positives', 0):,} positive "
-                 "pairs out of this version.")
+        text += (
+            f" Issues of the earlier build `{config['previous']}` keep their split exactly; "
+            f"{counters.get('splits.merged_clusters', 0):,} clusters that new links merged across "
+            "splits went where most of their earlier pairs were, leaving "
+            f"{counters.get('splits.merge_left_out_issues', 0):,} "
+            f"earlier issues and {counters.get('splits.merge_dropped_positives', 0):,} positive "
+            "pairs out of this version."
+        )
     return text
 
 
-def card_yaml(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]]) -> dict[str, Any]:
+def card_yaml(
+    sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]]
+) -> dict[str, Any]:
     def config(name: str, folder: str, features: dict[str, str]) -> dict[str, Any]:
         return {
             "config_name": name,
-            "data_files": [{"split": s, "path": f"{folder}/{SHARD.format(split=s)}"} for s in SPLITS],
+            "data_files": [
+                {"split": s, "path": f"{folder}/{SHARD.format(split=s)}"} for s in SPLITS
+            ],
         }
 
     def info(name: str, features: dict[str, str]) -> dict[str, Any]:
         return {
             "config_name": name,
             "features": [{"name": n, "dtype": t} for n, t in features.items()],
-            "splits": [{"name": s, "num_bytes": nbytes[name][s], "num_examples": sizes[name][s]} for s in SPLITS],
+            "splits": [
+                {"name": s, "num_bytes": nbytes[name][s], "num_examples": sizes[name][s]}
+                for s in SPLITS
+            ],
             "dataset_size": sum(nbytes[name].values()),
         }
 
@@ -77,22 +92,32 @@ def card_yaml(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]
         "task_categories": ["sentence-similarity"],
         "tags": ["sts", "duplicate-detection", "github-issues", "long-text"],
         "size_categories": [_size_category(sum(sizes["default"].values()))],
-        "configs": [config("default", "data", DEFAULT_FEATURES), config("positive", "positive", POSITIVE_FEATURES)],
+        "configs": [
+            config("default", "data", DEFAULT_FEATURES),
+            config("positive", "positive", POSITIVE_FEATURES),
+        ],
         "dataset_info": [info("default", DEFAULT_FEATURES), info("positive", POSITIVE_FEATURES)],
     }
 
 
 def _size_category(n: int) -> str:
-    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+    for limit, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+    ):
         if n < limit:
             return label
     return "1M<n<10M"
 
 
 def _table(stats: dict[str, Any]) -> str:
-    rows = ["| Split | #Positive | #Negative | Total | > 512 tokens | median tokens | paper #Pos / "
-            "#Neg / Total | paper > 512 |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| Split | #Positive | #Negative | Total | > 512 tokens | median tokens | paper #Pos / "
+        "#Neg / Total | paper > 512 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for s in SPLITS:
         t, lengths = stats["table"][s], stats["token_lengths"][s]
         rows.append(
@@ -114,9 +139,15 @@ def _quantiles(stats: dict[str, Any]) -> str:
 
 
 def _per_repository(stats: dict[str, Any]) -> str:
-    rows = ["| Repository | " + " | ".join(f"{s} +/-" for s in SPLITS) + " |", "|---|" + "---:|" * len(SPLITS)]
+    rows = [
+        "| Repository | " + " | ".join(f"{s} +/-" for s in SPLITS) + " |",
+        "|---|" + "---:|" * len(SPLITS),
+    ]
     for repo, splits in sorted(stats["per_repository"].items()):
-        cells = [f"{splits.get(s, {}).get('positive', 0)}/{splits.get(s, {}).get('negative', 0)}" for s in SPLITS]
+        cells = [
+            f"{splits.get(s, {}).get('positive', 0)}/{splits.get(s, {}).get('negative', 0)}"
+            for s in SPLITS
+        ]
         rows.append(f"| {repo} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -126,8 +157,16 @@ def _counters(counters: dict[str, int]) -> str:
     return "\n".join(["| counter | count |", "|---|---:|", *lines]) if lines else "(none)"
 
 
-def render_card(sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]], stats: dict[str, Any],
-                counters: dict[str, int], command: str, config: dict[str, Any], *, changes: str | None = None) -> str:
+def render_card(
+    sizes: dict[str, dict[str, int]],
+    nbytes: dict[str, dict[str, int]],
+    stats: dict[str, Any],
+    counters: dict[str, int],
+    command: str,
+    config: dict[str, Any],
+    *,
+    changes: str | None = None,
+) -> str:
     """The full README.md text; `changes` is the "Changes since vN" section (diff.py)."""
     version = config.get("version")
     header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
@@ -224,8 +263,10 @@ Counters (what each stage kept, dropped and redacted):
 def _version_text(version: Any) -> str:
     if not version:
         return ""
-    return (f"\nThis is version `{version}`; `issues-sts push` tags the Hub revision with it, so "
-            f'`load_dataset("<this repo>", revision="{version}")` gets exactly these rows back.\n')
+    return (
+        f"\nThis is version `{version}`; `issues-sts push` tags the Hub revision with it, so "
+        f'`load_dataset("<this repo>", revision="{version}")` gets exactly these rows back.\n'
+    )
 
 
 def _json(config: dict[str, Any]) -> str:

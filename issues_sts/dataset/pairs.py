@@ -16,7 +16,9 @@ POSITIVE_COLUMNS = (*PAIR_KEY, "signal", "confidence")
 def _canonical(links: pl.DataFrame) -> pl.DataFrame:
     """The canonical of each link: the cluster root when known, else the direct target."""
     root_repo = pl.col("root_repo") if "root_repo" in links.columns else pl.lit(None, pl.Utf8)
-    root_number = pl.col("root_number") if "root_number" in links.columns else pl.lit(None, pl.Int64)
+    root_number = (
+        pl.col("root_number") if "root_number" in links.columns else pl.lit(None, pl.Int64)
+    )
     return links.with_columns(
         pl.coalesce(root_repo, pl.col("target_repo")).alias("repo2"),
         pl.coalesce(root_number, pl.col("target_number")).cast(pl.Int64).alias("number2"),
@@ -26,7 +28,9 @@ def _canonical(links: pl.DataFrame) -> pl.DataFrame:
 def _reason_counts(links: pl.DataFrame) -> dict[str, int]:
     if "excluded_reason" not in links.columns:
         return {}
-    reasons = links.filter(~pl.col("usable")).group_by("excluded_reason").len().sort("excluded_reason")
+    reasons = (
+        links.filter(~pl.col("usable")).group_by("excluded_reason").len().sort("excluded_reason")
+    )
     return {f"link_excluded:{r or 'unspecified'}": int(n) for r, n in reasons.iter_rows()}
 
 
@@ -51,8 +55,10 @@ def positive_pairs(
 
     # One pair per duplicate issue: its most confident link wins, ties broken by target.
     before = pairs.height
-    pairs = pairs.sort(["repo1", "number1", "confidence", "repo2", "number2"],
-                       descending=[False, False, True, False, False])
+    pairs = pairs.sort(
+        ["repo1", "number1", "confidence", "repo2", "number2"],
+        descending=[False, False, True, False, False],
+    )
     pairs = pairs.unique(subset=["repo1", "number1"], keep="first", maintain_order=True)
     pairs = _drop_mirrored(pairs)
     counters["dropped_repeated_link"] = before - pairs.height
@@ -60,11 +66,16 @@ def positive_pairs(
     before = pairs.height
     present = texts.select("repo", "number")
     for side in ("1", "2"):
-        pairs = pairs.join(present, left_on=[f"repo{side}", f"number{side}"],
-                           right_on=["repo", "number"], how="semi")
+        pairs = pairs.join(
+            present,
+            left_on=[f"repo{side}", f"number{side}"],
+            right_on=["repo", "number"],
+            how="semi",
+        )
     counters["dropped_missing_text"] = before - pairs.height
-    pairs = pairs.select(*PAIR_KEY, pl.col("signal").cast(pl.Utf8),
-                         pl.col("confidence").cast(pl.Float64)).sort(list(PAIR_KEY))
+    pairs = pairs.select(
+        *PAIR_KEY, pl.col("signal").cast(pl.Utf8), pl.col("confidence").cast(pl.Float64)
+    ).sort(list(PAIR_KEY))
     counters["positives"] = pairs.height
     return pairs, counters
 
@@ -80,6 +91,6 @@ def _drop_mirrored(pairs: pl.DataFrame) -> pl.DataFrame:
         pl.when(lo_first).then(pl.col("repo2")).otherwise(pl.col("repo1")).alias("_rb"),
         pl.when(lo_first).then(pl.col("number2")).otherwise(pl.col("number1")).alias("_nb"),
     )
-    return keyed.unique(subset=["_ra", "_na", "_rb", "_nb"], keep="first", maintain_order=True).drop(
-        "_ra", "_na", "_rb", "_nb"
-    )
+    return keyed.unique(
+        subset=["_ra", "_na", "_rb", "_nb"], keep="first", maintain_order=True
+    ).drop("_ra", "_na", "_rb", "_nb")

@@ -14,11 +14,23 @@ from issues_sts.dataset.splits import Previous
 
 def read_previous(folder: Path) -> Previous:
     """The splits recorded in `folder/pairs.parquet` (both ends of every pair)."""
-    pairs = pl.read_parquet(folder / "pairs.parquet", columns=["split", "label", "repo1", "number1", "repo2", "number2"])
-    ends = pl.concat([
-        pairs.select(pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"),
-        pairs.select(pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"),
-    ]).unique().sort("repo", "number", "split")
+    pairs = pl.read_parquet(
+        folder / "pairs.parquet", columns=["split", "label", "repo1", "number1", "repo2", "number2"]
+    )
+    ends = (
+        pl.concat(
+            [
+                pairs.select(
+                    pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"
+                ),
+                pairs.select(
+                    pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"
+                ),
+            ]
+        )
+        .unique()
+        .sort("repo", "number", "split")
+    )
     positives = pairs.filter(pl.col("label") == 1).select("repo1", "number1", "split")
     return Previous(issues=ends, positives=positives, version=build_version(folder))
 

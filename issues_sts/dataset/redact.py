@@ -36,13 +36,20 @@ _URL_PART = r"[^:/?#\[\]@!$&'()*+,;=\s\"<>`]"
 # Order matters: multi-line key blocks first, specific token formats next, generic headers last
 # (a header whose token was already redacted no longer matches the generic pattern).
 PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern("private_key", r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-                                 r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"),
+    SecretPattern(
+        "private_key",
+        r"()-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+    ),
     SecretPattern("github_token", r"()\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b"),
     SecretPattern("github_token", r"()\bgithub_pat_[A-Za-z0-9_]{22,255}\b"),
     # Classic (2013-2021) GitHub tokens: 40 lowercase hex, redacted only where a token goes.
-    SecretPattern("github_classic_token", rf"(?i)(\b{_TOKEN_KEY}[\"']?\s*[:=]\s*[\"']?)[0-9a-f]{{40}}\b"),
-    SecretPattern("github_classic_token", r"(?i)(\bgithub\.(?:token|oauth-token)\s+[\"']?)[0-9a-f]{40}\b"),
+    SecretPattern(
+        "github_classic_token", rf"(?i)(\b{_TOKEN_KEY}[\"']?\s*[:=]\s*[\"']?)[0-9a-f]{{40}}\b"
+    ),
+    SecretPattern(
+        "github_classic_token", r"(?i)(\bgithub\.(?:token|oauth-token)\s+[\"']?)[0-9a-f]{40}\b"
+    ),
     SecretPattern("github_classic_token", r"(?i)(\bx-access-token:)[0-9a-f]{40}\b"),
     SecretPattern("github_classic_token", r"(\s-u\s+[\"']?[\w.-]+:)[0-9a-f]{40}\b"),
     SecretPattern("github_classic_token", r"(://)[0-9a-f]{40}(@)", suffix=True),
@@ -54,10 +61,15 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("pypi_token", r"()\bpypi-AgE[A-Za-z0-9_-]{70,}"),
     SecretPattern("square_secret", r"()\bsq0csp-[0-9A-Za-z_-]{43}"),
     SecretPattern("telegram_bot_token", r"()\b[0-9]{8,10}:[0-9A-Za-z_-]{35}\b"),
-    SecretPattern("discord_bot_token", r"()\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}\b"),
+    SecretPattern(
+        "discord_bot_token", r"()\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}\b"
+    ),
     SecretPattern("artifactory_key", r"()\bAKC[a-zA-Z0-9]{10,}"),
     SecretPattern("aws_access_key_id", r"()\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-    SecretPattern("aws_secret_access_key", r"(?i)(\baws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}"),
+    SecretPattern(
+        "aws_secret_access_key",
+        r"(?i)(\baws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9/+=]{40}",
+    ),
     SecretPattern("google_api_key", r"()\bAIza[0-9A-Za-z_-]{35}"),
     SecretPattern("slack_token", r"()\bxox[abposr]-[0-9A-Za-z-]{10,}"),
     SecretPattern("stripe_key", r"()\b[sr]k_live_[0-9A-Za-z]{16,}"),
@@ -66,14 +78,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("npm_token", r"()\bnpm_[A-Za-z0-9]{36}\b"),
     SecretPattern("gitlab_token", r"()\bglpat-[0-9A-Za-z_-]{20,}"),
     SecretPattern("azure_account_key", r"(?i)(\bAccountKey=)[A-Za-z0-9+/=]{40,}"),
-    SecretPattern("authorization_header", r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    SecretPattern(
+        "authorization_header",
+        r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}",
+    ),
     SecretPattern("bearer_token", r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{20,}=*"),
     # A quoted value of a secret-named key (detect-secrets' keyword rule): quotes make it a value,
     # not prose; placeholders such as "<token>" or "${TOKEN}" (and a value redacted above, "[...")
     # hold characters a secret does not.
-    SecretPattern("secret_keyword", r"(?i)(\b\w*(?:password|passwd|secret|client_?secret|api_?key|apikey|secret_?key|"
-                  r"access_?key|auth_?token|access_?token|private_?key)[\"']?\s*[:=]\s*[\"'])[^\"'\s<>${}*\[]{8,}([\"'])",
-                  suffix=True),
+    SecretPattern(
+        "secret_keyword",
+        r"(?i)(\b\w*(?:password|passwd|secret|client_?secret|api_?key|apikey|secret_?key|"
+        r"access_?key|auth_?token|access_?token|private_?key)[\"']?\s*[:=]\s*[\"'])[^\"'\s<>${}*\[]{8,}([\"'])",
+        suffix=True,
+    ),
 )
 
 
@@ -86,8 +104,11 @@ def redact_text(text: str) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     for secret in PATTERNS:
         replacement = marker(secret.kind)
-        text, n = re.subn(secret.pattern, lambda m, r=replacement, s=secret.suffix: m.group(1) + r + (m.group(2) if s else ""),  # type: ignore[misc]
-                          text)
+        text, n = re.subn(
+            secret.pattern,
+            lambda m, r=replacement, s=secret.suffix: m.group(1) + r + (m.group(2) if s else ""),  # type: ignore[misc]
+            text,
+        )
         if n:
             counts[secret.kind] = counts.get(secret.kind, 0) + n
     return text, counts

@@ -19,12 +19,14 @@ def mention_edges(frame: pl.DataFrame, text_column: str) -> pl.DataFrame:
     """(repo, number) of the mentioning issue and (to_repo, to_number) it mentions."""
     found = (
         frame.select("repo", "number", pl.col(text_column).str.extract_all(_MENTION).alias("m"))
-        .explode("m").drop_nulls("m")
+        .explode("m")
+        .drop_nulls("m")
     )
     url = pl.col("m").str.extract(r"github\.com/([\w.-]+/[\w.-]+)/", 1)
     short = pl.col("m").str.extract(r"^([\w.-]+/[\w.-]+)#", 1)
     return found.select(
-        "repo", "number",
+        "repo",
+        "number",
         pl.coalesce(url, short, pl.col("repo")).alias("to_repo"),
         pl.col("m").str.extract(r"(\d+)$", 1).cast(pl.Int64, strict=False).alias("to_number"),
     ).drop_nulls("to_number")
@@ -47,15 +49,23 @@ def reference_keys(
     return keys_from_mentions(index, pl.concat(parts), links, renames)
 
 
-def keys_from_mentions(index: pl.DataFrame, mentions: pl.DataFrame, links: pl.DataFrame,
-                       renames: tuple[tuple[str, str], ...] = ()) -> np.ndarray:
+def keys_from_mentions(
+    index: pl.DataFrame,
+    mentions: pl.DataFrame,
+    links: pl.DataFrame,
+    renames: tuple[tuple[str, str], ...] = (),
+) -> np.ndarray:
     """`reference_keys` from mentions found beforehand (`mention_edges`, e.g. one repository
     at a time), the links and the renames."""
     parts = [mentions]
-    parts.append(links.select(
-        "repo", "number",
-        pl.col("target_repo").alias("to_repo"), pl.col("target_number").cast(pl.Int64).alias("to_number"),
-    ).drop_nulls())
+    parts.append(
+        links.select(
+            "repo",
+            "number",
+            pl.col("target_repo").alias("to_repo"),
+            pl.col("target_number").cast(pl.Int64).alias("to_number"),
+        ).drop_nulls()
+    )
     moved = {old.lower(): new.lower() for old, new in renames}
     edges = pl.concat(parts).with_columns(
         pl.col("repo").str.to_lowercase(), pl.col("to_repo").str.to_lowercase().replace(moved)

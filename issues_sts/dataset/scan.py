@@ -34,14 +34,25 @@ if TYPE_CHECKING:
     from issues_sts.links.stage import LinkTable, PartLinks, Readers
 
 # the columns `issue_texts` reads
-TEXT_INPUTS = ("repo", "number", "is_pull_request", "tombstone", "title", "body", "html_url", "created_at")
+TEXT_INPUTS = (
+    "repo",
+    "number",
+    "is_pull_request",
+    "tombstone",
+    "title",
+    "body",
+    "html_url",
+    "created_at",
+)
 
 
 @dataclass(frozen=True)
 class StoreScan:
     """Everything the build needs from every issue, without the texts."""
 
-    texts: pl.DataFrame  # `issue_texts`' frame (repo, number, url, text, created_at) with `text` null
+    texts: (
+        pl.DataFrame
+    )  # `issue_texts`' frame (repo, number, url, text, created_at) with `text` null
     counters: dict[str, int]  # `issue_texts`' counters over the whole store
     redaction: dict[str, int]  # `redact_column`'s counters over every text
     mentions: pl.DataFrame  # repo, number, to_repo, to_number: references in texts and comments
@@ -61,19 +72,31 @@ def _scan_part(store: Store, part: Part, recipe: TextRecipe) -> ScanPart:
     repo, first, last = part
     span = (first, last)
     issues = store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span)
-    return _scan_frames(issues, store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span), recipe)
+    return _scan_frames(
+        issues,
+        store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span),
+        recipe,
+    )
 
 
 def _scan_frames(issues: pl.DataFrame, comments: pl.DataFrame, recipe: TextRecipe) -> ScanPart:
     texts, text_counters = issue_texts(issues, recipe)
     texts, redacted = redact_column(texts)
-    found = [mention_edges(texts, "text")] + ([mention_edges(comments, "body")] if comments.height else [])
+    found = [mention_edges(texts, "text")] + (
+        [mention_edges(comments, "body")] if comments.height else []
+    )
     mentions = pl.concat(found).unique()  # repeats change nothing downstream
-    return texts.with_columns(pl.lit(None, pl.Utf8).alias("text")), text_counters, redacted, mentions
+    return (
+        texts.with_columns(pl.lit(None, pl.Utf8).alias("text")),
+        text_counters,
+        redacted,
+        mentions,
+    )
 
 
-def _links_and_scan_part(store: Store, part: Part,
-                         args: tuple[LinkConfig, TextRecipe, Readers | None]) -> tuple[PartLinks, ScanPart]:
+def _links_and_scan_part(
+    store: Store, part: Part, args: tuple[LinkConfig, TextRecipe, Readers | None]
+) -> tuple[PartLinks, ScanPart]:
     """The link stage's and the scan's work on one part from one reading of its rows."""
     from issues_sts.links.stage import POST_COLUMNS, part_links
 
@@ -82,10 +105,14 @@ def _links_and_scan_part(store: Store, part: Part,
     issues = store.issues_frame(repo=repo, span=(first, last))
     comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=(first, last))
     links = part_links(store, part, cfg, issues, comments, readers)
-    return links, _scan_frames(issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe)
+    return links, _scan_frames(
+        issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe
+    )
 
 
-def links_and_scan(store: Store, recipe: TextRecipe, cfg: LinkConfig) -> tuple[LinkTable, StoreScan]:
+def links_and_scan(
+    store: Store, recipe: TextRecipe, cfg: LinkConfig
+) -> tuple[LinkTable, StoreScan]:
     """`build_links(store, cfg)` and `scan_store(store, recipe)` in one pass over the store:
     each part's issues and comments are read once for both (on every core for a big store).
     The same link table and scan as the two calls, part by part in the same order."""
@@ -100,9 +127,13 @@ def links_and_scan(store: Store, recipe: TextRecipe, cfg: LinkConfig) -> tuple[L
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
     scanned: list[ScanPart] = []
-    with Readers(cfg) as readers:  # a small store's big parts: their threads in a pool, as build_links does
+    with Readers(
+        cfg
+    ) as readers:  # a small store's big parts: their threads in a pool, as build_links does
         arg = (cfg, recipe, None if workers_for(store_parts) else readers)
-        for (links, part_counters, _), scan in map_parts(store, store_parts, _links_and_scan_part, arg):
+        for (links, part_counters, _), scan in map_parts(
+            store, store_parts, _links_and_scan_part, arg
+        ):
             counters.update(part_counters)
             found.extend(links)
             scanned.append(scan)
@@ -124,7 +155,9 @@ def _gather(scanned: Iterable[ScanPart], on_repo: Callable[[], None] | None = No
     return StoreScan(pl.concat(parts), counters, redaction, pl.concat(mentions))
 
 
-def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None) -> StoreScan:
+def scan_store(
+    store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None
+) -> StoreScan:
     """One pass over the store, a part of a repository at a time (see the module's docstring),
     on every core for a big store (`map_parts`: the same result in the same order)."""
     store_parts = store.parts()
@@ -133,18 +166,26 @@ def scan_store(store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], Non
         texts, redaction = redact_column(texts)
         return StoreScan(texts, counters, redaction, mention_edges(texts, "text"))
     names = iter([repo for repo, _, _ in store_parts])
-    return _gather(map_parts(store, store_parts, _scan_part, recipe),
-                   (lambda: on_repo(next(names))) if on_repo is not None else None)
+    return _gather(
+        map_parts(store, store_parts, _scan_part, recipe),
+        (lambda: on_repo(next(names))) if on_repo is not None else None,
+    )
 
 
-def fill_texts(store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: TextRecipe) -> pl.DataFrame:
+def fill_texts(
+    store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: TextRecipe
+) -> pl.DataFrame:
     """`texts` with the `text` of the issues in `keys` (repo, number) read back from the store
     and made exactly as `scan_store` made them (recipe, then redaction)."""
-    wanted = keys.unique().join(texts.select("repo", "number").with_row_index("_row"), on=["repo", "number"])
+    wanted = keys.unique().join(
+        texts.select("repo", "number").with_row_index("_row"), on=["repo", "number"]
+    )
     rows: list[np.ndarray] = []
     values: list[pl.Series] = []
     for (repo,), group in wanted.sort("repo", "number").group_by("repo", maintain_order=True):
-        issues = store.issues_frame(repo=str(repo), numbers=group["number"].to_list(), columns=TEXT_INPUTS)
+        issues = store.issues_frame(
+            repo=str(repo), numbers=group["number"].to_list(), columns=TEXT_INPUTS
+        )
         made, _ = issue_texts(issues, recipe)
         made, _ = redact_column(made)
         made = group.join(made.select("number", "text"), on="number", how="left")
@@ -158,6 +199,9 @@ def fill_texts(store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: Te
 
 def pair_keys_frame(*frames: pl.DataFrame) -> pl.DataFrame:
     """(repo, number) of both ends of every pair in `frames` (positives, negatives)."""
-    ends = [f.select(pl.col(f"repo{k}").alias("repo"), pl.col(f"number{k}").alias("number"))
-            for f in frames for k in ("1", "2")]
+    ends = [
+        f.select(pl.col(f"repo{k}").alias("repo"), pl.col(f"number{k}").alias("number"))
+        for f in frames
+        for k in ("1", "2")
+    ]
     return pl.concat(ends).unique()

@@ -46,7 +46,9 @@ SplitBy = Literal["random", "time"]
 
 def _index(texts: pl.DataFrame) -> pl.DataFrame:
     created = pl.col("created_at") if "created_at" in texts.columns else pl.lit(None, pl.Utf8)
-    return texts.select("repo", "number", created.cast(pl.Utf8).alias("created_at")).with_row_index("idx")
+    return texts.select("repo", "number", created.cast(pl.Utf8).alias("created_at")).with_row_index(
+        "idx"
+    )
 
 
 def _edge_indices(index: pl.DataFrame, edges: pl.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -79,13 +81,17 @@ def _components(n: int, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         parent = jumped
 
 
-def issue_groups(texts: pl.DataFrame, positives: pl.DataFrame, clusters: pl.DataFrame) -> pl.DataFrame:
+def issue_groups(
+    texts: pl.DataFrame, positives: pl.DataFrame, clusters: pl.DataFrame
+) -> pl.DataFrame:
     """idx, repo, number, created_at, group for every issue with a text (idx = row of
     `texts`); clustered issues share a group. `group` is a row label, valid in this build only."""
     index = _index(texts)
     cluster_edges = clusters.select(
-        pl.col("repo").alias("repo1"), pl.col("number").alias("number1"),
-        pl.col("root_repo").alias("repo2"), pl.col("root_number").cast(pl.Int64).alias("number2"),
+        pl.col("repo").alias("repo1"),
+        pl.col("number").alias("number1"),
+        pl.col("root_repo").alias("repo2"),
+        pl.col("root_number").cast(pl.Int64).alias("number2"),
     ).drop_nulls()
     edges = pl.concat([positives.select("repo1", "number1", "repo2", "number2"), cluster_edges])
     left, right = _edge_indices(index, edges)
@@ -108,14 +114,25 @@ def group_identities(groups: pl.DataFrame, positives: pl.DataFrame) -> pl.DataFr
     its weight (positive pairs whose duplicate is a member)."""
     oldest = (
         groups.sort(pl.col("created_at").fill_null("~"), "repo", "number")
-        .group_by("group", maintain_order=True).first()
-        .select("group", pl.format("{}#{}", "repo", "number").alias("identity"),
-                pl.col("created_at").alias("identity_created_at"))
+        .group_by("group", maintain_order=True)
+        .first()
+        .select(
+            "group",
+            pl.format("{}#{}", "repo", "number").alias("identity"),
+            pl.col("created_at").alias("identity_created_at"),
+        )
     )
-    weights = (positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
-               .group_by("group").len().rename({"len": "weight"}))
-    return oldest.join(weights, on="group", how="left").with_columns(
-        pl.col("weight").fill_null(0).cast(pl.Int64)).sort("identity")
+    weights = (
+        positives.join(groups, left_on=["repo1", "number1"], right_on=["repo", "number"])
+        .group_by("group")
+        .len()
+        .rename({"len": "weight"})
+    )
+    return (
+        oldest.join(weights, on="group", how="left")
+        .with_columns(pl.col("weight").fill_null(0).cast(pl.Int64))
+        .sort("identity")
+    )
 
 
 def _by_hash(u: np.ndarray, fractions: np.ndarray) -> np.ndarray:
@@ -127,7 +144,9 @@ def _by_hash(u: np.ndarray, fractions: np.ndarray) -> np.ndarray:
 def _by_time(ident: pl.DataFrame, u: np.ndarray, fractions: np.ndarray) -> np.ndarray:
     """Oldest clusters to train until it holds its share of pairs; the rest to valid/test by hash.
     Groups without pairs (single issues) follow the date at which train was cut."""
-    order = np.lexsort((ident["identity"].to_numpy(), ident["identity_created_at"].fill_null("~").to_numpy()))
+    order = np.lexsort(
+        (ident["identity"].to_numpy(), ident["identity_created_at"].fill_null("~").to_numpy())
+    )
     weight = ident["weight"].to_numpy().astype(float)[order]
     before = np.cumsum(weight) - weight
     is_train_sorted = (weight > 0) & (before < fractions[0] * weight.sum())
@@ -150,8 +169,14 @@ def _interval_distance(u: np.ndarray, k: int, fractions: np.ndarray) -> np.ndarr
     return np.maximum(bounds[k] - u, 0.0) + np.maximum(u - bounds[k + 1], 0.0)
 
 
-def _balance(split_id: np.ndarray, u: np.ndarray, weight: np.ndarray, movable: np.ndarray,
-             fractions: np.ndarray, tolerance: float) -> np.ndarray:
+def _balance(
+    split_id: np.ndarray,
+    u: np.ndarray,
+    weight: np.ndarray,
+    movable: np.ndarray,
+    fractions: np.ndarray,
+    tolerance: float,
+) -> np.ndarray:
     """Hashing gives the proportions only on average (a split's share of pairs drifts by about
     a point at a thousand clusters). While a split is more than `tolerance` short of its share,
     or empty, the movable group whose hash lies nearest that split's interval, in the fullest
@@ -172,7 +197,11 @@ def _balance(split_id: np.ndarray, u: np.ndarray, weight: np.ndarray, movable: n
         if not empty[k] and deficit[k] <= tolerance:
             break
         donor = int(np.argmin(np.where(present > 1, deficit, np.inf)))
-        room = np.inf if empty[k] else max((deficit[k] + tolerance) * total, float(weight[members].min()))
+        room = (
+            np.inf
+            if empty[k]
+            else max((deficit[k] + tolerance) * total, float(weight[members].min()))
+        )
         candidates = np.flatnonzero(movable & members & (out == donor) & (weight <= room))
         if len(candidates) == 0:
             break
@@ -186,7 +215,7 @@ class Previous:
     """The splits of an earlier build: every issue it used, with its split, and its positive
     pairs (to weigh a merge). Read by `dataset.previous`."""
 
-    issues: pl.DataFrame     # repo, number, split
+    issues: pl.DataFrame  # repo, number, split
     positives: pl.DataFrame  # repo1, number1, split (one row per earlier positive pair)
     version: str | None = None
 
@@ -196,22 +225,41 @@ def _pin(groups: pl.DataFrame, split_ids: pl.DataFrame, previous: Previous) -> p
     (then most earlier issues; ties by split order). Returns group, split_id for those groups."""
     ids = {s: k for k, s in enumerate(SPLITS)}
     old_issue = groups.join(previous.issues, on=["repo", "number"]).select(
-        "group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old"))
+        "group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old")
+    )
     if old_issue.height == 0:
         return split_ids.clear()
-    old_pairs = groups.join(previous.positives, left_on=["repo", "number"], right_on=["repo1", "number1"]).select(
-        "group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old"))
+    old_pairs = groups.join(
+        previous.positives, left_on=["repo", "number"], right_on=["repo1", "number1"]
+    ).select("group", pl.col("split").replace_strict(ids, return_dtype=pl.Int64).alias("old"))
     votes = (
-        old_issue.group_by("group", "old").len().rename({"len": "issues"})
-        .join(old_pairs.group_by("group", "old").len().rename({"len": "pairs"}), on=["group", "old"], how="left")
+        old_issue.group_by("group", "old")
+        .len()
+        .rename({"len": "issues"})
+        .join(
+            old_pairs.group_by("group", "old").len().rename({"len": "pairs"}),
+            on=["group", "old"],
+            how="left",
+        )
         .with_columns(pl.col("pairs").fill_null(0))
         .sort(["group", "pairs", "issues", "old"], descending=[False, True, True, False])
     )
-    return votes.group_by("group", maintain_order=True).first().select("group", pl.col("old").alias("split_id"))
+    return (
+        votes.group_by("group", maintain_order=True)
+        .first()
+        .select("group", pl.col("old").alias("split_id"))
+    )
 
 
-def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict[str, float], seed: int,
-                  *, by: SplitBy = "random", previous: Previous | None = None) -> pl.DataFrame:
+def assign_splits(
+    groups: pl.DataFrame,
+    positives: pl.DataFrame,
+    fractions: dict[str, float],
+    seed: int,
+    *,
+    by: SplitBy = "random",
+    previous: Previous | None = None,
+) -> pl.DataFrame:
     """`groups` plus a split for every issue (null for issues a merge left out of this
     version, see `Previous`), `pinned_from` (the issue's split in `previous`, else null) and
     `balanced` (moved off its hash split to keep proportions, `_balance`). A group's issues
@@ -224,7 +272,9 @@ def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict
     old = pl.DataFrame(schema={"repo": pl.Utf8, "number": pl.Int64, "pinned_from": pl.Utf8})
     if previous is not None:
         hashed = pl.DataFrame({"group": ident["group"], "split_id": split_id})
-        pinned = ident.select("group").join(_pin(groups, hashed, previous), on="group", how="left")["split_id"]
+        pinned = ident.select("group").join(_pin(groups, hashed, previous), on="group", how="left")[
+            "split_id"
+        ]
         movable = pinned.is_null().to_numpy()
         split_id = np.where(movable, split_id, pinned.fill_null(0).to_numpy())
         old = previous.issues.select("repo", "number", pl.col("split").alias("pinned_from"))
@@ -232,22 +282,38 @@ def assign_splits(groups: pl.DataFrame, positives: pl.DataFrame, fractions: dict
     # Time splits keep their date order: only an empty split is filled there.
     tolerance = TOLERANCE if by == "random" else 1.0
     balanced = _balance(split_id, u, weight, movable, frac, tolerance)
-    balanced = _balance(balanced, u, (weight == 0).astype(float), movable, frac, 1.0)  # singles: none empty
-    chosen = pl.DataFrame({"group": ident["group"], "split_id": balanced, "balanced": balanced != split_id})
-    names = pl.col("split_id").replace_strict(list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8)
-    out = groups.join(chosen, on="group", how="left").with_columns(names.alias("split")).drop("split_id")
+    balanced = _balance(
+        balanced, u, (weight == 0).astype(float), movable, frac, 1.0
+    )  # singles: none empty
+    chosen = pl.DataFrame(
+        {"group": ident["group"], "split_id": balanced, "balanced": balanced != split_id}
+    )
+    names = pl.col("split_id").replace_strict(
+        list(range(len(SPLITS))), list(SPLITS), return_dtype=pl.Utf8
+    )
+    out = (
+        groups.join(chosen, on="group", how="left")
+        .with_columns(names.alias("split"))
+        .drop("split_id")
+    )
     out = out.join(old, on=["repo", "number"], how="left")
     # An issue an earlier version held in another split stays out of this one (a counted merge).
     moved = pl.col("pinned_from").is_not_null() & (pl.col("pinned_from") != pl.col("split"))
-    return out.with_columns(pl.when(moved).then(None).otherwise(pl.col("split")).alias("split")).sort("idx")
+    return out.with_columns(
+        pl.when(moved).then(None).otherwise(pl.col("split")).alias("split")
+    ).sort("idx")
 
 
 def split_counters(assignment: pl.DataFrame) -> dict[str, int]:
     """Issues per split, groups, and what merges across splits cost (left-out issues)."""
-    issues = dict(assignment.filter(pl.col("split").is_not_null()).group_by("split").len().iter_rows())
+    issues = dict(
+        assignment.filter(pl.col("split").is_not_null()).group_by("split").len().iter_rows()
+    )
     out = {f"issues:{s}": int(issues.get(s, 0)) for s in SPLITS}
     out["groups"] = int(assignment["group"].n_unique())
-    out["clustered_issues"] = int(assignment.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0)
+    out["clustered_issues"] = int(
+        assignment.group_by("group").len().filter(pl.col("len") > 1)["len"].sum() or 0
+    )
     out["balanced_groups"] = int(assignment.filter(pl.col("balanced"))["group"].n_unique())
     pinned = assignment.filter(pl.col("pinned_from").is_not_null())
     out["pinned_issues"] = pinned.height
@@ -259,18 +325,32 @@ def split_counters(assignment: pl.DataFrame) -> dict[str, int]:
 
 def check_no_leakage(pairs: pl.DataFrame, groups: pl.DataFrame | None = None) -> None:
     """Raise LeakageError if an issue, or a cluster, appears in more than one split."""
-    ends = pl.concat([
-        pairs.select(pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"),
-        pairs.select(pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"),
-    ])
-    crossing = ends.group_by("repo", "number").agg(pl.col("split").n_unique().alias("n")).filter(pl.col("n") > 1)
+    ends = pl.concat(
+        [
+            pairs.select(pl.col("repo1").alias("repo"), pl.col("number1").alias("number"), "split"),
+            pairs.select(pl.col("repo2").alias("repo"), pl.col("number2").alias("number"), "split"),
+        ]
+    )
+    crossing = (
+        ends.group_by("repo", "number")
+        .agg(pl.col("split").n_unique().alias("n"))
+        .filter(pl.col("n") > 1)
+    )
     if crossing.height:
         row = crossing.sort("repo", "number").row(0)
-        raise LeakageError(f"{crossing.height} issues appear in several splits, e.g. {row[0]}#{row[1]}",
-                           hint="this is a bug in the build; please report it with the store")
+        raise LeakageError(
+            f"{crossing.height} issues appear in several splits, e.g. {row[0]}#{row[1]}",
+            hint="this is a bug in the build; please report it with the store",
+        )
     if groups is not None:
         with_group = ends.join(groups.select("repo", "number", "group"), on=["repo", "number"])
-        bad = with_group.group_by("group").agg(pl.col("split").n_unique().alias("n")).filter(pl.col("n") > 1)
+        bad = (
+            with_group.group_by("group")
+            .agg(pl.col("split").n_unique().alias("n"))
+            .filter(pl.col("n") > 1)
+        )
         if bad.height:
-            raise LeakageError(f"{bad.height} duplicate clusters are spread over several splits",
-                               hint="this is a bug in the build; please report it with the store")
+            raise LeakageError(
+                f"{bad.height} duplicate clusters are spread over several splits",
+                hint="this is a bug in the build; please report it with the store",
+            )

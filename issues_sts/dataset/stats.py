@@ -71,7 +71,9 @@ def _load(name_or_path: str | None) -> Tokenizer:
     if (path / "tokenizer.json").is_file():
         return Tokenizer.from_file(str(path / "tokenizer.json"))
     if path.exists() or name_or_path.startswith((".", "/", "~")) or name_or_path.count("/") > 1:
-        raise TokenizerError(f"no tokenizer at {name_or_path!r} (neither tokenizer.json nor a folder holding one)")
+        raise TokenizerError(
+            f"no tokenizer at {name_or_path!r} (neither tokenizer.json nor a folder holding one)"
+        )
     return _from_hub(name_or_path)
 
 
@@ -86,11 +88,15 @@ def _from_hub(name: str) -> Tokenizer:
         from huggingface_hub import HfApi, is_offline_mode
 
         if is_offline_mode():
-            raise TokenizerError(f"tokenizer {name!r} is not in the local cache and the Hub is off (HF_HUB_OFFLINE)")
+            raise TokenizerError(
+                f"tokenizer {name!r} is not in the local cache and the Hub is off (HF_HUB_OFFLINE)"
+            )
         try:
             HfApi().model_info(name, timeout=10)
         except Exception as exc:
-            raise TokenizerError(f"cannot find tokenizer {name!r} on the Hub ({_reason(exc)})") from None
+            raise TokenizerError(
+                f"cannot find tokenizer {name!r} on the Hub ({_reason(exc)})"
+            ) from None
         loaded = AutoTokenizer.from_pretrained(name)
     backend = getattr(loaded, "backend_tokenizer", None)
     if backend is None:
@@ -98,14 +104,18 @@ def _from_hub(name: str) -> Tokenizer:
     return backend
 
 
-def token_lengths(tokenizer: Tokenizer, texts: list[str], batch_size: int = BATCH,
-                  on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+def token_lengths(
+    tokenizer: Tokenizer,
+    texts: list[str],
+    batch_size: int = BATCH,
+    on_batch: Callable[[int], None] | None = None,
+) -> np.ndarray:
     """Token count of each text (special tokens included), batch by batch; `on_batch` hears
     how many texts each batch finished (for a progress bar)."""
     out = np.empty(len(texts), dtype=np.int64)
     for start in range(0, len(texts), batch_size):
-        encodings = tokenizer.encode_batch_fast(texts[start:start + batch_size])
-        out[start:start + len(encodings)] = [len(e) for e in encodings]
+        encodings = tokenizer.encode_batch_fast(texts[start : start + batch_size])
+        out[start : start + len(encodings)] = [len(e) for e in encodings]
         if on_batch is not None:
             on_batch(len(encodings))
     return out
@@ -135,26 +145,46 @@ def split_lengths(pairs: pl.DataFrame, lengths_by_idx: np.ndarray) -> dict[str, 
     return out
 
 
-def build_stats(pairs: pl.DataFrame, by_split: dict[str, np.ndarray], threshold: int) -> dict[str, Any]:
+def build_stats(
+    pairs: pl.DataFrame, by_split: dict[str, np.ndarray], threshold: int
+) -> dict[str, Any]:
     """The paper's table, token length summaries and per-repository counts per split."""
     table = {}
     for name in SPLITS:
         part = pairs.filter(pl.col("split") == name)
         pos = part.filter(pl.col("label") == 1).height
-        table[name] = {"positive": pos, "negative": part.height - pos, "total": part.height,
-                       "paper_positive": PAPER_POSITIVES[name], "paper_negative": PAPER_NEGATIVES[name],
-                       "paper_total": PAPER_POSITIVES[name] + PAPER_NEGATIVES[name]}
-    lengths = {name: {**_length_summary(by_split[name], threshold),
-                      "paper_share_longer_than_512": PAPER_LONG_SHARE[name]} for name in SPLITS}
+        table[name] = {
+            "positive": pos,
+            "negative": part.height - pos,
+            "total": part.height,
+            "paper_positive": PAPER_POSITIVES[name],
+            "paper_negative": PAPER_NEGATIVES[name],
+            "paper_total": PAPER_POSITIVES[name] + PAPER_NEGATIVES[name],
+        }
+    lengths = {
+        name: {
+            **_length_summary(by_split[name], threshold),
+            "paper_share_longer_than_512": PAPER_LONG_SHARE[name],
+        }
+        for name in SPLITS
+    }
     per_repo = (
         pairs.group_by("split", "repo1")
-        .agg((pl.col("label") == 1).sum().alias("positive"), (pl.col("label") == 0).sum().alias("negative"))
+        .agg(
+            (pl.col("label") == 1).sum().alias("positive"),
+            (pl.col("label") == 0).sum().alias("negative"),
+        )
         .sort("split", "repo1")
     )
     repos: dict[str, dict[str, dict[str, int]]] = {}
     for split, repo, pos, neg in per_repo.iter_rows():
         repos.setdefault(repo, {})[split] = {"positive": int(pos), "negative": int(neg)}
-    return {"table": table, "token_lengths": lengths, "long_threshold": threshold, "per_repository": repos}
+    return {
+        "table": table,
+        "token_lengths": lengths,
+        "long_threshold": threshold,
+        "per_repository": repos,
+    }
 
 
 def violin_plot(by_split: dict[str, np.ndarray], path: Path, threshold: int = 512) -> None:
@@ -169,11 +199,15 @@ def violin_plot(by_split: dict[str, np.ndarray], path: Path, threshold: int = 51
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100)
     if names:
         ax.violinplot([np.log10(np.maximum(by_split[n], 1)) for n in names], showmedians=True)
-    labels = [f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > "
-              f"{threshold}"
-              for n in names]
+    labels = [
+        f"{n}\n{len(by_split[n]):,} texts, {(by_split[n] > threshold).mean() * 100:.1f} % > "
+        f"{threshold}"
+        for n in names
+    ]
     ax.set_xticks(range(1, len(names) + 1), labels)
-    ax.axhline(np.log10(threshold), color="grey", linestyle="--", linewidth=1, label=f"{threshold} tokens")
+    ax.axhline(
+        np.log10(threshold), color="grey", linestyle="--", linewidth=1, label=f"{threshold} tokens"
+    )
     ax.set_ylabel("log10(token length)")
     ax.set_title("Token length per split (BERT uncased)")
     ax.legend(loc="upper right")

@@ -78,7 +78,7 @@ def strip_html_comments(body: str) -> tuple[str, int]:
             end = line.find("-->")
             if end < 0:
                 continue
-            line, in_comment = line[end + 3:], False
+            line, in_comment = line[end + 3 :], False
         if fence is not None:
             out.append(line)
             if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
@@ -116,7 +116,8 @@ def _normalise(value: str) -> str:
 
 def _normalised(column: str) -> pl.Expr:
     return (
-        pl.col(column).fill_null("")
+        pl.col(column)
+        .fill_null("")
         .str.replace_all("\r\n", "\n", literal=True)
         .str.replace_all("\r", "\n", literal=True)
         .str.replace_all("\x00", "", literal=True)
@@ -129,16 +130,20 @@ def _reader_bodies(bodies: pl.Series) -> tuple[pl.Series, dict[str, int]]:
     rows = np.flatnonzero(flagged)
     stripped = [strip_html_comments(b) for b in bodies.gather(rows).to_list()]
     removed = sum(n for _, n in stripped)
-    counters = {"texts_with_html_comments": sum(1 for _, n in stripped if n),
-                "html_comments_removed": removed,
-                "html_comment_chars_removed": sum(len(b) for b in bodies.gather(rows).to_list())
-                - sum(len(t) for t, _ in stripped)}
+    counters = {
+        "texts_with_html_comments": sum(1 for _, n in stripped if n),
+        "html_comments_removed": removed,
+        "html_comment_chars_removed": sum(len(b) for b in bodies.gather(rows).to_list())
+        - sum(len(t) for t, _ in stripped),
+    }
     if len(rows):
         bodies = bodies.scatter(rows, pl.Series([t for t, _ in stripped], dtype=pl.Utf8))
     return bodies, counters
 
 
-def issue_texts(issues: pl.DataFrame, recipe: TextRecipe = "readers") -> tuple[pl.DataFrame, dict[str, int]]:
+def issue_texts(
+    issues: pl.DataFrame, recipe: TextRecipe = "readers"
+) -> tuple[pl.DataFrame, dict[str, int]]:
     """Issues of the store -> one row per usable issue: repo, number, url, text, created_at.
 
     Returns the frame sorted by (repo, number) and counters of what was dropped and why.
@@ -162,9 +167,9 @@ def issue_texts(issues: pl.DataFrame, recipe: TextRecipe = "readers") -> tuple[p
     texts = kept.select(
         "repo",
         "number",
-        pl.col("html_url").fill_null(
-            pl.format("https://github.com/{}/issues/{}", pl.col("repo"), pl.col("number"))
-        ).alias("url"),
+        pl.col("html_url")
+        .fill_null(pl.format("https://github.com/{}/issues/{}", pl.col("repo"), pl.col("number")))
+        .alias("url"),
         pl.when(pl.col("_body") == "")
         .then(pl.col("_title"))
         .otherwise(pl.col("_title") + "\n\n" + pl.col("_body"))

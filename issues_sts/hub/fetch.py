@@ -21,12 +21,17 @@ def locate_build(ref: str, *, token: str | None = None) -> Path:
     path = Path(ref)
     if path.is_dir():
         if not (path / "pairs.parquet").is_file():
-            raise DatasetError(f"{ref} is not a folder written by `issues-sts build` (no pairs.parquet)",
-                               hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1")
+            raise DatasetError(
+                f"{ref} is not a folder written by `issues-sts build` (no pairs.parquet)",
+                hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1",
+            )
         return path
     match = _HUB_ID.fullmatch(ref)
     if match is None:
-        raise DatasetError(f"no build folder {ref}", hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1")
+        raise DatasetError(
+            f"no build folder {ref}",
+            hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1",
+        )
     return _download(match["id"], match["rev"], token)
 
 
@@ -35,19 +40,29 @@ def _download(repo_id: str, revision: str | None, token: str | None) -> Path:
     from huggingface_hub.errors import HfHubHTTPError
 
     try:
-        folder = snapshot_download(repo_id, repo_type="dataset", revision=revision, token=token,
-                                   allow_patterns=list(BUILD_FILES))
+        folder = snapshot_download(
+            repo_id,
+            repo_type="dataset",
+            revision=revision,
+            token=token,
+            allow_patterns=list(BUILD_FILES),
+        )
     except HfHubHTTPError as exc:
         status = getattr(getattr(exc, "response", None), "status_code", None)
-        raise HubError(f"cannot read {repo_id}{'@' + revision if revision else ''} from the Hub (HTTP "
-                       f"{status})",
-                       hint="check the dataset id and revision (a local folder that does not exist is read "
-                            "as a Hub id)"
-                       ) from None
+        raise HubError(
+            f"cannot read {repo_id}{'@' + revision if revision else ''} from the Hub (HTTP "
+            f"{status})",
+            hint="check the dataset id and revision (a local folder that does not exist is read "
+            "as a Hub id)",
+        ) from None
     except (OSError, ValueError) as exc:
-        raise HubError(f"cannot read {repo_id} from the Hub ({type(exc).__name__})",
-                       hint="check the network, or pass a local build folder") from None
+        raise HubError(
+            f"cannot read {repo_id} from the Hub ({type(exc).__name__})",
+            hint="check the network, or pass a local build folder",
+        ) from None
     path = Path(folder)
     if not (path / "pairs.parquet").is_file():
-        raise DatasetError(f"{repo_id} has no pairs.parquet: not a dataset pushed by `issues-sts push`")
+        raise DatasetError(
+            f"{repo_id} has no pairs.parquet: not a dataset pushed by `issues-sts push`"
+        )
     return path

@@ -37,13 +37,17 @@ def built_files(folder: Path) -> list[str]:
     """The manifest's files (and the manifest), after verifying every hash."""
     manifest = read_manifest(folder)
     if manifest is None:
-        raise DatasetError(f"{folder} is not a dataset built by `issues-sts build` (no manifest.json)",
-                           hint="run `issues-sts build` first, or pass --dataset DIR")
+        raise DatasetError(
+            f"{folder} is not a dataset built by `issues-sts build` (no manifest.json)",
+            hint="run `issues-sts build` first, or pass --dataset DIR",
+        )
     for name, meta in sorted(manifest["files"].items()):
         path = folder / name
         if not path.is_file() or sha256(path) != meta["sha256"]:
-            raise DatasetError(f"{path} differs from the build's manifest",
-                               hint="rebuild with `issues-sts build`; pushed data must be what the build wrote")
+            raise DatasetError(
+                f"{path} differs from the build's manifest",
+                hint="rebuild with `issues-sts build`; pushed data must be what the build wrote",
+            )
     return sorted([*manifest["files"], "manifest.json"])
 
 
@@ -53,11 +57,15 @@ def _tag_is_new(api: Any, repo_id: str, tag: str, folder: Path) -> bool:
     tags = {ref.name for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags}
     if tag not in tags:
         return True
-    published = Path(api.hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=tag)).read_bytes()
+    published = Path(
+        api.hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=tag)
+    ).read_bytes()
     if published != (folder / MANIFEST).read_bytes():
-        raise HubError(f"{repo_id} already has a version tagged {tag}, with other data",
-                       hint="a published version never changes: build with --version NAME (or push with "
-                            "--tag NAME)")
+        raise HubError(
+            f"{repo_id} already has a version tagged {tag}, with other data",
+            hint="a published version never changes: build with --version NAME (or push with "
+            "--tag NAME)",
+        )
     return False
 
 
@@ -88,8 +96,16 @@ def _refusal_hint(exc: Exception) -> str:
     return "check --repo-id and that your token has write access"
 
 
-def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: bool = False,
-                 endpoint: str | None = None, *, branch: str = "main", tag: str | None = None) -> PushResult:
+def push_dataset(
+    folder: Path | str,
+    repo_id: str,
+    token: str | None,
+    private: bool = False,
+    endpoint: str | None = None,
+    *,
+    branch: str = "main",
+    tag: str | None = None,
+) -> PushResult:
     """Create `repo_id` (a dataset repository) if needed, commit the built folder to `branch`
     and tag that revision `tag` (if given)."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
@@ -98,8 +114,10 @@ def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: b
     folder = Path(folder)
     files = built_files(folder)
     if not token:
-        raise HubError("no Hugging Face token",
-                       hint="pass --token, set HF_TOKEN, or run `hf auth login` (a token with write access)")
+        raise HubError(
+            "no Hugging Face token",
+            hint="pass --token, set HF_TOKEN, or run `hf auth login` (a token with write access)",
+        )
     api = HfApi(endpoint=endpoint, token=token)
     failures: tuple[type[Exception], ...] = (OSError, ValueError)
     try:
@@ -110,23 +128,42 @@ def push_dataset(folder: Path | str, repo_id: str, token: str | None, private: b
         remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=branch))
         stale = sorted(remote - set(files) - KEEP_REMOTE)
         operations: list[CommitOperationAdd | CommitOperationDelete] = [
-            CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(folder / name)) for name in files
+            CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(folder / name))
+            for name in files
         ]
         operations += [CommitOperationDelete(path_in_repo=name) for name in stale]
         version = f" {tag}" if tag else ""
-        commit = api.create_commit(repo_id, operations, repo_type="dataset", revision=branch,
-                                   commit_message=f"issues-sts push{version}: {len(files)} files, "
-                                                  f"{len(stale)} stale removed")
+        commit = api.create_commit(
+            repo_id,
+            operations,
+            repo_type="dataset",
+            revision=branch,
+            commit_message=f"issues-sts push{version}: {len(files)} files, "
+            f"{len(stale)} stale removed",
+        )
         if new_tag and tag:
-            api.create_tag(repo_id, tag=tag, revision=commit.oid, repo_type="dataset",
-                           tag_message=f"issues-sts dataset version {tag}")
+            api.create_tag(
+                repo_id,
+                tag=tag,
+                revision=commit.oid,
+                repo_type="dataset",
+                tag_message=f"issues-sts dataset version {tag}",
+            )
     except HfHubHTTPError as exc:
-        raise HubError(f"the Hub refused the push to {repo_id} ({_describe(exc)})",
-                       hint=_refusal_hint(exc)) from None
+        raise HubError(
+            f"the Hub refused the push to {repo_id} ({_describe(exc)})", hint=_refusal_hint(exc)
+        ) from None
     except _transport_errors() as exc:  # never reached the Hub: not a token problem
-        raise HubUnreachable(f"cannot reach the Hub at {endpoint or 'https://huggingface.co'} "
-                             f"({_describe(exc)})") from None
+        raise HubUnreachable(
+            f"cannot reach the Hub at {endpoint or 'https://huggingface.co'} ({_describe(exc)})"
+        ) from None
     except failures as exc:
         raise HubError(f"push to {repo_id} failed ({_describe(exc)})") from None
-    return PushResult(url=str(repo_url), commit_url=commit.commit_url, uploaded=tuple(files), deleted=tuple(stale),
-                      branch=branch, tag=tag)
+    return PushResult(
+        url=str(repo_url),
+        commit_url=commit.commit_url,
+        uploaded=tuple(files),
+        deleted=tuple(stale),
+        branch=branch,
+        tag=tag,
+    )

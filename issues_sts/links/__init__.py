@@ -21,6 +21,12 @@ from issues_sts.links.model import DuplicateLink, LinkConfig, Signal, Thread
 from issues_sts.links.stage import LinkTable, build_links
 
 __all__ = [
-    "DuplicateLink", "LinkConfig", "LinkTable", "Signal", "Thread",
-    "build_links", "extract_thread", "extract_thread_links",
+    "DuplicateLink",
+    "LinkConfig",
+    "LinkTable",
+    "Signal",
+    "Thread",
+    "build_links",
+    "extract_thread",
+    "extract_thread_links",
 ]

@@ -26,10 +26,35 @@ from issues_sts.store import Store
 
 RUST_REPO = "rust-lang/rust"
 # The repository's earlier homes; old comments link to them (GitHub redirects).
-RUST_REPO_ALIASES: tuple[tuple[str, str], ...] = (("mozilla/rust", RUST_REPO), ("graydon/rust", RUST_REPO))
-_ISSUE_FIELDS = ("number", "id", "node_id", "state", "state_reason", "title", "body", "author_association",
-                 "comments", "created_at", "updated_at", "closed_at", "html_url", "pull_request")
-_COMMENT_FIELDS = ("id", "issue_url", "author_association", "body", "created_at", "updated_at", "html_url")
+RUST_REPO_ALIASES: tuple[tuple[str, str], ...] = (
+    ("mozilla/rust", RUST_REPO),
+    ("graydon/rust", RUST_REPO),
+)
+_ISSUE_FIELDS = (
+    "number",
+    "id",
+    "node_id",
+    "state",
+    "state_reason",
+    "title",
+    "body",
+    "author_association",
+    "comments",
+    "created_at",
+    "updated_at",
+    "closed_at",
+    "html_url",
+    "pull_request",
+)
+_COMMENT_FIELDS = (
+    "id",
+    "issue_url",
+    "author_association",
+    "body",
+    "created_at",
+    "updated_at",
+    "html_url",
+)
 _BATCH = 2000
 
 
@@ -47,7 +72,9 @@ def _user(obj: Any) -> dict[str, Any] | None:
 def _slim_issue(raw: dict[str, Any]) -> dict[str, Any]:
     out = {k: raw.get(k) for k in _ISSUE_FIELDS}
     out["user"], out["closed_by"] = _user(raw.get("user")), _user(raw.get("closed_by"))
-    out["labels"] = [{"name": lab.get("name")} for lab in raw.get("labels") or [] if isinstance(lab, dict)]
+    out["labels"] = [
+        {"name": lab.get("name")} for lab in raw.get("labels") or [] if isinstance(lab, dict)
+    ]
     if out["pull_request"] is None and (raw.get("_meta") or {}).get("type") == "pr":
         out["pull_request"] = {"html_url": raw.get("html_url")}
     return out
@@ -98,15 +125,20 @@ def _batches(items: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
 
 
 def _fingerprint(archive: Path) -> str:
-    parts = [f"{name}:{(archive / name).stat().st_size}" for name in ("main.jsonl.gz", "comments.jsonl.gz")]
+    parts = [
+        f"{name}:{(archive / name).stat().st_size}"
+        for name in ("main.jsonl.gz", "comments.jsonl.gz")
+    ]
     return "|".join(parts)
 
 
 def check_archive(archive: Path) -> None:
     for name in ("main.jsonl.gz", "comments.jsonl.gz"):
         if not (archive / name).is_file():
-            raise StoreError(f"{archive} is not the rust issue archive ({name} missing)",
-                             hint="pass --archive ../shared/data/rust-issue-archive")
+            raise StoreError(
+                f"{archive} is not the rust issue archive ({name} missing)",
+                hint="pass --archive ../shared/data/rust-issue-archive",
+            )
 
 
 def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
@@ -120,7 +152,11 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
         return store
     for batch in _batches(_slim_issue(raw) for raw in archive_lines(archive / "main.jsonl.gz")):
         store.write_page(RUST_REPO, issues=batch)
-    comments = (_slim_comment(c) for item in archive_lines(archive / "comments.jsonl.gz") for c in item.get("comments") or [])
+    comments = (
+        _slim_comment(c)
+        for item in archive_lines(archive / "comments.jsonl.gz")
+        for c in item.get("comments") or []
+    )
     for batch in _batches(comments):
         store.write_page(RUST_REPO, comments=batch)
     store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
@@ -139,20 +175,39 @@ def default_onnx_archive_path() -> Path:
     return default_archive_path().parent / "onnxruntime-issue-archive"
 
 
-def _event_row(thread: dict[str, Any], key: str, name: str, actor: str | None, item: dict[str, Any],
-               raw: dict[str, Any]) -> dict[str, Any]:
-    return {"repo": ONNX_REPO, "number": int(thread["number"]), "event_key": key, "event": name, "actor": actor,
-            "created_at": item.get("created_at"), "canonical_repo": None, "canonical_number": None,
-            "source": "rest", "raw": json.dumps(raw, sort_keys=True)}
+def _event_row(
+    thread: dict[str, Any],
+    key: str,
+    name: str,
+    actor: str | None,
+    item: dict[str, Any],
+    raw: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "repo": ONNX_REPO,
+        "number": int(thread["number"]),
+        "event_key": key,
+        "event": name,
+        "actor": actor,
+        "created_at": item.get("created_at"),
+        "canonical_repo": None,
+        "canonical_number": None,
+        "source": "rest",
+        "raw": json.dumps(raw, sort_keys=True),
+    }
 
 
-def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[str], list[dict[str, Any]]]:
+def _onnx_thread_facts(
+    thread: dict[str, Any],
+) -> tuple[str | None, list[str], list[dict[str, Any]]]:
     """From one thread's timeline and events: who closed it last, the duplicate labels it
     carried at the end (the repository relabelled in 2022, so older `duplicate` labels survive
     only as `labeled`/`unlabeled` events) and, as store rows, its (un)marked_as_duplicate
     events and the (un)labeled events of duplicate labels (when a label came matters)."""
-    items = sorted((thread.get("timeline") or []) + (thread.get("events") or []),
-                   key=lambda e: str(e.get("created_at") or ""))
+    items = sorted(
+        (thread.get("timeline") or []) + (thread.get("events") or []),
+        key=lambda e: str(e.get("created_at") or ""),
+    )
     closed_by: str | None = None
     labels: dict[str, bool] = {}
     events: dict[str, dict[str, Any]] = {}
@@ -180,9 +235,13 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
     archive, store_dir = Path(archive), Path(store_dir)
     for name in _ONNX_FILES:
         if not (archive / name).is_file():
-            raise StoreError(f"{archive} is not the onnxruntime issue archive ({name} missing)",
-                             hint="pass --archive ../shared/data/onnxruntime-issue-archive")
-    fingerprint = "v2|" + "|".join(f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES)  # v2: label events
+            raise StoreError(
+                f"{archive} is not the onnxruntime issue archive ({name} missing)",
+                hint="pass --archive ../shared/data/onnxruntime-issue-archive",
+            )
+    fingerprint = "v2|" + "|".join(
+        f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES
+    )  # v2: label events
     store = Store.open(store_dir, create=True)
     if store.meta("onnx_archive") == fingerprint:
         return store

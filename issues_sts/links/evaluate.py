@@ -109,10 +109,21 @@ class Evaluation:
         recall = tp / positives if positives else 1.0
         p_low, p_high = wilson(tp, tp + fp)
         r_low, r_high = wilson(tp, positives)
-        return {"precision": precision, "recall": recall, "precision_low": p_low, "precision_high": p_high,
-                "recall_low": r_low, "recall_high": r_high, "tp": tp, "fp": fp, "fn": len(self.fn),
-                "tn": self.tn, "positives": positives, "unknown_target": self.unknown_target,
-                "rows": tp + len(self.fn) + self.tn + len([f for f in self.fp if f[1] is None])}
+        return {
+            "precision": precision,
+            "recall": recall,
+            "precision_low": p_low,
+            "precision_high": p_high,
+            "recall_low": r_low,
+            "recall_high": r_high,
+            "tp": tp,
+            "fp": fp,
+            "fn": len(self.fn),
+            "tn": self.tn,
+            "positives": positives,
+            "unknown_target": self.unknown_target,
+            "rows": tp + len(self.fn) + self.tn + len([f for f in self.fp if f[1] is None]),
+        }
 
 
 def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
@@ -122,7 +133,9 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
         return 0.0, 1.0
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    half = (
+        z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    )
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -150,14 +163,28 @@ def read_annotations(path: Path) -> list[Annotation]:
                 if split is not None and split not in ("dev", "test"):
                     raise ValueError(f"split {split!r} is not dev or test")
                 number = (row.get("canonical_number") or "").strip()
-                canonical = (_alias(row["canonical_repo"].strip() or row["repo"]), int(number)) if number else None
-                out.append(Annotation(_alias(row["repo"].strip()), int(row["number"]), category, canonical,
-                                      (row.get("note") or "").strip(), split, (row.get("round") or "").strip() or None))
+                canonical = (
+                    (_alias(row["canonical_repo"].strip() or row["repo"]), int(number))
+                    if number
+                    else None
+                )
+                out.append(
+                    Annotation(
+                        _alias(row["repo"].strip()),
+                        int(row["number"]),
+                        category,
+                        canonical,
+                        (row.get("note") or "").strip(),
+                        split,
+                        (row.get("round") or "").strip() or None,
+                    )
+                )
             except (KeyError, ValueError) as exc:
-                raise ConfigError(f"{path}:{line}: bad annotation row ({exc})",
-                                  hint="columns: "
-                                       "repo,number,category,canonical_repo,canonical_number,note[,split]"
-                                  ) from None
+                raise ConfigError(
+                    f"{path}:{line}: bad annotation row ({exc})",
+                    hint="columns: "
+                    "repo,number,category,canonical_repo,canonical_number,note[,split]",
+                ) from None
     return out
 
 
@@ -170,13 +197,19 @@ def split_of(annotations: list[Annotation]) -> dict[Key, str]:
     return {(a.repo, a.number): ("dev" if i % 2 == 0 else "test") for i, a in enumerate(ordered)}
 
 
-def select(annotations: list[Annotation], subset: str, *, ambiguous: bool = True) -> list[Annotation]:
+def select(
+    annotations: list[Annotation], subset: str, *, ambiguous: bool = True
+) -> list[Annotation]:
     """The rows of one subset ("dev" | "test" | "all"), optionally without `ambiguous` rows."""
     if subset not in SUBSETS:
         raise ConfigError(f"unknown subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     halves = split_of(annotations)
-    return [a for a in annotations
-            if (subset == "all" or halves[(a.repo, a.number)] == subset) and (ambiguous or not a.ambiguous)]
+    return [
+        a
+        for a in annotations
+        if (subset == "all" or halves[(a.repo, a.number)] == subset)
+        and (ambiguous or not a.ambiguous)
+    ]
 
 
 def claimed_canonicals(table: LinkTable) -> dict[Key, Key]:
@@ -189,7 +222,9 @@ def claimed_canonicals(table: LinkTable) -> dict[Key, Key]:
         pl.col("excluded_reason").is_null() | pl.col("excluded_reason").is_in(list(STORE_REASONS))
     ).sort("repo", "number", pl.col("excluded_reason").is_null(), descending=[False, False, False])
     out: dict[Key, Key] = {}
-    for repo, number, t_repo, t_number in claims.select("repo", "number", "target_repo", "target_number").iter_rows():
+    for repo, number, t_repo, t_number in claims.select(
+        "repo", "number", "target_repo", "target_number"
+    ).iter_rows():
         out.setdefault((repo, number), (t_repo, t_number))
     return out
 
@@ -232,7 +267,10 @@ class Results:
     def by_round(self) -> dict[str, dict[str, float]]:
         """Metrics per annotation round (all rows of each)."""
         rounds = sorted({a.round for a in self.annotations if a.round})
-        return {r: score([a for a in self.annotations if a.round == r], self.claimed).metrics() for r in rounds}
+        return {
+            r: score([a for a in self.annotations if a.round == r], self.claimed).metrics()
+            for r in rounds
+        }
 
     def strata(self, subset: str = "all") -> dict[str, dict[str, float]]:
         """Metrics of the rows carrying each note tag (the hard cases: hedged, label-pointer,
@@ -242,13 +280,20 @@ class Results:
         for a in rows:
             for tag in a.tags:
                 tags[tag] = tags.get(tag, 0) + 1
-        chosen = sorted((t for t, n in tags.items() if n >= MIN_STRATUM), key=lambda t: (-tags[t], t))
+        chosen = sorted(
+            (t for t, n in tags.items() if n >= MIN_STRATUM), key=lambda t: (-tags[t], t)
+        )
         return {t: score([a for a in rows if t in a.tags], self.claimed).metrics() for t in chosen}
 
     def table(self) -> dict[str, dict[str, dict[str, float]]]:
         """metrics[subset]["with_ambiguous" | "without_ambiguous"] for dev, test and all."""
-        return {name: {"with_ambiguous": self.scores(name).metrics(),
-                       "without_ambiguous": self.scores(name, ambiguous=False).metrics()} for name in SUBSETS}
+        return {
+            name: {
+                "with_ambiguous": self.scores(name).metrics(),
+                "without_ambiguous": self.scores(name, ambiguous=False).metrics(),
+            }
+            for name in SUBSETS
+        }
 
 
 @dataclass(frozen=True)
@@ -270,32 +315,53 @@ def _link_of(a: Annotation) -> Key | None:
 def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
     """Compare two readings over the threads both read."""
     one = {(a.repo.lower(), a.number): a for a in first}
-    pairs = [(one[(b.repo.lower(), b.number)], b) for b in second if (b.repo.lower(), b.number) in one]
+    pairs = [
+        (one[(b.repo.lower(), b.number)], b) for b in second if (b.repo.lower(), b.number) in one
+    ]
     if not pairs:
-        raise ConfigError("the two annotation files share no thread", hint="compare readings of the same threads")
+        raise ConfigError(
+            "the two annotation files share no thread", hint="compare readings of the same threads"
+        )
     n = len(pairs)
     same = sum(a.category == b.category for a, b in pairs)
     linked = sum(a.category == b.category and _link_of(a) == _link_of(b) for a, b in pairs)
-    expected = sum(sum(a.category == c for a, _ in pairs) * sum(b.category == c for _, b in pairs)
-                   for c in CATEGORIES) / (n * n)
+    expected = sum(
+        sum(a.category == c for a, _ in pairs) * sum(b.category == c for _, b in pairs)
+        for c in CATEGORIES
+    ) / (n * n)
     kappa = (same / n - expected) / (1 - expected) if expected < 1 else 1.0
-    claims = {(b.repo, b.number): b.canonical for _, b in pairs if b.category == "duplicate" and b.canonical}
+    claims = {
+        (b.repo, b.number): b.canonical
+        for _, b in pairs
+        if b.category == "duplicate" and b.canonical
+    }
     return Agreement(n, same, linked, kappa, score([a for a, _ in pairs], claims).metrics())
 
 
 def archive_of(annotations: list[Annotation]) -> str:
     """Which archive the annotated threads come from: "onnxruntime" or "rust"."""
-    return "onnxruntime" if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations) else "rust"
+    return (
+        "onnxruntime"
+        if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations)
+        else "rust"
+    )
 
 
 def default_paths(kind: str) -> tuple[Path, Path]:
     """(archive, cache) of one kind."""
-    return (default_onnx_archive_path(), ONNX_CACHE) if kind == "onnxruntime" else (default_archive_path(),
-                                                                                      DEFAULT_CACHE)
+    return (
+        (default_onnx_archive_path(), ONNX_CACHE)
+        if kind == "onnxruntime"
+        else (default_archive_path(), DEFAULT_CACHE)
+    )
 
 
-def evaluate(annotations_path: Path, archive: Path | None = None, cache: Path | None = None,
-             cfg: LinkConfig | None = None) -> Results:
+def evaluate(
+    annotations_path: Path,
+    archive: Path | None = None,
+    cache: Path | None = None,
+    cfg: LinkConfig | None = None,
+) -> Results:
     """Load the archive the annotations come from (cached), run the link stage, keep its
     claims for scoring."""
     annotations = read_annotations(annotations_path)
@@ -308,10 +374,12 @@ def evaluate(annotations_path: Path, archive: Path | None = None, cache: Path | 
 
 
 def _metric_line(label: str, m: dict[str, float]) -> str:
-    return (f"{label:<29} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
-            f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
-            f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   [{m['recall_low']:.3f}, "
-            f"{m['recall_high']:.3f}]")
+    return (
+        f"{label:<29} {int(m['rows']):>4} {m['precision']:>9.4f} {m['recall']:>7.4f}  "
+        f"{int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} {int(m['tn']):>3}"
+        f"   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   [{m['recall_low']:.3f}, "
+        f"{m['recall_high']:.3f}]"
+    )
 
 
 def rounds_and_strata_lines(results: Results) -> list[str]:
@@ -322,15 +390,19 @@ def rounds_and_strata_lines(results: Results) -> list[str]:
 
 
 def summary_lines(results: Results) -> list[str]:
-    lines = [f"{'subset':<6} {'rows':<22} {'n':>4} {'precision':>9} {'recall':>7}   TP  FP  FN  TN"
-             "   precision 95% CI   recall 95% CI"]
+    lines = [
+        f"{'subset':<6} {'rows':<22} {'n':>4} {'precision':>9} {'recall':>7}   TP  FP  FN  TN"
+        "   precision 95% CI   recall 95% CI"
+    ]
     for name, both in results.table().items():
         for which, m in both.items():
             rows = "all rows" if which == "with_ambiguous" else "without ambiguous"
-            lines.append(f"{name:<6} {rows:<22} {int(m['rows']):>4} {m['precision']:>9.4f} "
-                         f"{m['recall']:>7.4f}  {int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} "
-                         f"{int(m['tn']):>3}   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   "
-                         f"[{m['recall_low']:.3f}, {m['recall_high']:.3f}]")
+            lines.append(
+                f"{name:<6} {rows:<22} {int(m['rows']):>4} {m['precision']:>9.4f} "
+                f"{m['recall']:>7.4f}  {int(m['tp']):>3} {int(m['fp']):>3} {int(m['fn']):>3} "
+                f"{int(m['tn']):>3}   [{m['precision_low']:.3f}, {m['precision_high']:.3f}]   "
+                f"[{m['recall_low']:.3f}, {m['recall_high']:.3f}]"
+            )
     return lines
 
 
@@ -343,8 +415,14 @@ def report_lines(ev: Evaluation) -> list[str]:
         f"precision {m['precision']:.4f}  recall {m['recall']:.4f}  "
         f"(TP {m['tp']}  FP {m['fp']}  FN {m['fn']}  TN {m['tn']})",
     ]
-    lines += [f"  FP #{n}: annotated {true if true is not None else '-'} claimed {got}" for n, true, got in ev.fp]
-    lines += [f"  FN #{n}: annotated {true} claimed {got if got is not None else '-'}" for n, true, got in ev.fn]
+    lines += [
+        f"  FP #{n}: annotated {true if true is not None else '-'} claimed {got}"
+        for n, true, got in ev.fp
+    ]
+    lines += [
+        f"  FN #{n}: annotated {true} claimed {got if got is not None else '-'}"
+        for n, true, got in ev.fn
+    ]
     return lines
 
 

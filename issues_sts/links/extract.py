@@ -98,36 +98,64 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
     when = parse_time(post.created_at)
     for event in rest_marks:
         at = parse_time(event.created_at)
-        if event.actor == post.author and when and at and abs((at - when).total_seconds()) <= _CONFIRM_SECONDS:
+        if (
+            event.actor == post.author
+            and when
+            and at
+            and abs((at - when).total_seconds()) <= _CONFIRM_SECONDS
+        ):
             return True
     return False
 
 
-def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters: Counter[str],
-               rest_marks: list[Event]) -> tuple[list[Statement], Reading]:
+def _read_post(
+    post: Post,
+    index: int,
+    thread: Thread,
+    cfg: LinkConfig,
+    counters: Counter[str],
+    rest_marks: list[Event],
+) -> tuple[list[Statement], Reading]:
     if not CUE.matches(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     if post.kind == "body":
         form = text_mod.strip_form_fields(cleaned)
         if form != cleaned:  # "### Possible duplicates\n#12" filled in an issue form is not a claim
-            before = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
-            after = find_claims(form, thread.repo, thread.number, pull_request=thread.is_pull_request)
+            before = find_claims(
+                cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request
+            )
+            after = find_claims(
+                form, thread.repo, thread.number, pull_request=thread.is_pull_request
+            )
             counters["dropped:issue_form_field"] += max(0, len(before.claims) - len(after.claims))
             cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
         # a claim needs a reference: a body without one (most long pasted logs) holds none
-        raw_claims = (len(find_claims(post.body, thread.repo, thread.number, pull_request=thread.is_pull_request).claims)
-                      if find_refs(post.body, thread.repo, bare=True) else 0)
+        raw_claims = (
+            len(
+                find_claims(
+                    post.body, thread.repo, thread.number, pull_request=thread.is_pull_request
+                ).claims
+            )
+            if find_refs(post.body, thread.repo, bare=True)
+            else 0
+        )
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
     out = []
     confirmed = _confirmed(post, rest_marks)
-    if reading.claims and is_bot(post.author, cfg) and post.author != thread.closed_by and not (
+    if (
+        reading.claims
+        and is_bot(post.author, cfg)
+        and post.author != thread.closed_by
+        and not (
             (thread_says_duplicate(thread, cfg) or confirmed or rest_marks)
-            and all(not cl.hedged and not cl.negated for cl in reading.claims)):
+            and all(not cl.hedged and not cl.negated for cl in reading.claims)
+        )
+    ):
         # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
         # "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
         # maintainer did through it.
@@ -138,81 +166,163 @@ def _read_post(post: Post, index: int, thread: Thread, cfg: LinkConfig, counters
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
-        if claim.successor and not claim.negated and _after_final_close(thread, post) and not standing(post, thread, cfg):
+        if (
+            claim.successor
+            and not claim.negated
+            and _after_final_close(thread, post)
+            and not standing(post, thread, cfg)
+        ):
             # "New PR: #N" from a bystander months after the close: a later change, not this one's
             # successor ("Dup of #N" after the close stays: in old archives core developers show
             # as plain contributors)
             counters["dropped:successor_after_close"] += 1
             continue
         if claim.first_person and (not post.author or post.author != thread.author):
-            counters["dropped:me_too"] += 1  # "I have the same problem as #4" from a bystander: their problem
+            counters["dropped:me_too"] += (
+                1  # "I have the same problem as #4" from a bystander: their problem
+            )
             continue
         if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
             # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
             counters["dropped:same_as_pull_request"] += 1
             continue
         if claim.successor and key[0] != thread.repo:
-            counters["dropped:moved_elsewhere"] += 1  # "Refiled as other/tool#4": moved, not duplicated
+            counters["dropped:moved_elsewhere"] += (
+                1  # "Refiled as other/tool#4": moved, not duplicated
+            )
             continue
         if claim.negated:
             counters["dropped:negated"] += 1
         else:
             counters[rule_of(claim.cue_text, claim.cue).counter] += 1
-        scored = None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
-        out.append(Statement(key, claim.target.kind, not claim.negated, post.created_at, (index, j),
-                             post.author or "", post.url, post.author_association, claim.hedged, scored,
-                             standing=bool(standing(post, thread, cfg)), target_fixed=claim.target_fixed))
+        scored = (
+            None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
+        )
+        out.append(
+            Statement(
+                key,
+                claim.target.kind,
+                not claim.negated,
+                post.created_at,
+                (index, j),
+                post.author or "",
+                post.url,
+                post.author_association,
+                claim.hedged,
+                scored,
+                standing=bool(standing(post, thread, cfg)),
+                target_fixed=claim.target_fixed,
+            )
+        )
     return out, reading
 
 
-def _after_untargeted(statements: list[Statement], post: Post, index: int, reading: Reading,
-                      thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+def _withdrawals(post: Post, index: int, keys: list[Key], has_standing: bool) -> list[Statement]:
+    """A reply that takes earlier claims back: one 'unknown' statement per withdrawn target."""
+    return [
+        Statement(
+            key,
+            "unknown",
+            False,
+            post.created_at,
+            (index, -1),
+            post.author or "",
+            post.url,
+            post.author_association,
+            standing=has_standing,
+        )
+        for key in keys
+    ]
+
+
+def _after_untargeted(
+    statements: list[Statement],
+    post: Post,
+    index: int,
+    reading: Reading,
+    thread: Thread,
+    cfg: LinkConfig,
+    counters: Counter[str],
+) -> list[Statement]:
     """Apply an untargeted "not a dup" (retracts every earlier claim) or an untargeted
     "closing as dup" by someone with standing (confirms them) to earlier statements."""
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
     if reading.denies and earlier:
         if _after_final_close(thread, post):
             earlier = _own_claims(statements, post)  # after the close only a self-correction counts
-            counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
+            counters[
+                "ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"
+            ] += 1
         counters["retracted_by_untargeted_denial"] += len(earlier)
         who = bool(standing(post, thread, cfg))
-        return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
-                                       post.url, post.author_association, standing=who) for key in earlier]
+        return statements + _withdrawals(post, index, earlier, who)
     affirms = reading.affirms or (reading.affirms_hedged and _closes_right_after(post, thread, cfg))
     if affirms and earlier and standing(post, thread, cfg):
-        return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st for st in statements]
+        return [
+            replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st
+            for st in statements
+        ]
     if affirms and not earlier and standing(post, thread, cfg):
         ref = _earlier_reference(thread, index, cfg, first=reading.plural, before=reading.affirm_at)
         if ref is not None:
             counters["target_from_earlier_comment"] += 1
             claim = Claim(ref, WORDING, False, False, -1, antecedent=True, earlier_post=True)
             key = _normalise(ref, thread, cfg)
-            return statements + [Statement(key, ref.kind, True, post.created_at, (index, -1), post.author or "",
-                                           post.url, post.author_association, False,
-                                           score_claim(claim, post, thread, cfg), standing=True)]
+            return statements + [
+                Statement(
+                    key,
+                    ref.kind,
+                    True,
+                    post.created_at,
+                    (index, -1),
+                    post.author or "",
+                    post.url,
+                    post.author_association,
+                    False,
+                    score_claim(claim, post, thread, cfg),
+                    standing=True,
+                )
+            ]
     return statements
 
 
 def _closes_right_after(post: Post, thread: Thread, cfg: LinkConfig) -> bool:
     """ "This does seem like a duplicate. Closing.": the author acted on it by closing."""
-    return bool(post.author) and post.author == thread.closed_by and closed_soon_after(thread, post.created_at, cfg)
+    return (
+        bool(post.author)
+        and post.author == thread.closed_by
+        and closed_soon_after(thread, post.created_at, cfg)
+    )
 
 
 def _answered_claims(post: Post, thread: Thread, earlier: list[Key], cfg: LinkConfig) -> set[Key]:
     """Earlier targets whose claim this reply quotes ("> likely a dup of #4" + "Fixed, thanks.")."""
-    quoted = "\n".join(line.lstrip()[1:] for line in post.body.splitlines() if line.lstrip().startswith(">"))
+    quoted = "\n".join(
+        line.lstrip()[1:] for line in post.body.splitlines() if line.lstrip().startswith(">")
+    )
     if not quoted:
         return set()
     claims = find_claims(text_mod.clean(quoted), thread.repo, thread.number).claims
     return {_normalise(c.target, thread, cfg) for c in claims if not c.negated} & set(earlier)
 
 
-def _confirm(statements: list[Statement], which: Callable[[Statement], bool], cfg: LinkConfig) -> list[Statement]:
-    return [replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored and which(st) else st for st in statements]
+def _confirm(
+    statements: list[Statement], which: Callable[[Statement], bool], cfg: LinkConfig
+) -> list[Statement]:
+    return [
+        replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored and which(st) else st
+        for st in statements
+    ]
 
 
-def _after_outcome(statements: list[Statement], post: Post, index: int, thread: Thread, cfg: LinkConfig,
-                   counters: Counter[str]) -> list[Statement]:
+def _after_outcome(
+    statements: list[Statement],
+    post: Post,
+    index: int,
+    thread: Thread,
+    cfg: LinkConfig,
+    counters: Counter[str],
+) -> list[Statement]:
     """A later comment without a claim: reopening or disagreeing retracts earlier claims
     (reopening needs write access; a drive-by's "no" cannot overrule a maintainer);
     a "yes" right after a suggestion confirms it; a fix report lowers earlier claims,
@@ -222,19 +332,32 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     text = text_mod.clean(post.body)
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
-    if said.answers_no and not said.disagrees and _answers_claim(statements, post, index, thread, earlier, cfg):
+    if (
+        said.answers_no
+        and not said.disagrees
+        and _answers_claim(statements, post, index, thread, earlier, cfg)
+    ):
         said = replace(said, disagrees=True)  # "No." right under "dup of #N?", or quoting it
     if said.disagrees and not said.reopens and _after_final_close(thread, post):
-        earlier = _own_claims(statements, post)  # nobody reopened: only the claimer can take it back
-        counters["ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"] += 1
+        earlier = _own_claims(
+            statements, post
+        )  # nobody reopened: only the claimer can take it back
+        counters[
+            "ignored:dispute_after_close" if not earlier else "retracted_by_own_correction"
+        ] += 1
         said = replace(said, disagrees=bool(earlier))
     if said.reopens or said.disagrees:
-        counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(earlier)
+        counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(
+            earlier
+        )
         who = said.reopens or bool(standing(post, thread, cfg))
-        return statements + [Statement(key, "unknown", False, post.created_at, (index, -1), post.author or "",
-                                       post.url, post.author_association, standing=who) for key in earlier]
+        return statements + _withdrawals(post, index, earlier, who)
     # a hedged reply ("Could be due to the same cause.") takes nothing up
-    answered = set() if said.disagrees or is_hedged_reply(text) else _answered_claims(post, thread, earlier, cfg)
+    answered = (
+        set()
+        if said.disagrees or is_hedged_reply(text)
+        else _answered_claims(post, thread, earlier, cfg)
+    )
     if answered:  # a reply quoting the claim, neither reopening nor disagreeing: it takes it up
         counters["confirmed_by_quoting_reply"] += 1
         return _confirm(statements, lambda st: st.key in answered, cfg)
@@ -244,17 +367,28 @@ def _after_outcome(statements: list[Statement], post: Post, index: int, thread: 
     if said.reports_fix:
         named = {_normalise(r, thread, cfg) for r in find_refs(text, thread.repo)}
         counters["lowered_by_fix_report"] += 1
-        return [replace(st, scored=fixed_later(st.scored, cfg))
-                if st.scored and st.key not in named and not st.target_fixed else st for st in statements]
+        return [
+            replace(st, scored=fixed_later(st.scored, cfg))
+            if st.scored and st.key not in named and not st.target_fixed
+            else st
+            for st in statements
+        ]
     return statements
 
 
-def _answers_claim(statements: list[Statement], post: Post, index: int, thread: Thread, earlier: list[Key],
-                   cfg: LinkConfig) -> bool:
+def _answers_claim(
+    statements: list[Statement],
+    post: Post,
+    index: int,
+    thread: Thread,
+    earlier: list[Key],
+    cfg: LinkConfig,
+) -> bool:
     """Is this reply an answer to a duplicate claim: the comment just before made one, or it quotes
     one?"""
-    return (any(st.positive and st.order[0] == index - 1 for st in statements)
-            or bool(_answered_claims(post, thread, earlier, cfg)))
+    return any(st.positive and st.order[0] == index - 1 for st in statements) or bool(
+        _answered_claims(post, thread, earlier, cfg)
+    )
 
 
 def _agrees(said: Outcome, post: Post, thread: Thread) -> bool:
@@ -263,7 +397,11 @@ def _agrees(said: Outcome, post: Post, thread: Thread) -> bool:
 
 
 def _own_claims(statements: list[Statement], post: Post) -> list[Key]:
-    return list(dict.fromkeys(st.key for st in statements if st.positive and post.author and st.author == post.author))
+    return list(
+        dict.fromkeys(
+            st.key for st in statements if st.positive and post.author and st.author == post.author
+        )
+    )
 
 
 def _after_final_close(thread: Thread, post: Post) -> bool:
@@ -272,8 +410,9 @@ def _after_final_close(thread: Thread, post: Post) -> bool:
     return thread.state == "closed" and closed is not None and when is not None and when > closed
 
 
-def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bool = False,
-                       before: int = 0) -> Ref | None:
+def _earlier_reference(
+    thread: Thread, index: int, cfg: LinkConfig, *, first: bool = False, before: int = 0
+) -> Ref | None:
     """The one issue this post (before its cue at `before`) or the nearest earlier one (up to
     three back) names, if it names exactly one; with `first` ("a dupe of those"), the first of
     the several it names. Bots' posts ("upstream changes (presumably #N) made this
@@ -287,9 +426,14 @@ def _earlier_reference(thread: Thread, index: int, cfg: LinkConfig, *, first: bo
         if (post.author or "") in cfg.merge_bots:
             continue
         if is_bot(post.author, cfg) and not (i == index - 1 and _suggests(post, thread)):
-            continue  # a bot's reference counts only as the suggestion the very next comment takes up
-        refs = [r for r in find_refs(text_mod.clean(post.body), thread.repo)
-                if _normalise(r, thread, cfg) != (thread.repo, thread.number) and (i < index or r.end <= before)]
+            # a bot's reference counts only as the suggestion the very next comment takes up
+            continue
+        refs = [
+            r
+            for r in find_refs(text_mod.clean(post.body), thread.repo)
+            if _normalise(r, thread, cfg) != (thread.repo, thread.number)
+            and (i < index or r.end <= before)
+        ]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
             return refs[0] if first else refs[-1] if len(distinct) == 1 else None
@@ -315,20 +459,31 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     disagreements and bots that did not close the issue point at nothing. "Also #N" adds to
     the same person's earlier pointer, which stays the first named (and so the canonical)."""
     labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
-    until = labelled[0] if labelled and labelled[0] is not None else (
-        parse_time(thread.closed_at) if thread.state == "closed" else None)
+    until = (
+        labelled[0]
+        if labelled and labelled[0] is not None
+        else (parse_time(thread.closed_at) if thread.state == "closed" else None)
+    )
     found: list[Statement] = []
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
         when = parse_time(post.created_at)
-        if until is not None and when is not None and (when - until).total_seconds() > _CONFIRM_SECONDS:
+        if (
+            until is not None
+            and when is not None
+            and (when - until).total_seconds() > _CONFIRM_SECONDS
+        ):
             continue  # said after the label or the close: not what they were about
         who = standing(post, thread, cfg)
         maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
         if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
             continue
         text = text_mod.clean(post.body)
-        refs = [r for r in find_refs(text, thread.repo) if _normalise(r, thread, cfg) != (thread.repo, thread.number)]
+        refs = [
+            r
+            for r in find_refs(text, thread.repo)
+            if _normalise(r, thread, cfg) != (thread.repo, thread.number)
+        ]
         said = find_outcome(text)
         if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
             continue
@@ -337,8 +492,21 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         claim = Claim(refs[0], WORDING, False, False, -1)
         scored = score_claim(claim, post, thread, cfg)
         scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
-        found = [Statement(_normalise(refs[0], thread, cfg), refs[0].kind, True, post.created_at, (index, -1),
-                           post.author or "", post.url, post.author_association, False, scored, standing=True)]
+        found = [
+            Statement(
+                _normalise(refs[0], thread, cfg),
+                refs[0].kind,
+                True,
+                post.created_at,
+                (index, -1),
+                post.author or "",
+                post.url,
+                post.author_association,
+                False,
+                scored,
+                standing=True,
+            )
+        ]
         if not _ALSO.match(text):
             break
     counters["evidence:label_pointer"] += bool(found)
@@ -354,15 +522,32 @@ def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) 
     comment must name exactly one issue."""
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
-        if not post.author or post.author != thread.closed_by or not closed_soon_after(thread, post.created_at, cfg):
+        if (
+            not post.author
+            or post.author != thread.closed_by
+            or not closed_soon_after(thread, post.created_at, cfg)
+        ):
             continue
         ref = tracked_elsewhere(text_mod.clean(post.body), thread.repo, thread.number)
         if ref is None:
             continue
         counters["evidence:tracked_elsewhere"] += 1
         scored = score_claim(Claim(ref, WORDING, False, False, -1), post, thread, cfg)
-        return [Statement(_normalise(ref, thread, cfg), ref.kind, True, post.created_at, (index, -1),
-                          post.author, post.url, post.author_association, False, scored, standing=True)]
+        return [
+            Statement(
+                _normalise(ref, thread, cfg),
+                ref.kind,
+                True,
+                post.created_at,
+                (index, -1),
+                post.author,
+                post.url,
+                post.author_association,
+                False,
+                scored,
+                standing=True,
+            )
+        ]
     return []
 
 
@@ -374,14 +559,34 @@ def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
         name = event.event.lower()
         if name not in _MARKED | _UNMARKED or event.canonical_number is None:
             continue
-        key = _normalise(Ref(event.canonical_repo or thread.repo, event.canonical_number, "unknown", 0, 0), thread, cfg)
+        key = _normalise(
+            Ref(event.canonical_repo or thread.repo, event.canonical_number, "unknown", 0, 0),
+            thread,
+            cfg,
+        )
         if key == (thread.repo, thread.number):
             counters["dropped:self_link"] += 1
             continue
         positive = name in _MARKED
-        scored = Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
-        out.append(Statement(key, "unknown", positive, event.created_at, (1_000_000, i), event.actor or "",
-                             event.url, None, False, scored, from_event=True, standing=True))
+        scored = (
+            Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
+        )
+        out.append(
+            Statement(
+                key,
+                "unknown",
+                positive,
+                event.created_at,
+                (1_000_000, i),
+                event.actor or "",
+                event.url,
+                None,
+                False,
+                scored,
+                from_event=True,
+                standing=True,
+            )
+        )
     return out
 
 
@@ -418,7 +623,9 @@ def _stale(statements: list[Statement]) -> dict[Key, str]:
     return reasons
 
 
-def _link(thread: Thread, key: Key, group: list[Statement], cfg: LinkConfig, reason: str | None) -> DuplicateLink:
+def _link(
+    thread: Thread, key: Key, group: list[Statement], cfg: LinkConfig, reason: str | None
+) -> DuplicateLink:
     scored = [st.scored for st in group if st.scored is not None]
     confidence, best = combine(scored, len({st.author for st in group}), cfg)
     if any(st.from_event for st in group):
@@ -427,16 +634,29 @@ def _link(thread: Thread, key: Key, group: list[Statement], cfg: LinkConfig, rea
     if len({st.author for st in group}) > 1:
         present.add(Signal.SEVERAL_AUTHORS)
     signal = next(sig for sig in TARGET_SIGNALS if sig in {s.signal for s in scored})
-    lead = max(group, key=lambda st: (st.scored is not None and st.scored.signal == signal,
-                                      st.scored.score if st.scored else -99.0))
+    lead = max(
+        group,
+        key=lambda st: (
+            st.scored is not None and st.scored.signal == signal,
+            st.scored.score if st.scored else -99.0,
+        ),
+    )
     kinds = {st.kind for st in group}
     return DuplicateLink(
-        repo=thread.repo, number=thread.number, target_repo=key[0], target_number=key[1],
+        repo=thread.repo,
+        number=thread.number,
+        target_repo=key[0],
+        target_number=key[1],
         target_kind="pull" if "pull" in kinds else "issue" if "issue" in kinds else "unknown",
-        signal=signal.value, signals=tuple(sig.value for sig in Signal if sig in present),
-        confidence=round(confidence, 4), evidence_url=lead.url,
-        evidence_urls=tuple(dict.fromkeys(st.url for st in group)), author=lead.author or None,
-        author_association=lead.association, created_at=lead.time, hedged=lead.hedged,
+        signal=signal.value,
+        signals=tuple(sig.value for sig in Signal if sig in present),
+        confidence=round(confidence, 4),
+        evidence_url=lead.url,
+        evidence_urls=tuple(dict.fromkeys(st.url for st in group)),
+        author=lead.author or None,
+        author_association=lead.association,
+        created_at=lead.time,
+        hedged=lead.hedged,
         excluded_reason=reason,
     )
 
@@ -450,7 +670,11 @@ def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list
             # after a retraction only the later claims count
             negatives = [st for st in statements if st.key == key and not st.positive]
             if negatives:
-                later = [st for st in group if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)]
+                later = [
+                    st
+                    for st in group
+                    if (st.time, st.order) > (negatives[-1].time, negatives[-1].order)
+                ]
                 group = later or group  # the negatives were overruled drive-bys
         links.append(_link(thread, key, group, cfg, stale.get(key)))
         ranks.append(_rank(group))
@@ -464,12 +688,22 @@ def _rank(group: list[Statement]) -> Rank:
     """Which surviving target is the thread's canonical: an event first, then the one
     established last ("dup of A", later "actually dup of B": B, whoever wrote it); a merely
     hedged suggestion does not displace a firm one."""
-    firm = [st for st in group if not st.hedged or (st.scored and Signal.CONFIRMED_LATER in st.scored.signals)]
+    firm = [
+        st
+        for st in group
+        if not st.hedged or (st.scored and Signal.CONFIRMED_LATER in st.scored.signals)
+    ]
     return (any(st.from_event for st in group), bool(firm), max(st.time for st in firm or group))
 
 
-def _choose_canonical(links: list[DuplicateLink], ranks: list[Rank], cfg: LinkConfig) -> list[DuplicateLink]:
-    alive = [i for i, lk in enumerate(links) if lk.excluded_reason is None and lk.confidence >= cfg.min_confidence]
+def _choose_canonical(
+    links: list[DuplicateLink], ranks: list[Rank], cfg: LinkConfig
+) -> list[DuplicateLink]:
+    alive = [
+        i
+        for i, lk in enumerate(links)
+        if lk.excluded_reason is None and lk.confidence >= cfg.min_confidence
+    ]
     best = max(alive, key=lambda i: ranks[i], default=None)  # ties: the first named
     out = []
     for i, lk in enumerate(links):
@@ -483,13 +717,17 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     """Links of one thread plus counters of every candidate it dropped."""
     cfg = cfg or LinkConfig()
     reading = ThreadReading()
-    rest_marks = [e for e in thread.events if e.event.lower() in _MARKED and e.canonical_number is None]
+    rest_marks = [
+        e for e in thread.events if e.event.lower() in _MARKED and e.canonical_number is None
+    ]
     statements: list[Statement] = []
     for i, post in enumerate(thread.posts):
         found, said = _read_post(post, i, thread, cfg, reading.counters, rest_marks)
         if not found and not said.denies and not said.affirms and not said.affirms_hedged:
             statements = _after_outcome(statements, post, i, thread, cfg, reading.counters)
-        statements = _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
+        statements = (
+            _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
+        )
     statements += _event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):

@@ -27,11 +27,17 @@ class Signal(str, Enum):
     GRAPHQL_EVENT = "graphql_event"  # MarkedAsDuplicateEvent.canonical
     DUPLICATE_KEYWORD = "duplicate_keyword"  # a comment line "Duplicate of #N" (GitHub's keyword)
     SLASH_COMMAND = "slash_command"  # "/duplicate #N", "/dup #N" (bots, triage tooling)
-    MAINTAINER_WORDING = "maintainer_wording"  # wording by a maintainer, the closer or the issue author
+    MAINTAINER_WORDING = (
+        "maintainer_wording"  # wording by a maintainer, the closer or the issue author
+    )
     COMMENT_WORDING = "comment_wording"  # the same wording by anyone else (drive-by)
     # supporting / qualifying
-    CONFIRMED_LATER = "confirmed_later"  # a later untargeted "closing as dup" by someone with standing
-    EVENT_CONFIRMED = "event_confirmed"  # a marked_as_duplicate event (no canonical) by the commenter
+    CONFIRMED_LATER = (
+        "confirmed_later"  # a later untargeted "closing as dup" by someone with standing
+    )
+    EVENT_CONFIRMED = (
+        "event_confirmed"  # a marked_as_duplicate event (no canonical) by the commenter
+    )
     STATE_REASON = "state_reason_duplicate"
     LABEL = "duplicate_label"
     MAINTAINER = "author_maintainer"
@@ -41,13 +47,17 @@ class Signal(str, Enum):
     SEVERAL_AUTHORS = "several_authors"
     SAME_AS = "same_as_wording"  # "this is the same bug as #N": weaker than "duplicate of"
     ANTECEDENT = "target_named_before_cue"
-    EARLIER_REFERENCE = "target_from_earlier_comment"  # "closing as dup." after a comment naming one issue
+    EARLIER_REFERENCE = (
+        "target_from_earlier_comment"  # "closing as dup." after a comment naming one issue
+    )
     STILL_OPEN = "issue_still_open"  # nobody closed it: the suggestion was not acted on
     FIXED_SEPARATELY = "fixed_separately"  # a later comment reports a fix, or a merge bot closed it
     HEDGED = "hedged"
     QUESTION = "question"  # the claim is asked ("Maybe a dup of #4?"), not stated
     DRIVE_BY = "drive_by"
-    LABEL_POINTER = "label_pointer"  # the target is a maintainer's pointer in a thread labelled duplicate
+    LABEL_POINTER = (
+        "label_pointer"  # the target is a maintainer's pointer in a thread labelled duplicate
+    )
     BOT_SUGGESTION = "bot_suggestion"  # a bot's claim, acted on by nobody
 
 
@@ -140,7 +150,9 @@ class LinkConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    min_confidence: Annotated[float, Field(ge=0.0, le=1.0), Option("--min-confidence", always=True)] = 0.5
+    min_confidence: Annotated[
+        float, Field(ge=0.0, le=1.0), Option("--min-confidence", always=True)
+    ] = 0.5
     close_window_hours: Annotated[float, Field(ge=0.0)] = 48.0
     # Base score of the strongest target-carrying signal.
     w_keyword: float = 2.5
@@ -173,9 +185,19 @@ class LinkConfig(BaseModel):
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
     # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the
     # maintainers; a bot that only comments ("Potential duplicates: #12") suggests.
-    bot_accounts: tuple[str, ...] = ("bors", "msftbot", "github-actions", "vscode-triage-bot", "vscodenpm",
-                                     "stale", "rust-highfive", "rustbot", "rfcbot", "k8s-ci-robot",
-                                     "k8s-triage-robot")
+    bot_accounts: tuple[str, ...] = (
+        "bors",
+        "msftbot",
+        "github-actions",
+        "vscode-triage-bot",
+        "vscodenpm",
+        "stale",
+        "rust-highfive",
+        "rustbot",
+        "rfcbot",
+        "k8s-ci-robot",
+        "k8s-triage-robot",
+    )
     w_earlier_reference: float = -0.5
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99

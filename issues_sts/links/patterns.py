@@ -31,8 +31,11 @@ _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*
 _CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
 _CROSS_HINT = re.compile(r"/[\w.-]+#\d")
 _SHORT = re.compile(r"(?<![\w&#/])(?:#|GH-)(\d+)\b", re.I)
-_BARE = re.compile(r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"
-                   r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))", re.I | re.M)
+_BARE = re.compile(
+    r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"
+    r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))",
+    re.I | re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -86,14 +89,18 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
         taken.append(m.span())
     text = _mask(text, taken)
     for m in _URL.finditer(text):
-        url = m.group(0).rstrip(".,;:!?")  # a sentence's own full stop or question mark is not the URL's
+        url = m.group(0).rstrip(
+            ".,;:!?"
+        )  # a sentence's own full stop or question mark is not the URL's
         ref = _url_ref(url, repo, m.start(), m.start() + len(url))
         if ref is not None:
             refs.append(ref)
         taken.append((m.start(), m.start() + len(url)))
     text = _mask(text, taken)
     for m in _CROSS.finditer(text) if _CROSS_HINT.search(text) else ():
-        refs.append(Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "unknown", m.start(), m.end()))
+        refs.append(
+            Ref(f"{m.group(1)}/{m.group(2)}", int(m.group(3)), "unknown", m.start(), m.end())
+        )
         taken.append(m.span())
     text = _mask(text, taken)
     patterns = (_SHORT, _BARE) if bare else (_SHORT,)
@@ -139,8 +146,11 @@ _WORDING = re.compile(
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
-_SUCCESSOR = re.compile(r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
-                        r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$", re.I)
+_SUCCESSOR = re.compile(
+    r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
+    r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
+    re.I,
+)
 # Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
 # successor)
 _NEW_PR = re.compile(
@@ -149,7 +159,8 @@ _NEW_PR = re.compile(
     r"|\b(?:proposing|proposed|opened|opening|submitted|submitting|filed)\s+(?:pull(?:\s+request)?|pr)\b"
     r"(?=\s*#\d+\s+instead\b)"
     r"|\bsee\b(?=\s*#\d+\s+for\s+the\s+(?:[\w-]+\s+(?:and\s+)?){0,3}?(?:rebased|updated|revised|reworked)\b)",
-    re.I)
+    re.I,
+)
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
@@ -213,7 +224,9 @@ _AS_BEFORE = re.compile(r"^\s*as\s+(?:an?\s+)?(?:\w+\s+)?$", re.I)
 # "Is 2 here a duplicate of #4 or is it a distinct bug?": an open question, not a claim
 _OPEN_ALTERNATIVE = re.compile(
     r"^[^.!?\n]{0,20}?\bor\s+(?:is\s+(?:it|this)\s+|are\s+they\s+)?(?:an?\s+)?(?:distinct|different|separate|new|"
-    r"unrelated|independent|its\s+own)\b", re.I)
+    r"unrelated|independent|its\s+own)\b",
+    re.I,
+)
 # "a dup of those (two issues)", "dupe of both": several earlier references; the first named is the
 # canonical
 _PLURAL_ANAPHOR = re.compile(
@@ -240,17 +253,26 @@ _OTHER_COPY_BEFORE = re.compile(
 )
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)
 # "Duplicates: #5, #7": a list of this issue's duplicates (they point here), not its canonical
-_INBOUND_LIST = re.compile(r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I)
+_INBOUND_LIST = re.compile(
+    r"^[ \t]*(?:[-*][ \t]*)?(?:(?:other|known|related)[ \t]+)?(?:duplicates|dupes)[ \t]*:$", re.I
+)
 # "This bug has a lot of duplicates ... #5 #7", "its dupes #5": a determiner makes it the noun,
 # those point here
 _INBOUND_NOUN_BEFORE = re.compile(
-    r"\b(?:these|those|its|many|several|some|other|known|more|lots?\s+of|has|have|all)\s+(?:\w+\s+)?$", re.I)
+    r"\b(?:these|those|its|many|several|some|other|known|more|lots?\s+of|has|have|all)\s+(?:\w+\s+)?$",
+    re.I,
+)
 _PLURAL_NOUN = re.compile(r"(?:duplicates|dupes)$", re.I)
 # "dup of #N, which seems fixed now": the claim itself says the target is fixed
-_TARGET_FIXED = re.compile(r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I)
-_BARE_PREDICATE = re.compile(r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I)
+_TARGET_FIXED = re.compile(
+    r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I
+)
+_BARE_PREDICATE = re.compile(
+    r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I
+)
 _PREDICATE_BEFORE = re.compile(
-    r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$", re.I
+    r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$",
+    re.I,
 )
 _NOUN_BEFORE = re.compile(
     r"\b(?:a|an|the|as|another|definitely|clearly|certainly|obviously)\s+(?:(?:real|true|exact|clear|obvious|"
@@ -288,13 +310,19 @@ class Claim:
     negated: bool
     hedged: bool
     position: int  # order of statements within the comment
-    antecedent: bool = False  # the target came before the cue ("covered by #4, closing in favor of that")
+    antecedent: bool = (
+        False  # the target came before the cue ("covered by #4, closing in favor of that")
+    )
     earlier_post: bool = False  # the target is the one reference of an earlier comment
     question: bool = False  # the claim is asked, not stated ("Maybe a dup of #4?")
-    target_fixed: bool = False  # the claim says the target is fixed ("dup of #4, which is fixed now")
+    target_fixed: bool = (
+        False  # the claim says the target is fixed ("dup of #4, which is fixed now")
+    )
     successor: bool = False  # said without duplicate wording ("continued in #4", "Reopened as #4")
     cue_text: str = ""  # the words the cue matched (which vocabulary rule it is)
-    first_person: bool = False  # "I met the same problem as #4": about this issue only from its author
+    first_person: bool = (
+        False  # "I met the same problem as #4": about this issue only from its author
+    )
 
 
 @dataclass
@@ -303,8 +331,12 @@ class Reading:
     skips: list[str] = field(default_factory=list)  # why a cue yielded no claim
     denies: bool = False  # an untargeted "not a duplicate"
     affirms: bool = False  # an untargeted, unhedged "duplicate" ("closing as dup")
-    affirms_hedged: bool = False  # an untargeted hedged one ("This does seem like a duplicate. Closing.")
-    affirm_at: int = -1  # where the first untargeted affirming cue starts (references before it may be its target)
+    affirms_hedged: bool = (
+        False  # an untargeted hedged one ("This does seem like a duplicate. Closing.")
+    )
+    affirm_at: int = (
+        -1
+    )  # where the first untargeted affirming cue starts (references before it may be its target)
     plural: bool = False  # the untargeted cue points back at several issues ("a dupe of those")
 
 
@@ -329,26 +361,35 @@ def _introduces(gap: str, cue_text: str) -> bool:
     """ "subsumed by the new tracker, which includes the last changes: #4": a described
     object, then a colon introducing the reference, all in one sentence."""
     words = _GAP_TOKEN.findall(gap)
-    return (gap.rstrip().endswith(":") and len(words) <= 18 and not _SENTENCE_END.search(gap) and "\n" not in gap
-            # after a bare "duplicated" the words may be its noun ("duplicated functionality in X: #4")
-            and (bool(_DESCRIBED.match(gap)) or not _BARE_DUP.fullmatch(cue_text)))
+    return (
+        gap.rstrip().endswith(":")
+        and len(words) <= 18
+        and not _SENTENCE_END.search(gap)
+        and "\n" not in gap
+        # after a bare "duplicated" the words may be its noun ("duplicated functionality in X: #4")
+        and (bool(_DESCRIBED.match(gap)) or not _BARE_DUP.fullmatch(cue_text))
+    )
 
 
-def _governed_refs(text: str, refs: list[Ref], cue_end: int, strict: bool, cue_text: str = "") -> list[Ref]:
+def _governed_refs(
+    text: str, refs: list[Ref], cue_end: int, strict: bool, cue_text: str = ""
+) -> list[Ref]:
     """The references a cue ending at `cue_end` points at: the first one after an allowed
     gap, then any that follow it as a list ("#1, #2 and #3")."""
     following = [r for r in refs if r.start >= cue_end]
     if not following:
         return []
     first = following[0]
-    gap = _PARENTHESES.sub(" ", text[cue_end:first.start])  # "duplicate (implementation-wise) of #4"
+    gap = _PARENTHESES.sub(
+        " ", text[cue_end : first.start]
+    )  # "duplicate (implementation-wise) of #4"
     if _BARE_DUP.fullmatch(cue_text):
         gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]
     for ref in following[1:]:
-        if not _LIST_SEP.match(text[chosen[-1].end:ref.start]):
+        if not _LIST_SEP.match(text[chosen[-1].end : ref.start]):
             break
         chosen.append(ref)
     return chosen
@@ -367,56 +408,78 @@ def _is_hedged(text: str, cue_start: int, end: int) -> bool:
     # after the reference only a short tail counts ("dup of #4, I think"), not a relative
     # clause about the target ("dup of #4 which I suspect was closed by accident")
     claim = _PARENTHESES.sub(" ", text[s:end]) + " " + _PARENTHESES.sub(" ", text[end:e])[:12]
-    return bool(_HEDGE.search(claim)) or "?" in text[end:e + 1]
+    return bool(_HEDGE.search(claim)) or "?" in text[end : e + 1]
 
 
 def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
     """Why this cue is not a claim by the thread about itself, or None when it is."""
     s, _ = _sentence_bounds(text, m.start(), m.end())
-    if _REVERSE_AFTER.match(text[m.end():]):
+    if _REVERSE_AFTER.match(text[m.end() :]):
         return "reverse_wording"  # "duplicated by #N": #N is the copy, this is the original
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
-    if subject and subject[-1].number != self_number and _SUBJECT_VERB.match(text[subject[-1].end:m.start()]):
+    if (
+        subject
+        and subject[-1].number != self_number
+        and _SUBJECT_VERB.match(text[subject[-1].end : m.start()])
+    ):
         return "other_subject"  # "#A was a duplicate of #B", said in a third thread
-    if (subject and subject[-1].number != self_number and _AS_BEFORE.match(text[subject[-1].end:m.start()])
-            and _MARKED_AS.search(text[s:subject[-1].start])):
+    if (
+        subject
+        and subject[-1].number != self_number
+        and _AS_BEFORE.match(text[subject[-1].end : m.start()])
+        and _MARKED_AS.search(text[s : subject[-1].start])
+    ):
         return "other_subject"  # "you closed #A as dupe of #B"
-    if _PART_SUBJECT.search(text[s:m.start()]):
+    if _PART_SUBJECT.search(text[s : m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
-    if _OTHER_COPY_BEFORE.search(text[s:m.start()]) and not _OF_AFTER.match(text[m.end():]):
+    if _OTHER_COPY_BEFORE.search(text[s : m.start()]) and not _OF_AFTER.match(text[m.end() :]):
         return "reverse_wording"
-    if (_PLURAL_NOUN.search(m.group(0)) and _INBOUND_NOUN_BEFORE.search(text[s:m.start()])
-            and not _OF_AFTER.match(text[m.end():])):
+    if (
+        _PLURAL_NOUN.search(m.group(0))
+        and _INBOUND_NOUN_BEFORE.search(text[s : m.start()])
+        and not _OF_AFTER.match(text[m.end() :])
+    ):
         return "reverse_wording"  # "Should we close some of these duplicates? #5 #7"
     line = text.rfind("\n", 0, m.start()) + 1
-    if _INBOUND_LIST.match(text[line:m.end()] + text[m.end():].lstrip(" \t")[:1]):
+    if _INBOUND_LIST.match(text[line : m.end()] + text[m.end() :].lstrip(" \t")[:1]):
         return "reverse_wording"  # "Duplicates: #5, #7" lists the issues that duplicate this one
     return None
 
 
-_RHETORICAL = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b", re.I)
+_RHETORICAL = re.compile(
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b", re.I
+)
 
 
 def _polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
     """(negated, conditional, hedged) of the cue `m` whose governed text ends at `end`."""
     s, e = _sentence_bounds(text, m.start(), m.end())
-    negated = bool(_NEGATION.search(text[max(s, m.start() - 60):m.start()]))
-    if negated and _RHETORICAL.match(text[s:m.start()]) and "?" in text[end:e + 1]:
-        negated = False  # "Isn't this a duplicate of #N? If not, please re-open": a question that asserts
+    negated = bool(_NEGATION.search(text[max(s, m.start() - 60) : m.start()]))
+    if negated and _RHETORICAL.match(text[s : m.start()]) and "?" in text[end : e + 1]:
+        negated = (
+            False  # "Isn't this a duplicate of #N? If not, please re-open": a question that asserts
+        )
     negated = negated or bool(_TRAILING_NEGATION.match(text[end:e]))
-    conditional = bool(_CONDITIONAL.search(text[s:m.start()]))
+    conditional = bool(_CONDITIONAL.search(text[s : m.start()]))
     return negated, conditional, conditional or _is_hedged(text, m.start(), end)
 
 
 def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> Ref | None:
     """The reference an untargeted cue points back at: "covered by #4, so closing in favor
     of that", "Subsumed in #7, closing as duplicate." (this or the previous sentence)."""
-    after = text[m.end():]
-    if _PLURAL_ANAPHOR.match(after):  # "(Closing as a dup of those two issues.)": the first one named
+    after = text[m.end() :]
+    if _PLURAL_ANAPHOR.match(
+        after
+    ):  # "(Closing as a dup of those two issues.)": the first one named
         named = [r for r in refs if r.end <= m.start() and r.number != self_number]
         return named[0] if named else None
-    if not (_ANAPHOR.match(after) or (_BARE_PREDICATE.match(after) and _PREDICATE_BEFORE.search(
-            text[max(0, m.start() - 40):m.start()]))):
+    if not (
+        _ANAPHOR.match(after)
+        or (
+            _BARE_PREDICATE.match(after)
+            and _PREDICATE_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+        )
+    ):
         return None
     s, _ = _sentence_bounds(text, m.start(), m.end())
     prev, _ = _sentence_bounds(text, max(0, s - 2), max(0, s - 1)) if s > 0 else (0, 0)
@@ -428,7 +491,7 @@ def _denies_untargeted(text: str, m: re.Match[str]) -> bool:
     """A negated bare predicate ("it is not a duplicate.") points back at no issue: it is a
     denial of the thread's claims, whatever reference the sentence before happened to name.
     ("not a dup of that one" names its antecedent and stays a targeted negation.)"""
-    after = text[m.end():]
+    after = text[m.end() :]
     if _ANAPHOR.match(after) or _PLURAL_ANAPHOR.match(after):
         return False
     return _polarity(text, m, m.end())[0]
@@ -438,7 +501,10 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
     """A cue with no reference still says something about earlier claims in the thread,
     when it is "a dup" as a noun closing its clause ("closing as dup.", "not a dupe
     after all"), not a verb or adjective ("cannot duplicate this", "duplicate code")."""
-    if not (_NOUN_BEFORE.search(text[max(0, m.start() - 30):m.start()]) and _UNTARGETED_AFTER.match(text[m.end():])):
+    if not (
+        _NOUN_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+        and _UNTARGETED_AFTER.match(text[m.end() :])
+    ):
         return
     negated, conditional, hedged = _polarity(text, m, m.end())
     if conditional:
@@ -451,7 +517,7 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
     else:
         reading.affirms_hedged = True  # firm enough when its author closes the issue right away
         reading.affirm_at = m.start() if reading.affirm_at < 0 else reading.affirm_at
-    reading.plural = reading.plural or bool(_PLURAL_ANAPHOR.match(text[m.end():]))
+    reading.plural = reading.plural or bool(_PLURAL_ANAPHOR.match(text[m.end() :]))
 
 
 def _retract_on_second_thoughts(text: str, reading: Reading) -> None:
@@ -484,15 +550,19 @@ _FIRST_PERSON = re.compile(
 
 def _first_person(text: str, m: re.Match[str]) -> bool:
     s, _ = _sentence_bounds(text, m.start(), m.end())
-    return bool(_FIRST_PERSON.search(text[s:m.start()]))
+    return bool(_FIRST_PERSON.search(text[s : m.start()]))
 
 
 def _about_this(text: str, m: re.Match[str]) -> bool:
     """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
     ("Probably the same as #N"), not "That error message is the same as #N"."""
     s, _ = _sentence_bounds(text, m.start(), m.end())
-    before = text[s:m.start()]
-    return bool(_SAME_SUBJECT.search(before)) or len(before.split()) <= 2 or bool(_SUBJECTLESS.match(before))
+    before = text[s : m.start()]
+    return (
+        bool(_SAME_SUBJECT.search(before))
+        or len(before.split()) <= 2
+        or bool(_SUBJECTLESS.match(before))
+    )
 
 
 # "#4082 supersedes.", "This seems like #5768 would subsume it": the reference right before
@@ -514,7 +584,12 @@ def _subsumed_by(text: str, refs: list[Ref], self_number: int) -> list[tuple[Ref
     return out
 
 
-_CUES = ((_KEYWORD, KEYWORD, True), (_SLASH, SLASH, True), (_WORDING, WORDING, False), (_SAME, SAME_AS, False))
+_CUES = (
+    (_KEYWORD, KEYWORD, True),
+    (_SLASH, SLASH, True),
+    (_WORDING, WORDING, False),
+    (_SAME, SAME_AS, False),
+)
 
 
 def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = False) -> Reading:
@@ -525,22 +600,32 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     for pattern, cue, strict in _CUES + (((_NEW_PR, WORDING, False),) if pull_request else ()):
         for m in pattern.finditer(text):
             first_person = cue == SAME_AS and _first_person(text, m)
-            if m.start() in used or (cue == SAME_AS and not first_person and not _about_this(text, m)):
+            if m.start() in used or (
+                cue == SAME_AS and not first_person and not _about_this(text, m)
+            ):
                 continue
             targets = _governed_refs(text, refs, m.end(), strict, m.group(0))
             if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
                 continue  # "Duplicate of" then prose: let the wording pass look at it
             used.update(range(m.start(), m.end()))
             reason = _classify(text, refs, m, self_number)
-            antecedent = _antecedent(text, refs, m, self_number) if not targets and reason is None else None
+            antecedent = (
+                _antecedent(text, refs, m, self_number) if not targets and reason is None else None
+            )
             if antecedent is not None and _denies_untargeted(text, m):
                 # "After updating with #4 this still occurs. I no longer think it is a duplicate.":
                 # #4 was not what it duplicated; the sentence takes the thread's claims back
                 reading.skips.append("wording_without_target")
                 _read_untargeted(text, m, reading)
                 continue
-            stated = [c.target for c in reading.claims if not c.negated and c.target.end <= m.start()]
-            if antecedent is not None and stated and antecedent.number not in {t.number for t in stated}:
+            stated = [
+                c.target for c in reading.claims if not c.negated and c.target.end <= m.start()
+            ]
+            if (
+                antecedent is not None
+                and stated
+                and antecedent.number not in {t.number for t in stated}
+            ):
                 # "definitely a dup of #4, not so sure about #5. Regardless, closing as a
                 # duplicate":
                 # the comment's own claim, not the last number before the cue
@@ -566,26 +651,54 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 reading.skips.extend(["open_question"] * len(targets))
                 continue
             _, e = _sentence_bounds(text, m.start(), end)
-            question = "?" in text[end:e + 1] or text[:end].endswith("?")  # a URL swallows its "?"
+            question = "?" in text[end : e + 1] or text[:end].endswith(
+                "?"
+            )  # a URL swallows its "?"
             successor = bool(_SUCCESSOR.search(m.group(0)))
             if successor and len(targets) > 1:
-                reading.skips.extend(["split_into_several"] * len(targets))  # "continued in #4 and #5"
+                reading.skips.extend(
+                    ["split_into_several"] * len(targets)
+                )  # "continued in #4 and #5"
                 continue
             for ref in targets:
-                reading.claims.append(Claim(ref, cue, negated, hedged, m.start(), antecedent is not None,
-                                            question=question, target_fixed=bool(_TARGET_FIXED.match(text[ref.end:])),
-                                            successor=successor, cue_text=m.group(0), first_person=first_person))
+                reading.claims.append(
+                    Claim(
+                        ref,
+                        cue,
+                        negated,
+                        hedged,
+                        m.start(),
+                        antecedent is not None,
+                        question=question,
+                        target_fixed=bool(_TARGET_FIXED.match(text[ref.end :])),
+                        successor=successor,
+                        cue_text=m.group(0),
+                        first_person=first_person,
+                    )
+                )
     for ref, m in _subsumed_by(text, refs, self_number):
         negated, conditional, hedged = _polarity(text, m, m.end())
         if conditional:
             reading.skips.append("conditional_negation" if negated else "conditional")
             continue
         _, e = _sentence_bounds(text, m.start(), m.end())
-        if "?" in text[m.end() - 1:e + 1] and re.search(r"\bor\b", text[m.end():e]):
-            reading.skips.append("open_question")  # "Does #N subsume this, or is there something left?"
+        if "?" in text[m.end() - 1 : e + 1] and re.search(r"\bor\b", text[m.end() : e]):
+            reading.skips.append(
+                "open_question"
+            )  # "Does #N subsume this, or is there something left?"
             continue
-        reading.claims.append(Claim(ref, WORDING, negated, hedged, ref.start, antecedent=True,
-                                    question="?" in text[ref.end:m.end() + 1], cue_text=m.group(0).strip()))
+        reading.claims.append(
+            Claim(
+                ref,
+                WORDING,
+                negated,
+                hedged,
+                ref.start,
+                antecedent=True,
+                question="?" in text[ref.end : m.end() + 1],
+                cue_text=m.group(0).strip(),
+            )
+        )
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
@@ -627,9 +740,13 @@ _TRACKED_ELSEWHERE = re.compile(
 def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
     """The one issue a comment says this one is followed in ("tracked in #N"), if it names one."""
     cue = _TRACKED_ELSEWHERE.search(text)
-    if cue is None or _NEGATION.search(text[:cue.start()][-60:]):
+    if cue is None or _NEGATION.search(text[: cue.start()][-60:]):
         return None
-    refs = [r for r in find_refs(text, repo) if not (r.repo.lower() == repo.lower() and r.number == self_number)]
+    refs = [
+        r
+        for r in find_refs(text, repo)
+        if not (r.repo.lower() == repo.lower() and r.number == self_number)
+    ]
     if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":
         return None
     return refs[0]

@@ -38,7 +38,14 @@ def parse_aliases(values: list[str] | tuple[str, ...]) -> Aliases:
     pairs = []
     for value in values:
         old, sep, new = (part.strip() for part in value.partition("="))
-        if not sep or old.count("/") != 1 or new.count("/") != 1 or "" in (*old.split("/"), *new.split("/")):
-            raise ConfigError(f"bad --alias {value!r}", hint="write it as old-owner/old-name=owner/name")
+        if (
+            not sep
+            or old.count("/") != 1
+            or new.count("/") != 1
+            or "" in (*old.split("/"), *new.split("/"))
+        ):
+            raise ConfigError(
+                f"bad --alias {value!r}", hint="write it as old-owner/old-name=owner/name"
+            )
         pairs.append((old, new))
     return tuple(pairs)

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 _REOPENS = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b", re.I
+    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b",
+    re.I,
 )
 _FIX_REPORT = re.compile(
     r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"
@@ -44,7 +45,9 @@ _DISAGREES = re.compile(
     r"\s+(?:\w+\s+)?(?:independent|different|unrelated|distinct|separate)\b"
     r"|\b(?:is|seems|looks)\s+(?:\w+\s+)?(?:like\s+)?(?:an?\s+)?(?:different|separate|distinct|unrelated)\s+"
     r"(?:bug|issue|problem|thing|cause)\b"
-    r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:" + _AFTER + "|$)"
+    r"|\bnot\s+(?:exactly\s+|quite\s+|really\s+)?(?:the\s+)?same(?:\s+(?:bug|issue|problem|thing))?\s*(?:"
+    + _AFTER
+    + "|$)"
     r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b"
     # "This was about X failing, not the build process."
     r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
@@ -82,8 +85,14 @@ class Outcome:
 
 
 def find_outcome(text: str) -> Outcome:
-    return Outcome(bool(_REOPENS.search(text)), bool(_FIX_REPORT.search(text)), bool(_DISAGREES.search(text)),
-                   bool(_AGREES.match(text)), bool(_ACKNOWLEDGES.match(text)), bool(_ANSWERS_NO.search(text)))
+    return Outcome(
+        bool(_REOPENS.search(text)),
+        bool(_FIX_REPORT.search(text)),
+        bool(_DISAGREES.search(text)),
+        bool(_AGREES.match(text)),
+        bool(_ACKNOWLEDGES.match(text)),
+        bool(_ANSWERS_NO.search(text)),
+    )
 
 
 def disagrees(text: str) -> bool:

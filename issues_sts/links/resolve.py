@@ -32,7 +32,9 @@ class StoreIndex:
     def __init__(self, issues: pl.DataFrame, redirects: pl.DataFrame) -> None:
         self.items: dict[tuple[str, int], Known] = {
             (repo.lower(), number): Known(repo, bool(pr), tomb)
-            for repo, number, pr, tomb in issues.select("repo", "number", "is_pull_request", "tombstone").iter_rows()
+            for repo, number, pr, tomb in issues.select(
+                "repo", "number", "is_pull_request", "tombstone"
+            ).iter_rows()
         }
         self.redirects: dict[tuple[str, int], Key] = {
             (repo.lower(), number): (to_repo, to_number)
@@ -53,8 +55,9 @@ class StoreIndex:
         return self.items.get((key[0].lower(), key[1]))
 
 
-def _store_reason(link: DuplicateLink, source: Known | None, index: StoreIndex,
-                  counters: Counter[str]) -> str | None:
+def _store_reason(
+    link: DuplicateLink, source: Known | None, index: StoreIndex, counters: Counter[str]
+) -> str | None:
     if source is not None and source.is_pull_request:
         return "source_is_pull_request"
     target = index.get((link.target_repo, link.target_number))
@@ -67,8 +70,9 @@ def _store_reason(link: DuplicateLink, source: Known | None, index: StoreIndex,
     return None
 
 
-def apply_store_facts(links: list[DuplicateLink], index: StoreIndex,
-                      counters: Counter[str]) -> tuple[list[DuplicateLink], list[Key]]:
+def apply_store_facts(
+    links: list[DuplicateLink], index: StoreIndex, counters: Counter[str]
+) -> tuple[list[DuplicateLink], list[Key]]:
     """Resolve redirects and exclude by store facts; returns the links (self-links after
     a transfer dropped) and, per link, the target as the comment stated it."""
     out: list[DuplicateLink] = []
@@ -85,7 +89,9 @@ def apply_store_facts(links: list[DuplicateLink], index: StoreIndex,
     return _promote(out, index, counters), stated
 
 
-def _promote(links: list[DuplicateLink], index: StoreIndex, counters: Counter[str]) -> list[DuplicateLink]:
+def _promote(
+    links: list[DuplicateLink], index: StoreIndex, counters: Counter[str]
+) -> list[DuplicateLink]:
     """Per source: exclude by store facts; when the canonical falls, promote the best
     `not_canonical` candidate that passes."""
     out = list(links)
@@ -97,7 +103,11 @@ def _promote(links: list[DuplicateLink], index: StoreIndex, counters: Counter[st
         reasons = {i: _store_reason(out[i], source, index, Counter()) for i in positions}
         canonical = [i for i in positions if out[i].excluded_reason is None]
         if canonical and reasons[canonical[0]] is not None:
-            spare = [i for i in positions if out[i].excluded_reason == "not_canonical" and reasons[i] is None]
+            spare = [
+                i
+                for i in positions
+                if out[i].excluded_reason == "not_canonical" and reasons[i] is None
+            ]
             if spare:
                 best = max(spare, key=lambda i: (out[i].confidence, out[i].created_at))
                 out[best] = replace(out[best], excluded_reason=None)

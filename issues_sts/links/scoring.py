@@ -63,7 +63,9 @@ def closed_soon_after(thread: Thread, when: str, cfg: LinkConfig) -> bool:
     if start is None or closed is None or thread.state != "closed" or closed_by_merge(thread, cfg):
         return False
     hours = (closed - start).total_seconds() / 3600.0
-    return -0.05 <= hours <= cfg.close_window_hours  # a close a few seconds before the comment posts
+    return (
+        -0.05 <= hours <= cfg.close_window_hours
+    )  # a close a few seconds before the comment posts
 
 
 def standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, float]]:
@@ -75,7 +77,12 @@ def standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, 
         found.append((Signal.ISSUE_AUTHOR, cfg.w_issue_author))
     # the issue body was written before anyone looked: its author closing it much later says nothing
     # about it
-    if post.author and post.author == thread.closed_by and thread.state == "closed" and post.kind == "comment":
+    if (
+        post.author
+        and post.author == thread.closed_by
+        and thread.state == "closed"
+        and post.kind == "comment"
+    ):
         found.append((Signal.CLOSING_ACTOR, cfg.w_closing_actor))
     return found
 
@@ -90,7 +97,9 @@ def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tu
     return Signal.COMMENT_WORDING, cfg.w_wording
 
 
-def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, confirmed: bool = False) -> Scored:
+def score_claim(
+    claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, confirmed: bool = False
+) -> Scored:
     """Score one positive claim made in `post` (see module docstring)."""
     who = standing(post, thread, cfg)
     signal, score = _base(claim.cue, who, cfg)
@@ -114,7 +123,9 @@ def score_claim(claim: Claim, post: Post, thread: Thread, cfg: LinkConfig, *, co
     if confirmed:
         parts.append((Signal.EVENT_CONFIRMED, cfg.w_event_confirmed))
     if unattended(thread, post, cfg):
-        parts.append((Signal.STILL_OPEN, open_penalty(not who, claim.question, cfg, hedged=claim.hedged)))
+        parts.append(
+            (Signal.STILL_OPEN, open_penalty(not who, claim.question, cfg, hedged=claim.hedged))
+        )
     if closed_by_merge(thread, cfg):
         parts.append((Signal.FIXED_SEPARATELY, cfg.w_fixed_separately))
     weights = {Signal.STATE_REASON: cfg.w_state_reason, Signal.LABEL: cfg.w_label}
@@ -131,15 +142,24 @@ def unattended(thread: Thread, post: Post, cfg: LinkConfig) -> bool:
         return True
     closer = thread.closed_by or ""
     by_bot = closer.endswith("[bot]") or closer in cfg.bot_accounts
-    return (thread.state == "closed" and by_bot and closer not in cfg.merge_bots and closer != post.author
-            and not thread_says_duplicate(thread, cfg))
+    return (
+        thread.state == "closed"
+        and by_bot
+        and closer not in cfg.merge_bots
+        and closer != post.author
+        and not thread_says_duplicate(thread, cfg)
+    )
 
 
 def open_penalty(drive_by: bool, question: bool, cfg: LinkConfig, *, hedged: bool = False) -> float:
     """A claim in an issue nobody acted on (see `unattended`): more so when nobody with
     standing made it, when it was a question, or when it was hedged."""
-    return (cfg.w_still_open + (cfg.w_open_drive_by if drive_by else 0.0) + (cfg.w_open_question if question else 0.0)
-            + (cfg.w_open_hedged if hedged else 0.0))
+    return (
+        cfg.w_still_open
+        + (cfg.w_open_drive_by if drive_by else 0.0)
+        + (cfg.w_open_question if question else 0.0)
+        + (cfg.w_open_hedged if hedged else 0.0)
+    )
 
 
 def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
@@ -148,8 +168,12 @@ def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
         return scored
     bonus = cfg.w_confirmed_later
     if Signal.STILL_OPEN in scored.signals:  # someone with standing took it up: acted on after all
-        bonus -= open_penalty(Signal.DRIVE_BY in scored.signals, Signal.QUESTION in scored.signals, cfg,
-                              hedged=Signal.HEDGED in scored.signals)
+        bonus -= open_penalty(
+            Signal.DRIVE_BY in scored.signals,
+            Signal.QUESTION in scored.signals,
+            cfg,
+            hedged=Signal.HEDGED in scored.signals,
+        )
     return Scored(scored.score + bonus, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
 
 
@@ -158,7 +182,11 @@ def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     against the claim of the person who closed the issue (their close was the duplicate close)."""
     if Signal.FIXED_SEPARATELY in scored.signals or Signal.CLOSING_ACTOR in scored.signals:
         return scored
-    return Scored(scored.score + cfg.w_fixed_separately, scored.signal, (*scored.signals, Signal.FIXED_SEPARATELY))
+    return Scored(
+        scored.score + cfg.w_fixed_separately,
+        scored.signal,
+        (*scored.signals, Signal.FIXED_SEPARATELY),
+    )
 
 
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:

@@ -34,16 +34,34 @@ LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
 
 LINK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "repo": pl.Utf8, "number": pl.Int64, "target_repo": pl.Utf8, "target_number": pl.Int64,
-    "target_kind": pl.Utf8, "signal": pl.Utf8, "signals": pl.List(pl.Utf8), "confidence": pl.Float64,
-    "evidence_url": pl.Utf8, "evidence_urls": pl.List(pl.Utf8), "author": pl.Utf8,
-    "author_association": pl.Utf8, "created_at": pl.Utf8, "hedged": pl.Boolean,
-    "stated_target_repo": pl.Utf8, "stated_target_number": pl.Int64,
-    "usable": pl.Boolean, "excluded_reason": pl.Utf8,
-    "cluster_id": pl.Int64, "root_repo": pl.Utf8, "root_number": pl.Int64,
+    "repo": pl.Utf8,
+    "number": pl.Int64,
+    "target_repo": pl.Utf8,
+    "target_number": pl.Int64,
+    "target_kind": pl.Utf8,
+    "signal": pl.Utf8,
+    "signals": pl.List(pl.Utf8),
+    "confidence": pl.Float64,
+    "evidence_url": pl.Utf8,
+    "evidence_urls": pl.List(pl.Utf8),
+    "author": pl.Utf8,
+    "author_association": pl.Utf8,
+    "created_at": pl.Utf8,
+    "hedged": pl.Boolean,
+    "stated_target_repo": pl.Utf8,
+    "stated_target_number": pl.Int64,
+    "usable": pl.Boolean,
+    "excluded_reason": pl.Utf8,
+    "cluster_id": pl.Int64,
+    "root_repo": pl.Utf8,
+    "root_number": pl.Int64,
 }
 CLUSTER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "repo": pl.Utf8, "number": pl.Int64, "cluster_id": pl.Int64, "root_repo": pl.Utf8, "root_number": pl.Int64,
+    "repo": pl.Utf8,
+    "number": pl.Int64,
+    "cluster_id": pl.Int64,
+    "root_repo": pl.Utf8,
+    "root_number": pl.Int64,
 }
 
 
@@ -73,12 +91,25 @@ class LinkTable:
 
 
 # -- reading the store -------------------------------------------------------------
-POST_COLUMNS = ("repo", "number", "user_login", "author_association", "body", "created_at", "html_url")
+POST_COLUMNS = (
+    "repo",
+    "number",
+    "user_login",
+    "author_association",
+    "body",
+    "created_at",
+    "html_url",
+)
 
 
-def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
-                    repo: str | None = None, span: tuple[int, int] | None = None,
-                    comments: pl.DataFrame | None = None) -> dict[tuple[str, int], list[Post]]:
+def _posts_by_issue(
+    store: Store,
+    issues: pl.DataFrame,
+    flagged: pl.DataFrame,
+    repo: str | None = None,
+    span: tuple[int, int] | None = None,
+    comments: pl.DataFrame | None = None,
+) -> dict[tuple[str, int], list[Post]]:
     """Every comment of the threads where a cue word appears (in a comment or the body), or
     that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
     without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
@@ -86,39 +117,59 @@ def _posts_by_issue(store: Store, issues: pl.DataFrame, flagged: pl.DataFrame,
     `comments` (those, with `POST_COLUMNS`), when the caller has read them already."""
     if comments is None:
         comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=span)
-    cued = pl.concat([
-        comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
-        issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
-        flagged.select("repo", "number"),
-    ]).unique()
+    cued = pl.concat(
+        [
+            comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+            issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+            flagged.select("repo", "number"),
+        ]
+    ).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
     posts: dict[tuple[str, int], list[Post]] = {}
     for repo_, number, login, assoc, body, created, url in frame.select(
         "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
     ).iter_rows():
-        posts.setdefault((repo_, number), []).append(Post("comment", login, assoc, body or "", created or "", url or ""))
+        posts.setdefault((repo_, number), []).append(
+            Post("comment", login, assoc, body or "", created or "", url or "")
+        )
     return posts
 
 
-def _events_by_issue(store: Store, repo: str | None = None,
-                     span: tuple[int, int] | None = None) -> dict[tuple[str, int], list[Event]]:
+def _events_by_issue(
+    store: Store, repo: str | None = None, span: tuple[int, int] | None = None
+) -> dict[tuple[str, int], list[Event]]:
     # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive
     # stored them)
     frame = store.events_frame(repo=repo, span=span).filter(
-        pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$"))
+        pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$")
+    )
     events: dict[tuple[str, int], list[Event]] = {}
     for row in frame.iter_rows(named=True):
         key = str(row["event_key"])
         url = f"#event-{key}" if key.isdigit() else ""
-        events.setdefault((row["repo"], row["number"]), []).append(Event(
-            row["event"], row["actor"], row["created_at"] or "", row["canonical_repo"],
-            row["canonical_number"], row["source"], url,
-        ))
+        events.setdefault((row["repo"], row["number"]), []).append(
+            Event(
+                row["event"],
+                row["actor"],
+                row["created_at"] or "",
+                row["canonical_repo"],
+                row["canonical_number"],
+                row["source"],
+                url,
+            )
+        )
     return events
 
 
-def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: str | None = None,
-                 span: tuple[int, int] | None = None, comments: pl.DataFrame | None = None) -> Iterator[Thread]:
+def iter_threads(
+    store: Store,
+    cfg: LinkConfig,
+    issues: pl.DataFrame,
+    *,
+    repo: str | None = None,
+    span: tuple[int, int] | None = None,
+    comments: pl.DataFrame | None = None,
+) -> Iterator[Thread]:
     """Threads that can carry evidence: a cue word in the body or a comment, a duplicate
     event, label or state_reason. Their posts are only the ones that can carry a claim.
     With `repo` (and `span`), `issues` are that repository's (in that range of numbers) and
@@ -135,35 +186,67 @@ def iter_threads(store: Store, cfg: LinkConfig, issues: pl.DataFrame, *, repo: s
                 return True
         return False
 
-    said = [{"repo": repo_, "number": number} for repo_, number, reason, labels in
-            issues.select("repo", "number", "state_reason", "labels").iter_rows()
-            if (reason or "").lower() == DUPLICATE_STATE_REASON or says(labels)]
+    said = [
+        {"repo": repo_, "number": number}
+        for repo_, number, reason, labels in issues.select(
+            "repo", "number", "state_reason", "labels"
+        ).iter_rows()
+        if (reason or "").lower() == DUPLICATE_STATE_REASON or says(labels)
+    ]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
-    posts = _posts_by_issue(store, issues, pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}), repo, span,
-                            comments)
+    posts = _posts_by_issue(
+        store,
+        issues,
+        pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}),
+        repo,
+        span,
+        comments,
+    )
     # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
-    cued_bodies = set(issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows())
+    cued_bodies = set(
+        issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows()
+    )
     # only issues that can become a thread (the test below) are turned into Python rows
     candidates = set(posts) | cued_bodies | set(events) | {(r["repo"], r["number"]) for r in said}
     live = issues.filter(pl.col("tombstone").is_null())
-    live = live.filter(pl.Series([k in candidates for k in zip(live["repo"], live["number"], strict=True)],
-                                 dtype=pl.Boolean))
+    live = live.filter(
+        pl.Series(
+            [k in candidates for k in zip(live["repo"], live["number"], strict=True)],
+            dtype=pl.Boolean,
+        )
+    )
     for row in live.iter_rows(named=True):
         key = (row["repo"], row["number"])
         body = row["body"] or ""
         thread_posts = list(posts.get(key, ()))
         labels = tuple(row["labels"] or ())
         flagged = (row["state_reason"] or "").lower() == DUPLICATE_STATE_REASON or says(labels)
-        body_post = [Post("body", row["user_login"], row["author_association"], body, row["created_at"] or "",
-                          row["html_url"] or "")]
+        body_post = [
+            Post(
+                "body",
+                row["user_login"],
+                row["author_association"],
+                body,
+                row["created_at"] or "",
+                row["html_url"] or "",
+            )
+        ]
         if not (thread_posts or key in cued_bodies or key in events or flagged):
             continue
         html = row["html_url"] or ""
         yield Thread(
-            repo=row["repo"], number=row["number"], is_pull_request=bool(row["is_pull_request"]),
-            author=row["user_login"], state=row["state"], state_reason=row["state_reason"], labels=labels,
-            created_at=row["created_at"] or "", closed_at=row["closed_at"], closed_by=row["closed_by"],
-            html_url=html, posts=tuple(body_post + thread_posts),
+            repo=row["repo"],
+            number=row["number"],
+            is_pull_request=bool(row["is_pull_request"]),
+            author=row["user_login"],
+            state=row["state"],
+            state_reason=row["state_reason"],
+            labels=labels,
+            created_at=row["created_at"] or "",
+            closed_at=row["closed_at"],
+            closed_by=row["closed_by"],
+            html_url=html,
+            posts=tuple(body_post + thread_posts),
             events=tuple(replace(e, url=html + e.url) for e in events.get(key, ())),
         )
 
@@ -175,20 +258,30 @@ def store_index(store: Store, links: list[DuplicateLink]) -> StoreIndex:
     also found under its current name, which GraphQL and new comments use."""
     keys = store.issue_keys_frame()
     stored = set(keys["repo"].str.to_lowercase().unique().to_list())  # every crawled repository
-    moved = {new.lower(): old.lower() for old, new in aliases_from_store(store)
-             if old.lower() in stored and new.lower() not in stored}
+    moved = {
+        new.lower(): old.lower()
+        for old, new in aliases_from_store(store)
+        if old.lower() in stored and new.lower() not in stored
+    }
     redirects = store.redirects_frame()
     hops = {(r.lower(), n): (to_r.lower(), to_n) for r, n, to_r, to_n in redirects.iter_rows()}
-    ends = {(lk.repo.lower(), lk.number) for lk in links} | {(lk.target_repo.lower(), lk.target_number) for lk in links}
+    ends = {(lk.repo.lower(), lk.number) for lk in links} | {
+        (lk.target_repo.lower(), lk.target_number) for lk in links
+    }
     ends |= {(moved[r], n) for r, n in ends if r in moved}
     frontier = set(ends)
     while frontier:  # redirect chains (loops end: a key is added once)
         frontier = {hops[k] for k in frontier if k in hops} - ends
         ends |= frontier
-    wanted = pl.DataFrame({"_key": [r for r, _ in ends], "number": [n for _, n in ends]},
-                          schema={"_key": pl.Utf8, "number": pl.Int64})
-    subset = keys.with_columns(pl.col("repo").str.to_lowercase().alias("_key")).join(
-        wanted, on=["_key", "number"], how="semi").drop("_key")
+    wanted = pl.DataFrame(
+        {"_key": [r for r, _ in ends], "number": [n for _, n in ends]},
+        schema={"_key": pl.Utf8, "number": pl.Int64},
+    )
+    subset = (
+        keys.with_columns(pl.col("repo").str.to_lowercase().alias("_key"))
+        .join(wanted, on=["_key", "number"], how="semi")
+        .drop("_key")
+    )
     index = StoreIndex(subset, redirects)
     index.repos = stored | set(moved)
     for (repo, number), known in list(index.items.items()):
@@ -224,8 +317,12 @@ class Readers:
             # fork: a spawned worker would re-run the caller's main module; the workers only
             # run `extract_thread` (pure Python), never polars, whose thread pool fork copies
             self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        batches = [threads[i:i + _BATCH] for i in range(0, len(threads), _BATCH)]
-        return (r for batch in self.pool.map(_read_batch, batches, itertools.repeat(self.cfg)) for r in batch)
+        batches = [threads[i : i + _BATCH] for i in range(0, len(threads), _BATCH)]
+        return (
+            r
+            for batch in self.pool.map(_read_batch, batches, itertools.repeat(self.cfg))
+            for r in batch
+        )
 
     def __enter__(self) -> Readers:
         return self
@@ -244,16 +341,26 @@ def _read_part(store: Store, part: Part, cfg: LinkConfig) -> PartLinks:
     return part_links(store, part, cfg, store.issues_frame(repo=repo, span=(first, last)))
 
 
-def part_links(store: Store, part: Part, cfg: LinkConfig, issues: pl.DataFrame,
-               comments: pl.DataFrame | None = None, readers: Readers | None = None) -> PartLinks:
+def part_links(
+    store: Store,
+    part: Part,
+    cfg: LinkConfig,
+    issues: pl.DataFrame,
+    comments: pl.DataFrame | None = None,
+    readers: Readers | None = None,
+) -> PartLinks:
     """The links of one part from its `issues` (every column) and, when already read, its
     `comments` (`POST_COLUMNS`); `cfg` as `link_config` made it. `readers`: extract the
     threads in its process pool (in a worker process there is none: one part per core)."""
     repo, first, last = part
     counters: Counter[str] = Counter()
     links: list[DuplicateLink] = []
-    threads = list(iter_threads(store, cfg, issues, repo=repo, span=(first, last), comments=comments))
-    readings = readers.read(threads) if readers is not None else (extract_thread(t, cfg) for t in threads)
+    threads = list(
+        iter_threads(store, cfg, issues, repo=repo, span=(first, last), comments=comments)
+    )
+    readings = (
+        readers.read(threads) if readers is not None else (extract_thread(t, cfg) for t in threads)
+    )
     for reading in readings:
         counters["threads_read"] += 1
         counters.update(reading.counters)
@@ -262,8 +369,11 @@ def part_links(store: Store, part: Part, cfg: LinkConfig, issues: pl.DataFrame,
 
 
 # -- the runner ----------------------------------------------------------------------
-def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
-           cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
+def _frame(
+    links: list[DuplicateLink],
+    stated: list[tuple[str, int]],
+    cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]],
+) -> pl.DataFrame:
     rows = []
     for link, (s_repo, s_number) in zip(links, stated, strict=True):
         row = asdict(link)
@@ -273,12 +383,19 @@ def _frame(links: list[DuplicateLink], stated: list[tuple[str, int]],
         cid, root = cluster_of.get((link.repo, link.number), (None, (None, None)))
         row["cluster_id"], row["root_repo"], row["root_number"] = cid, root[0], root[1]
         rows.append({name: row[name] for name in LINK_SCHEMA})
-    frame = pl.DataFrame(rows, schema=LINK_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LINK_SCHEMA)
+    frame = (
+        pl.DataFrame(rows, schema=LINK_SCHEMA, orient="row")
+        if rows
+        else pl.DataFrame(schema=LINK_SCHEMA)
+    )
     return frame.sort("repo", "number", "target_repo", "target_number")
 
 
 def _cluster_frame(cluster_of: dict[tuple[str, int], tuple[int, tuple[str, int]]]) -> pl.DataFrame:
-    rows = [(repo, number, cid, root[0], root[1]) for (repo, number), (cid, root) in sorted(cluster_of.items())]
+    rows = [
+        (repo, number, cid, root[0], root[1])
+        for (repo, number), (cid, root) in sorted(cluster_of.items())
+    ]
     return pl.DataFrame(rows, schema=CLUSTER_SCHEMA, orient="row")
 
 
@@ -293,7 +410,9 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
             counters[f"excluded:{link.excluded_reason}"] += 1
 
 
-def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None) -> LinkTable:
+def build_links(
+    store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None
+) -> LinkTable:
     """Every duplicate link the store supports, with exclusions, counters and clusters."""
     cfg = link_config(store, cfg)
     counters: Counter[str] = Counter()
@@ -307,8 +426,16 @@ def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callab
         if workers_for(parts):
             results: Iterator[PartLinks] = map_parts(store, parts, _read_part, cfg)
         else:
-            results = (part_links(store, part, cfg, store.issues_frame(repo=part[0], span=part[1:]), readers=readers)
-                       for part in parts)
+            results = (
+                part_links(
+                    store,
+                    part,
+                    cfg,
+                    store.issues_frame(repo=part[0], span=part[1:]),
+                    readers=readers,
+                )
+                for part in parts
+            )
         for links, part_counters, threads in results:
             counters.update(part_counters)
             found.extend(links)
@@ -320,7 +447,9 @@ def build_links(store: Store, cfg: LinkConfig | None = None, *, progress: Callab
 def link_config(store: Store, cfg: LinkConfig | None = None) -> LinkConfig:
     """`cfg` with the renames the store knows added to the user's aliases (they are store facts)."""
     cfg = cfg or LinkConfig()
-    return cfg.model_copy(update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))})
+    return cfg.model_copy(
+        update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))}
+    )
 
 
 def finish_links(store: Store, found: list[DuplicateLink], counters: Counter[str]) -> LinkTable:
@@ -328,9 +457,16 @@ def finish_links(store: Store, found: list[DuplicateLink], counters: Counter[str
     counters, clusters."""
     links, stated = apply_store_facts(found, store_index(store, found), counters)
     _count_links(links, counters)
-    edges = [((lk.repo, lk.number), (lk.target_repo, lk.target_number)) for lk in links if lk.excluded_reason is None]
+    edges = [
+        ((lk.repo, lk.number), (lk.target_repo, lk.target_number))
+        for lk in links
+        if lk.excluded_reason is None
+    ]
     cluster_of = clusters(edges)
     counters["clusters"] = len({cid for cid, _ in cluster_of.values()})
     counters["issues_in_clusters"] = len(cluster_of)
-    return LinkTable(_frame(links, stated, cluster_of), _cluster_frame(cluster_of),
-                     dict(sorted((k, v) for k, v in counters.items() if v)))
+    return LinkTable(
+        _frame(links, stated, cluster_of),
+        _cluster_frame(cluster_of),
+        dict(sorted((k, v) for k, v in counters.items() if v)),
+    )

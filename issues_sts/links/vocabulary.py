@@ -30,7 +30,9 @@ class Reason(str, Enum):
     DUP_WORD = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"
     IN_FAVOUR = "in_favour"  # "closing in favour of #N"
     SUPERSEDED = "superseded"  # "superseded by #N", "subsumed by #N", "replaced with #N"
-    CONSOLIDATED = "consolidated"  # "consolidating into tracking issue #N", "continue to track this in #N"
+    CONSOLIDATED = (
+        "consolidated"  # "consolidating into tracking issue #N", "continue to track this in #N"
+    )
     SUCCESSOR = "successor"  # "continued in #N", "reopened as #N", "new PR #N"
     SAME_AS = "same_as"  # "same as #N", "same with #N"
     REPORTED_BEFORE = "reported_before"  # "already reported in #N", "this has been reported before"
@@ -56,65 +58,147 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("duplicate_keyword", Reason.KEYWORD, r"dup", r"^\s*duplicate\s+of\b",
-         ("Duplicate of #12", "duplicate of https://github.com/acme/widgets/issues/12"),
-         ("Duplicate of what? I could not find it.",)),
-    Rule("slash_command", Reason.SLASH, r"dup", r"^\s*/dup",
-         ("/duplicate #12", "/dup #12"), ("/duplicate",)),
-    Rule("dup_wording", Reason.DUP_WORD, r"dup", r"dup",
-         ("Closing as a duplicate of #12.", "dupe of #12", "Duplicate with #12", "dups with #12",
-          "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
-          "Isn't this a duplicate of #12? If not, please re-open."),
-         ("Not a duplicate of #12: that one is about a different component.",
-          "Not actually a dupe of #12, my mistake.", "This removes duplicate code, see #12.",
-          "Possible duplicate code in #12 and #13.", "I would not call it a duplicate of #12.")),
-    Rule("in_favour", Reason.IN_FAVOUR, r"favou?r", r"favou?r",
-         ("Closing in favour of #12.", "closing this in favor of #12"),
-         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12.")),
-    Rule("superseded", Reason.SUPERSEDED, r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)",
-         r"supers?c?ede|subsum|replaced",
-         ("Superseded by #12.", "Subsumed by #12, closing.", "Replaced with #12.", "#12 supersedes.",
-          "This seems like #12 would subsume it, closing."),
-         ("The old parser was replaced with a new one in #12.", "The API of #12 supersedes the old flag.",
-          "#12 would not subsume it.")),
-    Rule("consolidated", Reason.CONSOLIDATED, r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
-         r"consolidat|track",
-         ("Consolidating to tracking issue #12.", "Consolidating into #12, closing.",
-          "Let's continue to track this in #12."),
-         ("We should consolidate the docs; see #12.",)),
-    Rule("tracked_elsewhere", Reason.CONSOLIDATED,
-         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-         r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
-         r"track|follow|subscribe|watch|tuned",
-         ("https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
-          "follow that one.",
-          "This is tracked in #12, closing.", "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
-          "I think this is best tracked at #12? I'll close it.",
-          "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12. Closing.",
-          "Closing, this is tracked upstream in acme/widgets#12.", "Tracking in #12.",
-          "Closing, please follow #12 for updates.", "Please subscribe to #12 for updates. Closing.",
-          "Let's track this in #12.", "We'll use #12 to track it, closing.",
-          "This looks like a duplicate, please track #12."),
-         ("Tracked in #12 and #13.", "This is not tracked in #12, keeping it open.",
-          "Please follow the steps in #12.", "Tracked upstream in #12 and #13.",
-          "Let's track the performance in a new issue.", "We could use #12 to track the perf work, keeping this open?")),
-    Rule("successor", Reason.SUCCESSOR,
-         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
-         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
-         ("Continued in #12.", "Reopened as #12."),
-         ("Continued in the next release, see #12 for the plan.",)),
-    Rule("same_as", Reason.SAME_AS, r"same", r"same",
-         ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
-         ("That error message is the same as in #12 but the cause differs.",)),
-    Rule("reported_before", Reason.REPORTED_BEFORE, r"reported|already\s+(?:filed|opened)",
-         r"reported|filed|opened",
-         ("Already reported in #12.", "This was already filed as #12, closing.",
-          "This has been reported in #12. Closing."),
-         ("This was reported by a customer.", "I already opened a PR for it in #12? No, not yet.",
-          "No need for a nomination beyond what is already tracked in #12.",
-          "The crash in the parser has been reported in #12.")),
+    Rule(
+        "duplicate_keyword",
+        Reason.KEYWORD,
+        r"dup",
+        r"^\s*duplicate\s+of\b",
+        ("Duplicate of #12", "duplicate of https://github.com/acme/widgets/issues/12"),
+        ("Duplicate of what? I could not find it.",),
+    ),
+    Rule(
+        "slash_command",
+        Reason.SLASH,
+        r"dup",
+        r"^\s*/dup",
+        ("/duplicate #12", "/dup #12"),
+        ("/duplicate",),
+    ),
+    Rule(
+        "dup_wording",
+        Reason.DUP_WORD,
+        r"dup",
+        r"dup",
+        (
+            "Closing as a duplicate of #12.",
+            "dupe of #12",
+            "Duplicate with #12",
+            "dups with #12",
+            "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
+            "Isn't this a duplicate of #12? If not, please re-open.",
+        ),
+        (
+            "Not a duplicate of #12: that one is about a different component.",
+            "Not actually a dupe of #12, my mistake.",
+            "This removes duplicate code, see #12.",
+            "Possible duplicate code in #12 and #13.",
+            "I would not call it a duplicate of #12.",
+        ),
+    ),
+    Rule(
+        "in_favour",
+        Reason.IN_FAVOUR,
+        r"favou?r",
+        r"favou?r",
+        ("Closing in favour of #12.", "closing this in favor of #12"),
+        ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
+    ),
+    Rule(
+        "superseded",
+        Reason.SUPERSEDED,
+        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)",
+        r"supers?c?ede|subsum|replaced",
+        (
+            "Superseded by #12.",
+            "Subsumed by #12, closing.",
+            "Replaced with #12.",
+            "#12 supersedes.",
+            "This seems like #12 would subsume it, closing.",
+        ),
+        (
+            "The old parser was replaced with a new one in #12.",
+            "The API of #12 supersedes the old flag.",
+            "#12 would not subsume it.",
+        ),
+    ),
+    Rule(
+        "consolidated",
+        Reason.CONSOLIDATED,
+        r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
+        r"consolidat|track",
+        (
+            "Consolidating to tracking issue #12.",
+            "Consolidating into #12, closing.",
+            "Let's continue to track this in #12.",
+        ),
+        ("We should consolidate the docs; see #12.",),
+    ),
+    Rule(
+        "tracked_elsewhere",
+        Reason.CONSOLIDATED,
+        r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
+        r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
+        r"track|follow|subscribe|watch|tuned",
+        (
+            "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
+            "follow that one.",
+            "This is tracked in #12, closing.",
+            "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
+            "I think this is best tracked at #12? I'll close it.",
+            "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12."
+            " Closing.",
+            "Closing, this is tracked upstream in acme/widgets#12.",
+            "Tracking in #12.",
+            "Closing, please follow #12 for updates.",
+            "Please subscribe to #12 for updates. Closing.",
+            "Let's track this in #12.",
+            "We'll use #12 to track it, closing.",
+            "This looks like a duplicate, please track #12.",
+        ),
+        (
+            "Tracked in #12 and #13.",
+            "This is not tracked in #12, keeping it open.",
+            "Please follow the steps in #12.",
+            "Tracked upstream in #12 and #13.",
+            "Let's track the performance in a new issue.",
+            "We could use #12 to track the perf work, keeping this open?",
+        ),
+    ),
+    Rule(
+        "successor",
+        Reason.SUCCESSOR,
+        r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+        r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
+        r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
+        ("Continued in #12.", "Reopened as #12."),
+        ("Continued in the next release, see #12 for the plan.",),
+    ),
+    Rule(
+        "same_as",
+        Reason.SAME_AS,
+        r"same",
+        r"same",
+        ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
+        ("That error message is the same as in #12 but the cause differs.",),
+    ),
+    Rule(
+        "reported_before",
+        Reason.REPORTED_BEFORE,
+        r"reported|already\s+(?:filed|opened)",
+        r"reported|filed|opened",
+        (
+            "Already reported in #12.",
+            "This was already filed as #12, closing.",
+            "This has been reported in #12. Closing.",
+        ),
+        (
+            "This was reported by a customer.",
+            "I already opened a PR for it in #12? No, not yet.",
+            "No need for a nomination beyond what is already tracked in #12.",
+            "The crash in the parser has been reported in #12.",
+        ),
+    ),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
@@ -141,7 +225,8 @@ class _CueScreen:
         self._rest = re.compile("|".join(a for a in alternatives if a not in self._words) or "(?!)")
 
     def search(self, text: str) -> re.Match[str] | None:
-        """A match in the lowercased text (use it as a yes/no: positions are the lowercased text's)."""
+        """A match in the lowercased text (use it as a yes/no: positions are the lowercased
+        text's)."""
         lowered = text.lower()
         if not _may_cue(lowered):  # most texts: a few substring tests instead of the regex
             return None
@@ -220,7 +305,9 @@ def required_words(regex: str) -> tuple[Needs, ...] | None:
     return tuple(dict.fromkeys(found))
 
 
-_COMMON = frozenset({"the", "this", "for", "new", "now", "and", "with"})  # in most texts: poor first tests
+_COMMON = frozenset(
+    {"the", "this", "for", "new", "now", "and", "with"}
+)  # in most texts: poor first tests
 
 
 def _rarest_first(needs: tuple[Needs, ...] | None) -> tuple[Needs, ...] | None:
@@ -230,12 +317,18 @@ def _rarest_first(needs: tuple[Needs, ...] | None) -> tuple[Needs, ...] | None:
     where that one may)."""
     if needs is None:
         return None
-    ordered = [tuple(sorted(n, key=lambda group: (any(w in _COMMON for w in group), -min(map(len, group)))))
-               for n in needs]
+    ordered = [
+        tuple(
+            sorted(n, key=lambda group: (any(w in _COMMON for w in group), -min(map(len, group))))
+        )
+        for n in needs
+    ]
     singles = {n[0][0] for n in ordered if len(n) == 1 and len(n[0]) == 1}
 
     def implied(n: Needs) -> bool:  # every text meeting n holds some single word: that one decides
-        return any(v in w and (len(n) > 1 or v != w) for g in n if len(g) == 1 for w in g for v in singles)
+        return any(
+            v in w and (len(n) > 1 or v != w) for g in n if len(g) == 1 for w in g for v in singles
+        )
 
     return tuple(n for n in ordered if not implied(n))
 
@@ -244,7 +337,9 @@ _CUE_NEEDS = _rarest_first(required_words(CUE_REGEX.removeprefix("(?i)")))
 
 
 # the words of every alternative's first group: a text with none of them meets no alternative
-_CUE_KEYS = None if _CUE_NEEDS is None else tuple(dict.fromkeys(w for n in _CUE_NEEDS for w in n[0]))
+_CUE_KEYS = (
+    None if _CUE_NEEDS is None else tuple(dict.fromkeys(w for n in _CUE_NEEDS for w in n[0]))
+)
 
 
 def _may_cue(lowered: str) -> bool:
@@ -284,10 +379,32 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 
 # Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
 # regex over hundreds of thousands of comments, so the regex only runs where one occurs.
-_SCREEN_WORDS = ("dup", "favo", "same", "super", "subsum", "replaced", "consolidat", "track", "follow", "subscribe",
-                 "watch", "tuned",
-                 "reported", "already", "continued", "reopened", "submitted", "rebased", "filed", "created",
-                 "is now", "new pr", "new pull", "instead")
+_SCREEN_WORDS = (
+    "dup",
+    "favo",
+    "same",
+    "super",
+    "subsum",
+    "replaced",
+    "consolidat",
+    "track",
+    "follow",
+    "subscribe",
+    "watch",
+    "tuned",
+    "reported",
+    "already",
+    "continued",
+    "reopened",
+    "submitted",
+    "rebased",
+    "filed",
+    "created",
+    "is now",
+    "new pr",
+    "new pull",
+    "instead",
+)
 
 
 def screens(text: str | None) -> bool:
@@ -314,7 +431,9 @@ def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bo
     return any(is_duplicate_label(str(name)) for name in names)
 
 
-def says_duplicate(text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool | None = None) -> bool:
+def says_duplicate(
+    text: str | None, *, repo: str = "x/y", number: int = 0, pull_request: bool | None = None
+) -> bool:
     """Does this comment carry duplicate evidence the link stage would read: a positive
     claim ("dup of #N"), an untargeted "closing as dup" that points back at an earlier
     comment, or a bare "duplicate" whose target only the timeline can name? The crawler asks

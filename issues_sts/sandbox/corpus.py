@@ -141,7 +141,9 @@ class Corpus:
             for r in self.repos.values()
         )
 
-    def touch(self, full_name: str, number: int, *, body: str | None = None, when: str | None = None) -> Json:
+    def touch(
+        self, full_name: str, number: int, *, body: str | None = None, when: str | None = None
+    ) -> Json:
         """Edit an issue (optionally its body) and bump its `updated_at`, as GitHub does."""
         repo = self.find(full_name)
         item = repo.issue(number) if repo else None

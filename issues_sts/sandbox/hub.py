@@ -62,7 +62,12 @@ class StoredFile:
         return hashlib.sha256(self.data).hexdigest()
 
     def entry(self, path: str) -> dict[str, Any]:
-        item: dict[str, Any] = {"type": "file", "path": path, "size": len(self.data), "oid": self.oid}
+        item: dict[str, Any] = {
+            "type": "file",
+            "path": path,
+            "size": len(self.data),
+            "oid": self.oid,
+        }
         if self.lfs:
             item["lfs"] = {"oid": self.sha256, "size": len(self.data), "pointerSize": 134}
         return item
@@ -75,8 +80,10 @@ class Repo:
     private: bool
     commits: list[tuple[str, dict[str, StoredFile]]] = field(default_factory=list)  # main's history
     branches: dict[str, str] = field(default_factory=dict)  # other branches: name -> head sha
-    tags: dict[str, str] = field(default_factory=dict)      # name -> commit sha
-    side: dict[str, dict[str, StoredFile]] = field(default_factory=dict)  # commits on other branches
+    tags: dict[str, str] = field(default_factory=dict)  # name -> commit sha
+    side: dict[str, dict[str, StoredFile]] = field(
+        default_factory=dict
+    )  # commits on other branches
 
     def snapshot(self, revision: str) -> tuple[str, dict[str, StoredFile]] | None:
         if revision in ("main", "HEAD", "refs/heads/main"):
@@ -97,7 +104,9 @@ class Repo:
 class FakeHub:
     """The server's state; thread-safe through one lock."""
 
-    def __init__(self, token: str | None = "hf_fake_token", user: str = "tester", lfs: bool = True) -> None:
+    def __init__(
+        self, token: str | None = "hf_fake_token", user: str = "tester", lfs: bool = True
+    ) -> None:
         self.token = token
         # lfs=False answers "regular" for every file: the client then commits contents inline and
         # never takes its Xet upload path, which this fake does not speak (Xet on, in-process use).
@@ -155,11 +164,21 @@ class _Handler(BaseHTTPRequestHandler):
                 self.rfile.readline()
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
-    def _send(self, status: int, payload: Any = None, *, raw: bytes | None = None,
-              headers: dict[str, str] | None = None) -> None:
-        body = raw if raw is not None else json.dumps(payload if payload is not None else {}).encode()
+    def _send(
+        self,
+        status: int,
+        payload: Any = None,
+        *,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        body = (
+            raw if raw is not None else json.dumps(payload if payload is not None else {}).encode()
+        )
         self.send_response(status)
-        self.send_header("Content-Type", "application/json" if raw is None else "application/octet-stream")
+        self.send_header(
+            "Content-Type", "application/json" if raw is None else "application/octet-stream"
+        )
         self.send_header("Content-Length", str(len(body)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
@@ -169,8 +188,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: int, message: str, code: str | None = None) -> None:
         # The client picks its exception class from X-Error-Code (RepoNotFound, EntryNotFound...).
-        code = code or {401: "Unauthorized", 404: "RepoNotFound", 409: "Conflict"}.get(status, "Error")
-        self._send(status, {"error": message}, headers={"X-Error-Code": code, "X-Error-Message": message})
+        code = code or {401: "Unauthorized", 404: "RepoNotFound", 409: "Conflict"}.get(
+            status, "Error"
+        )
+        self._send(
+            status, {"error": message}, headers={"X-Error-Code": code, "X-Error-Message": message}
+        )
 
     def _authorized(self) -> bool:
         if self.hub.token is None:
@@ -213,10 +236,19 @@ class _Handler(BaseHTTPRequestHandler):
     def whoami(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
         if not self._authorized():
             return self._error(401, "Invalid credentials")
-        self._send(200, {"type": "user", "name": self.hub.user, "orgs": [],
-                         "auth": {"accessToken": {"role": "write"}}})
+        self._send(
+            200,
+            {
+                "type": "user",
+                "name": self.hub.user,
+                "orgs": [],
+                "auth": {"accessToken": {"role": "write"}},
+            },
+        )
 
-    def create_repo(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def create_repo(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         if not self._authorized():
             return self._error(401, "Invalid credentials")
         data = json.loads(body or b"{}")
@@ -224,15 +256,24 @@ class _Handler(BaseHTTPRequestHandler):
         repo_id = f"{data.get('organization') or self.hub.user}/{data['name']}"
         url = f"{self.hub.url}/{PREFIX[repo_type]}{repo_id}"
         if (repo_type, repo_id) in self.hub.repos:  # the Hub names the existing repo's url too
-            return self._send(409, {"error": "You already created this repo", "url": url},
-                              headers={"X-Error-Message": "You already created this repo"})
-        self.hub.create(repo_type, repo_id, data.get("visibility") == "private" or bool(data.get("private")))
+            return self._send(
+                409,
+                {"error": "You already created this repo", "url": url},
+                headers={"X-Error-Message": "You already created this repo"},
+            )
+        self.hub.create(
+            repo_type, repo_id, data.get("visibility") == "private" or bool(data.get("private"))
+        )
         self._send(200, {"url": url, "name": repo_id})
 
-    def validate_yaml(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def validate_yaml(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         self._send(200, {"errors": [], "warnings": []})
 
-    def preupload(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def preupload(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         repo = self._repo(m["type"], m["id"])
         if repo is None or not self._authorized():
             return self._error(404 if repo is None else 401, "Repository not found")
@@ -240,21 +281,33 @@ class _Handler(BaseHTTPRequestHandler):
         current = snapshot[1] if snapshot else {}
         files = []
         for item in json.loads(body)["files"]:
-            lfs = self.hub.lfs_enabled and (item["path"].endswith(LFS_SUFFIXES) or item["size"] > 10_000_000)
+            lfs = self.hub.lfs_enabled and (
+                item["path"].endswith(LFS_SUFFIXES) or item["size"] > 10_000_000
+            )
             old = current.get(item["path"])
             oid = (old.sha256 if old.lfs else old.oid) if old else None
-            files.append({"path": item["path"], "uploadMode": "lfs" if lfs else "regular",
-                          "shouldIgnore": False, "oid": oid})
+            files.append(
+                {
+                    "path": item["path"],
+                    "uploadMode": "lfs" if lfs else "regular",
+                    "shouldIgnore": False,
+                    "oid": oid,
+                }
+            )
         self._send(200, {"files": files, "commitOid": snapshot[0] if snapshot else None})
 
-    def lfs_batch(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def lfs_batch(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         if not self._authorized():
             return self._error(401, "Invalid credentials")
         objects = []
         for obj in json.loads(body)["objects"]:
             entry: dict[str, Any] = {"oid": obj["oid"], "size": obj["size"], "authenticated": True}
             if obj["oid"] not in self.hub.lfs:
-                entry["actions"] = {"upload": {"href": f"{self.hub.url}/_fake/lfs/{obj['oid']}", "header": {}}}
+                entry["actions"] = {
+                    "upload": {"href": f"{self.hub.url}/_fake/lfs/{obj['oid']}", "header": {}}
+                }
             objects.append(entry)
         self._send(200, {"transfer": "basic", "objects": objects})
 
@@ -295,10 +348,19 @@ class _Handler(BaseHTTPRequestHandler):
         sha = hashlib.sha1(f"{repo.repo_id} {self.hub.commit_count} {summary}".encode()).hexdigest()
         repo.add_commit(rev, sha, files)
         prefix = "" if repo.repo_type == "model" else f"{repo.repo_type}s/"
-        self._send(200, {"commitUrl": f"{self.hub.url}/{prefix}{repo.repo_id}/commit/{sha}",
-                         "commitOid": sha, "pullRequestUrl": None, "success": True})
+        self._send(
+            200,
+            {
+                "commitUrl": f"{self.hub.url}/{prefix}{repo.repo_id}/commit/{sha}",
+                "commitOid": sha,
+                "pullRequestUrl": None,
+                "success": True,
+            },
+        )
 
-    def create_branch(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def create_branch(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         repo = self._repo(m["type"], m["id"])
         if repo is None or not self._authorized():
             return self._error(404 if repo is None else 401, "Repository not found")
@@ -311,7 +373,9 @@ class _Handler(BaseHTTPRequestHandler):
         repo.branches[m["branch"]] = start[0]
         self._send(200, {})
 
-    def create_tag(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def create_tag(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         repo = self._repo(m["type"], m["id"])
         if repo is None or not self._authorized():
             return self._error(404 if repo is None else 401, "Repository not found")
@@ -329,25 +393,51 @@ class _Handler(BaseHTTPRequestHandler):
         if repo is None:
             return self._error(404, "Repository not found")
         heads = {"main": repo.commits[-1][0], **repo.branches}
-        self._send(200, {
-            "branches": [{"name": n, "ref": f"refs/heads/{n}", "targetCommit": sha} for n, sha in heads.items()],
-            "tags": [{"name": n, "ref": f"refs/tags/{n}", "targetCommit": sha} for n, sha in repo.tags.items()],
-            "converts": [],
-        })
+        self._send(
+            200,
+            {
+                "branches": [
+                    {"name": n, "ref": f"refs/heads/{n}", "targetCommit": sha}
+                    for n, sha in heads.items()
+                ],
+                "tags": [
+                    {"name": n, "ref": f"refs/tags/{n}", "targetCommit": sha}
+                    for n, sha in repo.tags.items()
+                ],
+                "converts": [],
+            },
+        )
 
-    def repo_info(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def repo_info(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         repo = self._repo(m["type"], m["id"])
         snapshot = repo.snapshot(m["rev"] or "main") if repo else None
         if repo is None or snapshot is None:
             return self._error(404, "Repository not found")
         sha, files = snapshot
-        self._send(200, {
-            "id": repo.repo_id, "_id": repo.repo_id, "author": repo.repo_id.split("/")[0], "sha": sha,
-            "private": repo.private, "gated": False, "disabled": False, "downloads": 0, "likes": 0,
-            "tags": [], "lastModified": "2024-01-01T00:00:00.000Z", "createdAt": "2024-01-01T00:00:00.000Z",
-            "siblings": [{"rfilename": p, "size": len(f.data)} for p, f in sorted(files.items())],
-            "cardData": {}, "usedStorage": sum(len(f.data) for f in files.values()),
-        })
+        self._send(
+            200,
+            {
+                "id": repo.repo_id,
+                "_id": repo.repo_id,
+                "author": repo.repo_id.split("/")[0],
+                "sha": sha,
+                "private": repo.private,
+                "gated": False,
+                "disabled": False,
+                "downloads": 0,
+                "likes": 0,
+                "tags": [],
+                "lastModified": "2024-01-01T00:00:00.000Z",
+                "createdAt": "2024-01-01T00:00:00.000Z",
+                "siblings": [
+                    {"rfilename": p, "size": len(f.data)} for p, f in sorted(files.items())
+                ],
+                "cardData": {},
+                "usedStorage": sum(len(f.data) for f in files.values()),
+            },
+        )
 
     def tree(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
         repo = self._repo(m["type"], m["id"])
@@ -361,7 +451,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(404, "Entry not found", "EntryNotFound")
         self._send(200, entries)
 
-    def paths_info(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
+    def paths_info(
+        self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes
+    ) -> None:
         repo = self._repo(m["type"], m["id"])
         snapshot = repo.snapshot(m["rev"]) if repo else None
         if snapshot is None:
@@ -377,7 +469,9 @@ class _Handler(BaseHTTPRequestHandler):
             if p in files:
                 out.append(files[p].entry(p))
             elif any(name.startswith(p + "/") for name in files) or p == "":
-                out.append({"type": "directory", "path": p, "oid": hashlib.sha1(p.encode()).hexdigest()})
+                out.append(
+                    {"type": "directory", "path": p, "oid": hashlib.sha1(p.encode()).hexdigest()}
+                )
         self._send(200, out)
 
     def resolve(self, method: str, m: re.Match[str], q: dict[str, list[str]], body: bytes) -> None:
@@ -404,12 +498,19 @@ def _tree_entries(files: dict[str, StoredFile], base: str, recursive: bool) -> l
     for path, stored in sorted(files.items()):
         if not path.startswith(prefix):
             continue
-        rest = path[len(prefix):].split("/")
+        rest = path[len(prefix) :].split("/")
         for depth in range(1, len(rest)):
             folder = prefix + "/".join(rest[:depth])
             if recursive or depth == 1:
-                entries.setdefault(folder, {"type": "directory", "path": folder,
-                                            "oid": hashlib.sha1(folder.encode()).hexdigest(), "size": 0})
+                entries.setdefault(
+                    folder,
+                    {
+                        "type": "directory",
+                        "path": folder,
+                        "oid": hashlib.sha1(folder.encode()).hexdigest(),
+                        "size": 0,
+                    },
+                )
         if recursive or len(rest) == 1:
             entries[path] = stored.entry(path)
     return list(entries.values())
@@ -441,7 +542,11 @@ _ROUTES: list[tuple[str, str, Any]] = [
     ("GET", rf"/api/{_TYPE}/{_ID}(?:/revision/(?P<rev>[^/]+))?", _Handler.repo_info),
     ("POST", rf"/(?:datasets/|spaces/)?{_ID}\.git/info/lfs/objects/batch", _Handler.lfs_batch),
     ("PUT", r"/_fake/lfs/(?P<oid>[0-9a-f]{64})", _Handler.lfs_put),
-    ("GET|HEAD", rf"/(?:(?P<type>datasets|spaces)/)?{_ID}/resolve/(?P<rev>[^/]+)/(?P<path>.+)", _Handler.resolve),
+    (
+        "GET|HEAD",
+        rf"/(?:(?P<type>datasets|spaces)/)?{_ID}/resolve/(?P<rev>[^/]+)/(?P<path>.+)",
+        _Handler.resolve,
+    ),
 ]
 
 
@@ -454,7 +559,9 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_fake_hub(token: str | None = "hf_fake_token", port: int = 0, *, lfs: bool = True) -> Iterator[FakeHub]:
+def serve_fake_hub(
+    token: str | None = "hf_fake_token", port: int = 0, *, lfs: bool = True
+) -> Iterator[FakeHub]:
     """Run a fake Hub on 127.0.0.1 (a free port unless given) for the duration of the block.
 
     `lfs=True` needs a client with ``HF_HUB_DISABLE_XET=1`` (set before importing
@@ -475,7 +582,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Run a loopback fake Hugging Face Hub.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token", default="hf_fake_token")
-    parser.add_argument("--no-lfs", action="store_true", help="commit every file inline (clients with Xet on)")
+    parser.add_argument(
+        "--no-lfs", action="store_true", help="commit every file inline (clients with Xet on)"
+    )
     args = parser.parse_args()
     with serve_fake_hub(token=args.token, port=args.port, lfs=not args.no_lfs) as hub:
         print(f"fake hub at {hub.url} (token {args.token}); Ctrl-C to stop", flush=True)

@@ -20,18 +20,37 @@ from issues_sts.links.stage import LINK_SCHEMA
 from issues_sts.store import Store
 
 # The link stage's columns a fixed row gives (types from the stage's own schema).
-_FIXED_COLUMNS = ("repo", "number", "target_repo", "target_number", "signal", "confidence", "usable",
-                  "excluded_reason")
+_FIXED_COLUMNS = (
+    "repo",
+    "number",
+    "target_repo",
+    "target_number",
+    "signal",
+    "confidence",
+    "usable",
+    "excluded_reason",
+)
 FIXED_LINK_SCHEMA: dict[str, Any] = {name: LINK_SCHEMA[name] for name in _FIXED_COLUMNS}
 
 
-def raw_issue(repo: str, number: int, title: str, body: str = "", *, pull_request: bool = False) -> dict[str, Any]:
+def raw_issue(
+    repo: str, number: int, title: str, body: str = "", *, pull_request: bool = False
+) -> dict[str, Any]:
     """A REST issue object with the fields the store reads."""
     raw: dict[str, Any] = {
-        "number": number, "id": hash((repo, number)) & 0x7FFFFFFF, "node_id": f"I_{repo}_{number}",
-        "title": title, "body": body, "state": "open", "state_reason": None,
-        "user": {"login": "someone"}, "author_association": "NONE", "labels": [], "comments": 0,
-        "created_at": "2023-01-01T00:00:00Z", "updated_at": "2023-01-02T00:00:00Z",
+        "number": number,
+        "id": hash((repo, number)) & 0x7FFFFFFF,
+        "node_id": f"I_{repo}_{number}",
+        "title": title,
+        "body": body,
+        "state": "open",
+        "state_reason": None,
+        "user": {"login": "someone"},
+        "author_association": "NONE",
+        "labels": [],
+        "comments": 0,
+        "created_at": "2023-01-01T00:00:00Z",
+        "updated_at": "2023-01-02T00:00:00Z",
         "html_url": f"https://github.com/{repo}/{'pull' if pull_request else 'issues'}/{number}",
     }
     if pull_request:
@@ -41,9 +60,13 @@ def raw_issue(repo: str, number: int, title: str, body: str = "", *, pull_reques
 
 def raw_comment(repo: str, number: int, comment_id: int, body: str) -> dict[str, Any]:
     return {
-        "id": comment_id, "body": body, "user": {"login": "maintainer"}, "author_association": "MEMBER",
+        "id": comment_id,
+        "body": body,
+        "user": {"login": "maintainer"},
+        "author_association": "MEMBER",
         "issue_url": f"https://api.github.com/repos/{repo}/issues/{number}",
-        "created_at": "2023-01-03T00:00:00Z", "updated_at": "2023-01-03T00:00:00Z",
+        "created_at": "2023-01-03T00:00:00Z",
+        "updated_at": "2023-01-03T00:00:00Z",
         "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{comment_id}",
     }
 
@@ -66,19 +89,26 @@ class FixedLinks:
         """Rows of (repo, number, target_repo, target_number[, signal, confidence, usable,
         reason])."""
         defaults = ("duplicate_keyword", 1.0, True, None)
-        full = [tuple(r) + defaults[len(r) - 4:] for r in rows]
+        full = [tuple(r) + defaults[len(r) - 4 :] for r in rows]
         return cls(pl.DataFrame(full, schema=FIXED_LINK_SCHEMA, orient="row"))
 
     def write(self, out_dir: Path) -> Path:
         path = Path(out_dir) / "links.parquet"
-        self.links.sort("repo", "number", "target_repo", "target_number").write_parquet(path, statistics=False)
+        self.links.sort("repo", "number", "target_repo", "target_number").write_parquet(
+            path, statistics=False
+        )
         return path
 
 
 def _with_clusters(links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Root of each usable link: follow targets until an issue that points nowhere."""
     usable = links.filter(pl.col("usable"))
-    target = {(r, n): (tr, tn) for r, n, tr, tn in usable.select("repo", "number", "target_repo", "target_number").iter_rows()}
+    target = {
+        (r, n): (tr, tn)
+        for r, n, tr, tn in usable.select(
+            "repo", "number", "target_repo", "target_number"
+        ).iter_rows()
+    }
     ids: dict[tuple[str, int], int] = {}
 
     def root(key: tuple[str, int]) -> tuple[str, int]:
@@ -92,8 +122,17 @@ def _with_clusters(links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     for key in sorted(set(target) | set(target.values())):
         r = root(key)
         members.append((key[0], key[1], ids.setdefault(r, len(ids)), r[0], r[1]))
-    clusters = pl.DataFrame(members, schema={"repo": pl.Utf8, "number": pl.Int64, "cluster_id": pl.Int64,
-                                             "root_repo": pl.Utf8, "root_number": pl.Int64}, orient="row")
+    clusters = pl.DataFrame(
+        members,
+        schema={
+            "repo": pl.Utf8,
+            "number": pl.Int64,
+            "cluster_id": pl.Int64,
+            "root_repo": pl.Utf8,
+            "root_number": pl.Int64,
+        },
+        orient="row",
+    )
     with_root = links.join(clusters, on=["repo", "number"], how="left")
     with_root = with_root.with_columns(
         pl.when(pl.col("usable")).then(pl.col(c)).otherwise(None).alias(c)
@@ -102,8 +141,11 @@ def _with_clusters(links: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return with_root, clusters
 
 
-def write_store(root: Path, issues: dict[str, list[dict[str, Any]]],
-                comments: dict[str, list[dict[str, Any]]] | None = None) -> Store:
+def write_store(
+    root: Path,
+    issues: dict[str, list[dict[str, Any]]],
+    comments: dict[str, list[dict[str, Any]]] | None = None,
+) -> Store:
     """A real crawl store with the given raw issues (and comments) per repository."""
     store = Store.open(root, create=True)
     for repo, items in issues.items():
@@ -112,8 +154,28 @@ def write_store(root: Path, issues: dict[str, list[dict[str, Any]]],
     return store
 
 
-_WORDS = ("error", "panic", "crash", "build", "compile", "install", "version", "linux", "windows", "macos",
-          "module", "import", "config", "network", "timeout", "memory", "thread", "async", "parser", "render")
+_WORDS = (
+    "error",
+    "panic",
+    "crash",
+    "build",
+    "compile",
+    "install",
+    "version",
+    "linux",
+    "windows",
+    "macos",
+    "module",
+    "import",
+    "config",
+    "network",
+    "timeout",
+    "memory",
+    "thread",
+    "async",
+    "parser",
+    "render",
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +186,9 @@ class GeneratedRepo:
     links: list[tuple[str, int, str, int]]
 
 
-def generated_repos(n_issues: int, n_repos: int, dup_share: float, seed: int,
-                    mean_log_words: float = 4.8) -> Iterator[GeneratedRepo]:
+def generated_repos(
+    n_issues: int, n_repos: int, dup_share: float, seed: int, mean_log_words: float = 4.8
+) -> Iterator[GeneratedRepo]:
     """`n_issues` synthetic issues over `n_repos` repositories, one repository at a time.
 
     A `dup_share` of issues is closed by a maintainer comment "Duplicate of #k" (k an earlier
@@ -152,7 +215,9 @@ def generated_repos(n_issues: int, n_repos: int, dup_share: float, seed: int,
         yield GeneratedRepo(repo, issues, comments, links)
 
 
-def generated_issues(n_issues: int, n_repos: int, dup_share: float, seed: int) -> tuple[dict[str, list[dict[str, Any]]], FixedLinks]:
+def generated_issues(
+    n_issues: int, n_repos: int, dup_share: float, seed: int
+) -> tuple[dict[str, list[dict[str, Any]]], FixedLinks]:
     """All of `generated_repos` in memory, with the planted links as a `FixedLinks` table."""
     issues: dict[str, list[dict[str, Any]]] = {}
     links: list[tuple[Any, ...]] = []
@@ -162,8 +227,9 @@ def generated_issues(n_issues: int, n_repos: int, dup_share: float, seed: int) -
     return issues, FixedLinks.from_rows(links)
 
 
-def write_generated_store(root: Path, n_issues: int, n_repos: int, dup_share: float, seed: int,
-                          page: int = 2000) -> FixedLinks:
+def write_generated_store(
+    root: Path, n_issues: int, n_repos: int, dup_share: float, seed: int, page: int = 2000
+) -> FixedLinks:
     """Stream `generated_repos` into a real store, page by page; returns the planted links."""
     store = Store.open(root, create=True)
     links: list[tuple[Any, ...]] = []
@@ -171,7 +237,7 @@ def write_generated_store(root: Path, n_issues: int, n_repos: int, dup_share: fl
         for generated in generated_repos(n_issues, n_repos, dup_share, seed):
             store.upsert_repo(generated.repo)
             for start in range(0, len(generated.issues), page):
-                store.write_page(generated.repo, issues=generated.issues[start:start + page])
+                store.write_page(generated.repo, issues=generated.issues[start : start + page])
             store.write_page(generated.repo, comments=generated.comments)
             links += generated.links
     finally:

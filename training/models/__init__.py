@@ -69,9 +69,15 @@ def build_encoder(
     if declared is not None:
         # the backbone's own recipe (all-MiniLM-L6-v2: mean + normalize, 256 tokens), as
         # its authors meant it to be used; an explicit pooling or length still wins
-        return BertEncoder.from_pretrained(target, pooling=declared.pooling, normalize=declared.normalize,
-                                           max_seq_length=max_length or declared.max_seq_length or 512)
-    return BertEncoder.from_pretrained(target, pooling=pooling or "cls", max_seq_length=max_length or 512)
+        return BertEncoder.from_pretrained(
+            target,
+            pooling=declared.pooling,
+            normalize=declared.normalize,
+            max_seq_length=max_length or declared.max_seq_length or 512,
+        )
+    return BertEncoder.from_pretrained(
+        target, pooling=pooling or "cls", max_seq_length=max_length or 512
+    )
 
 
 def load_encoder(directory: str | Path) -> Encoder:
@@ -85,5 +91,7 @@ def _checked_pooling(pooling: str) -> str:
     if pooling not in POOLINGS:
         from issues_sts.errors import TrainingError
 
-        raise TrainingError(f"unknown pooling {pooling!r}", hint=f"choose one of {', '.join(POOLINGS)}")
+        raise TrainingError(
+            f"unknown pooling {pooling!r}", hint=f"choose one of {', '.join(POOLINGS)}"
+        )
     return pooling

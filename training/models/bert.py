@@ -57,7 +57,11 @@ class BertEncoder(Encoder):
 
     @classmethod
     def from_pretrained(
-        cls, name_or_path: str, pooling: str = "cls", max_seq_length: int = 512, normalize: bool = False
+        cls,
+        name_or_path: str,
+        pooling: str = "cls",
+        max_seq_length: int = 512,
+        normalize: bool = False,
     ) -> BertEncoder:
         """Load weights and tokenizer from a Hub id (network) or a local folder."""
         hf_logging.disable_progress_bar()  # our own progress bars tell the story
@@ -70,10 +74,16 @@ class BertEncoder(Encoder):
                 hint="pass a local model folder or a Hub id (needs network); "
                 "offline, omit --model to use the bundled all-MiniLM-L6-v2",
             ) from exc
-        return cls(backbone, tokenizer, pooling=pooling, max_seq_length=max_seq_length, normalize=normalize)
+        return cls(
+            backbone, tokenizer, pooling=pooling, max_seq_length=max_seq_length, normalize=normalize
+        )
 
     def forward(self, features: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        inputs = {k: v for k, v in features.items() if k in ("input_ids", "attention_mask", "token_type_ids")}
+        inputs = {
+            k: v
+            for k, v in features.items()
+            if k in ("input_ids", "attention_mask", "token_type_ids")
+        }
         needs_layers = self.pooling in NEEDS_HIDDEN_STATES
         out = self.backbone(**inputs, output_hidden_states=needs_layers, return_dict=True)
         tokens = out.last_hidden_state
@@ -92,7 +102,9 @@ class BertEncoder(Encoder):
         if hasattr(self.backbone, "activation_checkpointing_enable"):
             self.backbone.activation_checkpointing_enable({"use_reentrant": False})
         else:
-            self.backbone.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            self.backbone.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False}
+            )
 
     def set_attention_dropout(self, probability: float) -> None:
         for name, module in self.backbone.named_modules():
@@ -107,22 +119,32 @@ class BertEncoder(Encoder):
         hf_logging.disable_progress_bar()
         self.backbone.save_pretrained(directory, safe_serialization=True)
         self.tokenizer.save_pretrained(directory)
-        meta = {"encoder_type": "bert", "pooling": self.pooling, "max_seq_length": self.max_seq_length,
-                "normalize": self.normalize}
+        meta = {
+            "encoder_type": "bert",
+            "pooling": self.pooling,
+            "max_seq_length": self.max_seq_length,
+            "normalize": self.normalize,
+        }
         (directory / ENCODER_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-        write_sentence_transformers_files(directory, self, pooling=self.pooling, normalize=self.normalize)
+        write_sentence_transformers_files(
+            directory, self, pooling=self.pooling, normalize=self.normalize
+        )
 
     @classmethod
     def load(cls, directory: Path) -> BertEncoder:
         directory = Path(directory)
         meta = json.loads((directory / ENCODER_FILE).read_text())
         return cls.from_pretrained(
-            str(directory), pooling=meta["pooling"], max_seq_length=int(meta["max_seq_length"]),
+            str(directory),
+            pooling=meta["pooling"],
+            max_seq_length=int(meta["max_seq_length"]),
             normalize=bool(meta.get("normalize", False)),
         )
 
 
-def tiny_bert(tokenizer: Any, pooling: str = "cls", hidden_size: int = 32, seed: int = 0) -> BertEncoder:
+def tiny_bert(
+    tokenizer: Any, pooling: str = "cls", hidden_size: int = 32, seed: int = 0
+) -> BertEncoder:
     """A randomly initialised 2-layer BERT for tests and smoke runs (no download)."""
     config = AutoConfig.for_model(
         "bert",
@@ -134,4 +156,6 @@ def tiny_bert(tokenizer: Any, pooling: str = "cls", hidden_size: int = 32, seed:
         max_position_embeddings=128,
     )
     torch.manual_seed(seed)
-    return BertEncoder(AutoModel.from_config(config), tokenizer, pooling=pooling, max_seq_length=128)
+    return BertEncoder(
+        AutoModel.from_config(config), tokenizer, pooling=pooling, max_seq_length=128
+    )

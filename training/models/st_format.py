@@ -89,9 +89,14 @@ def _pooling_modes(config: dict[str, Any]) -> list[str]:
         return [mode]
     if isinstance(mode, list):
         return [str(m) for m in mode]
-    legacy = {"pooling_mode_cls_token": "cls", "pooling_mode_max_tokens": "max",
-              "pooling_mode_mean_tokens": "mean", "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len_tokens",
-              "pooling_mode_weightedmean_tokens": "weightedmean", "pooling_mode_lasttoken": "lasttoken"}
+    legacy = {
+        "pooling_mode_cls_token": "cls",
+        "pooling_mode_max_tokens": "max",
+        "pooling_mode_mean_tokens": "mean",
+        "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len_tokens",
+        "pooling_mode_weightedmean_tokens": "weightedmean",
+        "pooling_mode_lasttoken": "lasttoken",
+    }
     return [name for key, name in legacy.items() if config.get(key)]
 
 
@@ -105,15 +110,31 @@ def write_sentence_transformers_files(
     directory = Path(directory)
     modules: list[dict[str, Any]]
     if pooling in ST_POOLING_KEYS:
-        modules = [_module(0, "", "sentence_transformers.models.Transformer"),
-                   _module(1, "1_Pooling", "sentence_transformers.models.Pooling")]
-        flags = dict.fromkeys(("pooling_mode_cls_token", "pooling_mode_mean_tokens", "pooling_mode_max_tokens",
-                               "pooling_mode_mean_sqrt_len_tokens", "pooling_mode_weightedmean_tokens",
-                               "pooling_mode_lasttoken"), False)
+        modules = [
+            _module(0, "", "sentence_transformers.models.Transformer"),
+            _module(1, "1_Pooling", "sentence_transformers.models.Pooling"),
+        ]
+        flags = dict.fromkeys(
+            (
+                "pooling_mode_cls_token",
+                "pooling_mode_mean_tokens",
+                "pooling_mode_max_tokens",
+                "pooling_mode_mean_sqrt_len_tokens",
+                "pooling_mode_weightedmean_tokens",
+                "pooling_mode_lasttoken",
+            ),
+            False,
+        )
         flags[ST_POOLING_KEYS[pooling]] = True
         (directory / "1_Pooling").mkdir(exist_ok=True)
-        _write(directory / "1_Pooling" / "config.json", {"word_embedding_dimension": encoder.embedding_dim, **flags})
-        _write(directory / "sentence_bert_config.json", {"max_seq_length": encoder.max_seq_length, "do_lower_case": False})
+        _write(
+            directory / "1_Pooling" / "config.json",
+            {"word_embedding_dimension": encoder.embedding_dim, **flags},
+        )
+        _write(
+            directory / "sentence_bert_config.json",
+            {"max_seq_length": encoder.max_seq_length, "do_lower_case": False},
+        )
         if normalize:
             modules.append(_module(2, "2_Normalize", "sentence_transformers.models.Normalize"))
             (directory / "2_Normalize").mkdir(exist_ok=True)
@@ -121,8 +142,15 @@ def write_sentence_transformers_files(
         # cls-avg, first-last-avg and RAN: the project's own encoder, as one custom module.
         modules = [_module(0, "", ENCODER_MODULE)]
     _write(directory / MODULES_FILE, modules)
-    _write(directory / "config_sentence_transformers.json",
-           {"__version__": _versions(), "prompts": {}, "default_prompt_name": None, "similarity_fn_name": "cosine"})
+    _write(
+        directory / "config_sentence_transformers.json",
+        {
+            "__version__": _versions(),
+            "prompts": {},
+            "default_prompt_name": None,
+            "similarity_fn_name": "cosine",
+        },
+    )
 
 
 def _module(index: int, path: str, kind: str) -> dict[str, Any]:
@@ -138,7 +166,11 @@ def _versions() -> dict[str, str]:
 
     from issues_sts import __version__
 
-    versions = {"pytorch": torch.__version__, "transformers": transformers.__version__, "issues_sts": __version__}
+    versions = {
+        "pytorch": torch.__version__,
+        "transformers": transformers.__version__,
+        "issues_sts": __version__,
+    }
     try:
         import sentence_transformers
 

@@ -41,7 +41,9 @@ REAL_SCHEMA_IN_SHARED = Path("reference") / "github-graphql" / "schema.graphql"
 @functools.lru_cache(maxsize=4)
 def load_schema(path: str, trusted: bool) -> GraphQLSchema:
     """Build a schema once per process; GitHub's SDL is trusted (assume_valid_sdl) and large."""
-    schema = build_schema(Path(path).read_text(encoding="utf-8"), assume_valid_sdl=trusted, assume_valid=trusted)
+    schema = build_schema(
+        Path(path).read_text(encoding="utf-8"), assume_valid_sdl=trusted, assume_valid=trusted
+    )
     for named in schema.type_map.values():
         if hasattr(named, "resolve_type"):
             named.resolve_type = _type_of  # type: ignore[union-attr]
@@ -58,7 +60,10 @@ def real_schema_path(settings: FakeSettings) -> Path | None:
     if settings.schema_path:
         path = Path(settings.schema_path)
     else:
-        shared = os.environ.get("ISSUES_STS_SHARED") or Path(__file__).resolve().parents[2].parent / "shared"
+        shared = (
+            os.environ.get("ISSUES_STS_SHARED")
+            or Path(__file__).resolve().parents[2].parent / "shared"
+        )
         path = Path(shared) / REAL_SCHEMA_IN_SHARED
     return path if path.is_file() else None
 
@@ -90,10 +95,19 @@ class GraphqlApi:
         limit = self.settings.resource_node_limit
         if limit is not None and nodes > limit:
             # GitHub (since 2025-09): too heavy a query is refused, and still costs a point
-            message = (f"This query requests up to {nodes} nodes, which exceeds the resources this "
-                       "request may use. Ask for fewer items per page.")
-            return Response(200, {"data": None, "errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": message}]},
-                            bucket="graphql", cost=1)
+            message = (
+                f"This query requests up to {nodes} nodes, which exceeds the resources this "
+                "request may use. Ask for fewer items per page."
+            )
+            return Response(
+                200,
+                {
+                    "data": None,
+                    "errors": [{"type": "RESOURCE_LIMITS_EXCEEDED", "message": message}],
+                },
+                bucket="graphql",
+                cost=1,
+            )
         headers = rate(cost)
         root = {"repository": self._repository, "rateLimit": _rate_limit(headers, cost)}
         result = execute_sync(self.schema, document, root_value=root, variable_values=variables)
@@ -118,8 +132,11 @@ def _rate_limit(headers: dict[str, str], cost: int) -> Callable[..., dict[str, A
 
         reset = int(headers["x-ratelimit-reset"])
         return {
-            "cost": cost, "limit": int(headers["x-ratelimit-limit"]), "nodeCount": 0,
-            "remaining": int(headers["x-ratelimit-remaining"]), "used": int(headers["x-ratelimit-used"]),
+            "cost": cost,
+            "limit": int(headers["x-ratelimit-limit"]),
+            "nodeCount": 0,
+            "remaining": int(headers["x-ratelimit-remaining"]),
+            "used": int(headers["x-ratelimit-used"]),
             "resetAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset)),
         }
 
@@ -176,5 +193,3 @@ def _first_arg(node: FieldNode, variables: dict[str, Any]) -> int | None:
             value = value_from_ast_untyped(argument.value, variables)  # type: ignore[arg-type]
             return int(value) if isinstance(value, int) else None
     return None
-
-

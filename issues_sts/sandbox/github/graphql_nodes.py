@@ -44,13 +44,17 @@ def offset_of(after: str | None) -> int:
 
 def connection(items: list[Any], first: int | None, after: str | None, field: str) -> Json:
     if first is None:
-        raise GraphQLError(f"You must provide a `first` or `last` value to properly paginate the `{field}` "
-                           "connection.")
+        raise GraphQLError(
+            f"You must provide a `first` or `last` value to properly paginate the `{field}` "
+            "connection."
+        )
     if first > MAX_PAGE or first < 0:
-        raise TooMany(f"Requesting {first} records on the `{field}` connection exceeds the `first` limit of "
-                      f"{MAX_PAGE} records.")
+        raise TooMany(
+            f"Requesting {first} records on the `{field}` connection exceeds the `first` limit of "
+            f"{MAX_PAGE} records."
+        )
     start = offset_of(after)
-    chosen = items[start:start + first]
+    chosen = items[start : start + first]
     end = start + len(chosen) - 1
     return {
         "nodes": chosen,
@@ -69,8 +73,12 @@ def user(raw: Json | None) -> Json | None:
     if not raw:
         return None
     login = raw.get("login", "ghost")
-    return {"typename": "User", "id": raw.get("node_id") or f"U_{login}", "login": login,
-            "url": raw.get("html_url") or f"https://github.com/{login}"}
+    return {
+        "typename": "User",
+        "id": raw.get("node_id") or f"U_{login}",
+        "login": login,
+        "url": raw.get("html_url") or f"https://github.com/{login}",
+    }
 
 
 class RepoNode:
@@ -87,8 +95,17 @@ class RepoNode:
     def _item(self, number: int, want: str) -> Any:
         repo = self.repo
         item = repo.issue(number)
-        if item is None or number in repo.deleted or number in repo.gone or number in repo.transferred:
-            noun = {"Issue": "an Issue", "PullRequest": "a PullRequest", "any": "an issue or pull request"}[want]
+        if (
+            item is None
+            or number in repo.deleted
+            or number in repo.gone
+            or number in repo.transferred
+        ):
+            noun = {
+                "Issue": "an Issue",
+                "PullRequest": "a PullRequest",
+                "any": "an issue or pull request",
+            }[want]
             raise NotFound(f"Could not resolve to {noun} with the number of {number}.")
         node = item_node(self.corpus, repo, item)
         if want != "any" and node.typename != want:
@@ -105,9 +122,15 @@ class RepoNode:
     def issueOrPullRequest(self, info: Any, number: int) -> Any:
         return self._item(number, "any")
 
-    def issues(self, info: Any, first: int | None = None, after: str | None = None,
-               states: list[str] | None = None, orderBy: Json | None = None,
-               filterBy: Json | None = None) -> Json:
+    def issues(
+        self,
+        info: Any,
+        first: int | None = None,
+        after: str | None = None,
+        states: list[str] | None = None,
+        orderBy: Json | None = None,
+        filterBy: Json | None = None,
+    ) -> Json:
         items = [i for i in self.repo.issues if "pull_request" not in i]
         wanted = states or (filterBy or {}).get("states")
         if wanted:
@@ -116,12 +139,15 @@ class RepoNode:
         if since:
             items = [i for i in items if i["updated_at"] >= str(since)]
         order = orderBy or {"field": "CREATED_AT", "direction": "ASC"}
-        key = {"CREATED_AT": "created_at", "UPDATED_AT": "updated_at", "COMMENTS": "comments"}[order["field"]]
-        items = sorted(items, key=lambda i: (i[key], i["number"]), reverse=order["direction"] == "DESC")
+        key = {"CREATED_AT": "created_at", "UPDATED_AT": "updated_at", "COMMENTS": "comments"}[
+            order["field"]
+        ]
+        items = sorted(
+            items, key=lambda i: (i[key], i["number"]), reverse=order["direction"] == "DESC"
+        )
         page = connection(items, first, after, "issues")
         page["nodes"] = [IssueNode(self.corpus, self.repo, i) for i in page["nodes"]]
         return page
-
 
     def pullRequests(self, info: Any, first: int | None = None, after: str | None = None) -> Json:
         items = [i for i in self.repo.issues if "pull_request" in i]
@@ -131,15 +157,26 @@ class RepoNode:
 
 
 def comment_node(comment: Json) -> Json:
-    return {"typename": "IssueComment", "_kind": "ISSUE_COMMENT", "id": comment.get("node_id"),
-            "databaseId": comment.get("id"), "body": comment.get("body") or "", "author": user(comment.get("user")),
-            "authorAssociation": str(comment.get("author_association") or "NONE").upper(),
-            "createdAt": comment.get("created_at"), "updatedAt": comment.get("updated_at") or comment.get("created_at"),
-            "url": comment.get("html_url")}
+    return {
+        "typename": "IssueComment",
+        "_kind": "ISSUE_COMMENT",
+        "id": comment.get("node_id"),
+        "databaseId": comment.get("id"),
+        "body": comment.get("body") or "",
+        "author": user(comment.get("user")),
+        "authorAssociation": str(comment.get("author_association") or "NONE").upper(),
+        "createdAt": comment.get("created_at"),
+        "updatedAt": comment.get("updated_at") or comment.get("created_at"),
+        "url": comment.get("html_url"),
+    }
 
 
 def item_node(corpus: Corpus, repo: RepoData, item: Json) -> Any:
-    return PullRequestNode(corpus, repo, item) if "pull_request" in item else IssueNode(corpus, repo, item)
+    return (
+        PullRequestNode(corpus, repo, item)
+        if "pull_request" in item
+        else IssueNode(corpus, repo, item)
+    )
 
 
 class _ItemBase:
@@ -151,7 +188,9 @@ class _ItemBase:
         self.databaseId = item.get("id")
         self.number = item["number"]
         self.title = item.get("title") or ""
-        self.url = item.get("html_url") or f"https://github.com/{repo.full_name}/issues/{self.number}"
+        self.url = (
+            item.get("html_url") or f"https://github.com/{repo.full_name}/issues/{self.number}"
+        )
         self.createdAt = item.get("created_at")
         self.author = user(item.get("user"))
 
@@ -186,8 +225,14 @@ class IssueNode(_ItemBase):
             return "NOT_PLANNED"  # what GitHub shows clients that did not opt in
         return str(reason).upper()
 
-    def timelineItems(self, info: Any, first: int | None = None, after: str | None = None,
-                      itemTypes: list[str] | None = None, since: str | None = None) -> Json:
+    def timelineItems(
+        self,
+        info: Any,
+        first: int | None = None,
+        after: str | None = None,
+        itemTypes: list[str] | None = None,
+        since: str | None = None,
+    ) -> Json:
         nodes = self._timeline()
         if itemTypes:
             nodes = [n for n in nodes if n["_kind"] in itemTypes]
@@ -196,29 +241,47 @@ class IssueNode(_ItemBase):
         return connection(nodes, first, after, "timelineItems")
 
     def comments(self, info: Any, first: int | None = None, after: str | None = None) -> Json:
-        return connection([comment_node(c) for c in self.repo_data.comments_of(self.number)], first, after, "comments")
+        return connection(
+            [comment_node(c) for c in self.repo_data.comments_of(self.number)],
+            first,
+            after,
+            "comments",
+        )
 
     def _timeline(self) -> list[Json]:
         repo, number = self.repo_data, self.number
-        nodes = [self._event(e) for e in repo.timeline.get(number, []) if e.get("event") in EVENT_TYPES]
+        nodes = [
+            self._event(e) for e in repo.timeline.get(number, []) if e.get("event") in EVENT_TYPES
+        ]
         nodes.extend(comment_node(c) for c in repo.comments_of(number))
         return sorted(nodes, key=lambda n: str(n["createdAt"]))
 
     def _event(self, event: Json) -> Json:
         typename, kind = EVENT_TYPES[event["event"]]
-        node: Json = {"typename": typename, "_kind": kind, "id": event.get("node_id"),
-                      "actor": user(event.get("actor")), "createdAt": event.get("created_at")}
+        node: Json = {
+            "typename": typename,
+            "_kind": kind,
+            "id": event.get("node_id"),
+            "actor": user(event.get("actor")),
+            "createdAt": event.get("created_at"),
+        }
         if kind == "CLOSED_EVENT":
             reason = event.get("state_reason")
             node["stateReason"] = str(reason).upper() if reason else None
         elif kind == "LABELED_EVENT":
             label = event.get("label") or {}
-            node["label"] = {"id": f"LA_{label.get('name')}", "name": label.get("name", ""), "color": label.get("color", "ededed")}
+            node["label"] = {
+                "id": f"LA_{label.get('name')}",
+                "name": label.get("name", ""),
+                "color": label.get("color", "ededed"),
+            }
         else:
             target = self.repo_data.event_canonical.get(str(event.get("node_id")))
             node["canonical"] = resolve_ref(self.corpus, target)
             node["duplicate"] = self
-            node["isCrossRepository"] = bool(target and target[0].lower() != self.repo_data.full_name.lower())
+            node["isCrossRepository"] = bool(
+                target and target[0].lower() != self.repo_data.full_name.lower()
+            )
         return node
 
 

@@ -86,7 +86,9 @@ def select_issues(items: list[Json], query: list[tuple[str, str]]) -> list[Json]
     return sorted(chosen, key=lambda i: (i[key], i["number"]), reverse=direction == "desc")
 
 
-def select_comments(items: list[Json], query: list[tuple[str, str]], *, repo_wide: bool) -> list[Json]:
+def select_comments(
+    items: list[Json], query: list[tuple[str, str]], *, repo_wide: bool
+) -> list[Json]:
     """Comment listings: oldest first by id unless `sort` asks otherwise (repo-wide only)."""
     chosen = since_filter(items, query)
     if not repo_wide:
@@ -124,8 +126,9 @@ def paginate(
     last = math.ceil(visible / per_page)
     if page_cap is not None:
         last = min(last, page_cap)
-    if (page_cap is not None and page > page_cap) or (item_cap is not None and page > max(last, 1)
-                                                      and len(items) > item_cap):
+    if (page_cap is not None and page > page_cap) or (
+        item_cap is not None and page > max(last, 1) and len(items) > item_cap
+    ):
         raise PageCapExceeded(page)
     start = (page - 1) * per_page
     end = min(start + per_page, visible)
@@ -166,8 +169,9 @@ def decode_cursor(value: str) -> int:
         raise InvalidQuery(f"after={value!r} is not a cursor this server issued") from exc
 
 
-def _cursor_page(items: list[Json], query: list[tuple[str, str]], base: str, per_page: int,
-                 item_cap: int | None) -> Page:
+def _cursor_page(
+    items: list[Json], query: list[tuple[str, str]], base: str, per_page: int, item_cap: int | None
+) -> Page:
     after = query_value(query, "after")
     start = decode_cursor(after) if after else 0
     visible = len(items) if item_cap is None else min(len(items), item_cap)

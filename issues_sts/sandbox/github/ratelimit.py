@@ -63,8 +63,17 @@ class RateLimiter:
     def _window_end(self, now: float) -> float:
         return float(math.ceil(now + self.settings.reset_seconds))
 
-    def admit(self, identity: str, bucket: str, now: float, cost: int = 1, *, not_modified: bool = False,
-              seconds: float = 0.0, in_flight: int = 1) -> Admission:
+    def admit(
+        self,
+        identity: str,
+        bucket: str,
+        now: float,
+        cost: int = 1,
+        *,
+        not_modified: bool = False,
+        seconds: float = 0.0,
+        in_flight: int = 1,
+    ) -> Admission:
         """Decide and account one request atomically (two requests in flight cannot both take
         the last unit of a bucket). `seconds`: how long its answer takes (the CPU-time limit
         counts it); `in_flight`: requests being answered now, this one included."""
@@ -95,7 +104,9 @@ class RateLimiter:
             state.used += cost
             return Admission("ok")
 
-    def _secondary(self, identity: str, bucket: str, now: float, seconds: float, in_flight: int) -> str | None:
+    def _secondary(
+        self, identity: str, bucket: str, now: float, seconds: float, in_flight: int
+    ) -> str | None:
         """Which of GitHub's documented secondary limits this request breaks (None: none), and
         if none, count it in the minute it arrived in."""
         s = self.settings
@@ -107,11 +118,17 @@ class RateLimiter:
         cap = (s.points_per_minute or {}).get(bucket)
         if cap is not None and sum(1 for _, b, _ in window if b == bucket) >= cap:
             return "points_per_minute"
-        if s.cpu_seconds_per_minute is not None and sum(x for _, _, x in window) + seconds > s.cpu_seconds_per_minute:
+        if (
+            s.cpu_seconds_per_minute is not None
+            and sum(x for _, _, x in window) + seconds > s.cpu_seconds_per_minute
+        ):
             return "cpu_time"
         graphql_cpu = s.graphql_cpu_seconds_per_minute
-        if bucket == "graphql" and graphql_cpu is not None and (
-                sum(x for _, b, x in window if b == "graphql") + seconds > graphql_cpu):
+        if (
+            bucket == "graphql"
+            and graphql_cpu is not None
+            and (sum(x for _, b, x in window if b == "graphql") + seconds > graphql_cpu)
+        ):
             return "graphql_cpu_time"
         window.append((now, bucket, seconds))
         return None

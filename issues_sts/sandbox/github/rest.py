@@ -26,9 +26,13 @@ PAGE_CAP_MESSAGE = (
     "In order to keep the API fast for everyone, pagination is limited for this resource. "
     "Check the rel=last link relation in the Link response header to see how far back you can jump."
 )
-REDIRECT_DOCS = "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"
+REDIRECT_DOCS = (
+    "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects"
+)
 
-_REPO_PATH = re.compile(r"^/(?:repos/(?P<owner>[^/]+)/(?P<name>[^/]+)|repositories/(?P<id>\d+))(?P<rest>/.*)?$")
+_REPO_PATH = re.compile(
+    r"^/(?:repos/(?P<owner>[^/]+)/(?P<name>[^/]+)|repositories/(?P<id>\d+))(?P<rest>/.*)?$"
+)
 _ISSUE_REST = re.compile(r"^/issues/(?P<number>\d+)(?P<sub>/comments|/timeline|/events)?$")
 # Timeline entries that are not issue events (the events API leaves them out).
 TIMELINE_ONLY = frozenset({"commented", "cross-referenced", "committed", "reviewed"})
@@ -56,11 +60,15 @@ class RestApi:
         if moved is not None:
             return self._redirect(f"/repositories/{moved.repo_id}{match['rest'] or ''}", request)
         if repo is None:
-            return error(404, "Not Found", "https://docs.github.com/rest/repos/repos#get-a-repository")
+            return error(
+                404, "Not Found", "https://docs.github.com/rest/repos/repos#get-a-repository"
+            )
         try:
             return self._route(repo, match["rest"] or "", request)
         except InvalidQuery as exc:
-            return error(422, "Validation Failed", errors=[{"message": str(exc), "code": "invalid"}])
+            return error(
+                422, "Validation Failed", errors=[{"message": str(exc), "code": "invalid"}]
+            )
         except PageCapExceeded:
             return error(422, PAGE_CAP_MESSAGE, "https://docs.github.com/v3/#pagination")
 
@@ -78,11 +86,16 @@ class RestApi:
         if rest in ("", "/"):
             return Response(200, repo.repo_object(self.api_root))
         if rest == "/issues":
-            items = self._listing(repo, "issues", request, lambda: select_issues(repo.issues, request.query))
+            items = self._listing(
+                repo, "issues", request, lambda: select_issues(repo.issues, request.query)
+            )
             return self._page(items, f"/repositories/{repo.repo_id}/issues", request)
         if rest == "/issues/comments":
             items = self._listing(
-                repo, "comments", request, lambda: select_comments(repo.comments, request.query, repo_wide=True)
+                repo,
+                "comments",
+                request,
+                lambda: select_comments(repo.comments, request.query, repo_wide=True),
             )
             base = f"/repositories/{repo.repo_id}/issues/comments"
             return self._page(items, base, request, item_cap=self.settings.comments_cap)
@@ -98,15 +111,19 @@ class RestApi:
         if number in repo.transferred:
             target_name, target_number = repo.transferred[number]
             target = self.corpus.find(target_name)
-            target_path = (
-                f"/repositories/{target.repo_id}" if target else f"/repos/{target_name}"
-            )
+            target_path = f"/repositories/{target.repo_id}" if target else f"/repos/{target_name}"
             return self._redirect(f"{target_path}/issues/{target_number}{sub}", request)
         if number in repo.gone:
-            return error(410, "This issue was deleted", "https://docs.github.com/rest/issues/issues#get-an-issue")
+            return error(
+                410,
+                "This issue was deleted",
+                "https://docs.github.com/rest/issues/issues#get-an-issue",
+            )
         item = repo.issue(number)
         if item is None or number in repo.deleted:
-            return error(404, "Not Found", "https://docs.github.com/rest/issues/issues#get-an-issue")
+            return error(
+                404, "Not Found", "https://docs.github.com/rest/issues/issues#get-an-issue"
+            )
         base = f"/repositories/{repo.repo_id}/issues/{number}{sub}"
         if sub == "/comments":
             items = select_comments(repo.comments_of(number), request.query, repo_wide=False)
@@ -114,14 +131,20 @@ class RestApi:
         if sub == "/timeline":
             return self._page(timeline_of(repo, number), base, request)
         if sub == "/events":
-            events = [e for e in repo.timeline.get(number, []) if e.get("event") not in TIMELINE_ONLY]
+            events = [
+                e for e in repo.timeline.get(number, []) if e.get("event") not in TIMELINE_ONLY
+            ]
             return self._page(events, base, request)
         return Response(200, item)
 
-    def _listing(self, repo: RepoData, kind: str, request: Request, select: Callable[[], list[Json]]) -> list[Json]:
+    def _listing(
+        self, repo: RepoData, kind: str, request: Request, select: Callable[[], list[Json]]
+    ) -> list[Json]:
         """Filtered, sorted big listings, cached per (filters, corpus version): every page of a
         30k-item list would otherwise sort it again."""
-        filters = tuple(sorted((k, v) for k, v in request.query if k not in ("page", "per_page", "after")))
+        filters = tuple(
+            sorted((k, v) for k, v in request.query if k not in ("page", "per_page", "after"))
+        )
         key = (repo.full_name, repo.version, kind, filters)
         with self._lock:
             cached = self._listings.get(key)
@@ -135,7 +158,9 @@ class RestApi:
                 self._listings.popitem(last=False)
         return items
 
-    def _page(self, items: list[Json], base: str, request: Request, item_cap: int | None = None) -> Response:
+    def _page(
+        self, items: list[Json], base: str, request: Request, item_cap: int | None = None
+    ) -> Response:
         page = paginate(
             items,
             request.query,

@@ -47,7 +47,7 @@ BASE_HEADERS = {
     "x-content-type-options": "nosniff",
     "x-frame-options": "deny",
     "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, Accept, "
-            "X-Requested-With",
+    "X-Requested-With",
 }
 PRIMARY_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
 SECONDARY_DOCS = PRIMARY_DOCS + "#about-secondary-rate-limits"
@@ -95,7 +95,12 @@ class FakeGitHub:
         self._ids = itertools.count(1)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-github", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-github",
+            daemon=True,
+        )
         self._thread.start()
 
     # -- public surface ---------------------------------------------------------------------
@@ -165,7 +170,9 @@ class FakeGitHub:
             "max_in_flight": self.max_in_flight,
             "secondary_trips": dict(self.limiter.secondary_trips),
             "response_seconds": round(sum(r.seconds for r in records), 3),
-            "graphql_response_seconds": round(sum(r.seconds for r in records if r.bucket == "graphql"), 3),
+            "graphql_response_seconds": round(
+                sum(r.seconds for r in records if r.bucket == "graphql"), 3
+            ),
         }
 
     def violations(self) -> list[RequestRecord]:
@@ -185,14 +192,20 @@ class FakeGitHub:
             return self._finish(request, now, answer, identity, counted=False, violation=False)
         bucket = "graphql" if request.path == "/graphql" else "core"
         if bucket == "graphql" and identity == "anonymous" and self.settings.graphql:
-            answer = error(401, "This endpoint requires you to be authenticated.", "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql")
+            answer = error(
+                401,
+                "This endpoint requires you to be authenticated.",
+                "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
+            )
             answer.bucket = None
             return self._finish(request, now, answer, identity, counted=False, violation=False)
         fault = "500" if now < self.outage_until else self.faults.next_fault()
         if fault in ("500", "502", "503", "drop"):
             violation = self.limiter.window_open(identity, bucket, now)
             answer = error(int(fault), "Server Error") if fault != "drop" else Response(0)
-            return self._finish(request, now, answer, identity, counted=False, violation=violation, fault=fault)
+            return self._finish(
+                request, now, answer, identity, counted=False, violation=violation, fault=fault
+            )
         answer = self._answer(request, identity, now)
         answer.bucket = bucket
         not_modified = _not_modified(request, answer)
@@ -201,21 +214,44 @@ class FakeGitHub:
         if bucket == "graphql" and timeout is not None and seconds > timeout:
             # GitHub stops a query after 10 s; the points are spent anyway, plus one
             cost = answer.cost + 1
-            answer = error(502, "Something went wrong while executing your query. This may be the result of a "
-                                "timeout, or it could be a GitHub bug. Please include the request ID when "
-                                "reporting this issue.")
+            answer = error(
+                502,
+                "Something went wrong while executing your query. This may be the result of a "
+                "timeout, or it could be a GitHub bug. Please include the request ID when "
+                "reporting this issue.",
+            )
             answer.bucket, answer.cost, seconds = bucket, cost, timeout
         with self._log_lock:
             in_flight = self._in_flight
-        admission = self.limiter.admit(identity, bucket, now, answer.cost, not_modified=not_modified,
-                                       seconds=seconds, in_flight=in_flight)
+        admission = self.limiter.admit(
+            identity,
+            bucket,
+            now,
+            answer.cost,
+            not_modified=not_modified,
+            seconds=seconds,
+            in_flight=in_flight,
+        )
         if admission.outcome in ("primary", "secondary"):
             refusal = self._refusal(admission.outcome, admission.retry_after, identity, bucket)
-            return self._finish(request, now, refusal, identity, counted=False, violation=admission.violation)
+            return self._finish(
+                request, now, refusal, identity, counted=False, violation=admission.violation
+            )
         if admission.outcome == "not_modified":
             answer = Response(304, None, {"etag": answer.headers["etag"]}, bucket=bucket)
-            return self._finish(request, now, answer, identity, counted=False, violation=False, seconds=seconds)
-        return self._finish(request, now, answer, identity, counted=True, violation=False, fault=fault, seconds=seconds)
+            return self._finish(
+                request, now, answer, identity, counted=False, violation=False, seconds=seconds
+            )
+        return self._finish(
+            request,
+            now,
+            answer,
+            identity,
+            counted=True,
+            violation=False,
+            fault=fault,
+            seconds=seconds,
+        )
 
     def _identity(self, request: Request) -> tuple[str, Response | None]:
         header = request.headers.get("authorization", "").strip()
@@ -232,7 +268,9 @@ class FakeGitHub:
         if request.path == "/graphql":
             if not self.settings.graphql or request.method != "POST":
                 return error(404, "Not Found")
-            return self._graphql_api().handle(request, lambda cost: self._after(identity, now, cost))
+            return self._graphql_api().handle(
+                request, lambda cost: self._after(identity, now, cost)
+            )
         answer = self.rest.handle(request)
         if answer.status == 200 and request.method == "GET":
             digest = hashlib.sha256(answer.body()).hexdigest()
@@ -244,7 +282,10 @@ class FakeGitHub:
         """GraphQL rate-limit headers as they will read once this query is charged."""
         headers = self.limiter.headers(identity, "graphql", now)
         remaining = max(0, int(headers["x-ratelimit-remaining"]) - cost)
-        return headers | {"x-ratelimit-remaining": str(remaining), "x-ratelimit-used": str(int(headers["x-ratelimit-used"]) + cost)}
+        return headers | {
+            "x-ratelimit-remaining": str(remaining),
+            "x-ratelimit-used": str(int(headers["x-ratelimit-used"]) + cost),
+        }
 
     def _graphql_api(self) -> Any:
         # Built on first use: loading the schema costs time that REST-only tests need not pay.
@@ -281,7 +322,9 @@ class FakeGitHub:
             )
         if bucket == "graphql" and kind == "primary":
             answer.status = 200  # GitHub's GraphQL answers 200 with a RATE_LIMITED error
-            answer.payload = {"errors": [{"type": "RATE_LIMITED", "message": answer.payload["message"]}]}
+            answer.payload = {
+                "errors": [{"type": "RATE_LIMITED", "message": answer.payload["message"]}]
+            }
         answer.bucket = bucket
         return answer
 
@@ -413,7 +456,7 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 if path == "/api/graphql":
                     path = "/graphql"
                 elif path.startswith("/api/v3/") or path == "/api/v3":
-                    path = path[len("/api/v3"):] or "/"
+                    path = path[len("/api/v3") :] or "/"
                 else:
                     return None
             elif path.startswith("/api/"):

@@ -114,12 +114,18 @@ def github_like(scale: float = 1.0, **overrides: object) -> FakeSettings:
     Latency: 0.25 s + 2.5 ms per KiB (a 100-issue page of ~300 KiB: ~1 s).
     """
     values: dict[str, object] = {
-        "reset_seconds": 3600.0 / scale, "minute_seconds": 60.0 / scale,
-        "latency_base": 0.25 / scale, "latency_per_kb": 0.0025 / scale,
+        "reset_seconds": 3600.0 / scale,
+        "minute_seconds": 60.0 / scale,
+        "latency_base": 0.25 / scale,
+        "latency_per_kb": 0.0025 / scale,
         "points_per_minute": {"core": 900, "graphql": 2000},
-        "cpu_seconds_per_minute": 90.0 / scale, "graphql_cpu_seconds_per_minute": 60.0 / scale,
-        "max_concurrent": 100, "query_timeout": 10.0 / scale, "resource_node_limit": 8000,
-        "secondary_retry_after": max(1, round(60 / scale)), "secondary_min_wait": 60.0 / scale,
+        "cpu_seconds_per_minute": 90.0 / scale,
+        "graphql_cpu_seconds_per_minute": 60.0 / scale,
+        "max_concurrent": 100,
+        "query_timeout": 10.0 / scale,
+        "resource_node_limit": 8000,
+        "secondary_retry_after": max(1, round(60 / scale)),
+        "secondary_min_wait": 60.0 / scale,
     }
     values.update(overrides)
     return FakeSettings(**values)  # type: ignore[arg-type]

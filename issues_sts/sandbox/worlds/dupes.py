@@ -63,7 +63,11 @@ HEDGED = (
     "Could this be related to / a duplicate of {short}?",
     "I think {short} describes the same problem.",
 )
-CONFIRM = ("Yes, closing as duplicate.", "Agreed, duplicate.", "Right, let's track it there. Closing.")
+CONFIRM = (
+    "Yes, closing as duplicate.",
+    "Agreed, duplicate.",
+    "Right, let's track it there. Closing.",
+)
 NEGATIVE = (
     "Not a duplicate of {short}: that one is about a different component.",
     "I don't think this is a dupe of {short}, the stack trace is different. Reopening.",
@@ -89,12 +93,19 @@ UNMARK = (
     "Not a duplicate of {short} after all, reopening.",
     "On second look this is different from {short}. Reopening.",
 )
-NO_NUMBER = ("Closing as duplicate.", "Duplicate, closing.", "This has been reported before, closing.")
+NO_NUMBER = (
+    "Closing as duplicate.",
+    "Duplicate, closing.",
+    "This has been reported before, closing.",
+)
 
 
 def render(template: str, ref: Ref) -> str:
     return template.format(
-        short=ref.short, url=ref.url, repo=ref.repo, number=ref.number,
+        short=ref.short,
+        url=ref.url,
+        repo=ref.repo,
+        number=ref.number,
         url_comment=f"{ref.url}#issuecomment-{ref.comment_id or ref.number * 1000 + 7}",
     )
 
@@ -109,16 +120,30 @@ def pick(rng: random.Random, pool: tuple[str, ...], ref: Ref) -> str:
 
 
 # -- today's GitHub (issue 13) -----------------------------------------------------------------
-POINTER = ("Please see {short}", "Take a look at this - {url}", "Can you check these: {short}", "{url}",
-           "This is being discussed in {short}, please follow there.")
-MODERN_CLOSING = ("same with {short}", "dups with {short}", "Duplicate with {short}",
-                  "Consolidating to tracking issue {short}.", "Already reported in {short}.",
-                  "Isn't this a duplicate of {short}? If not, please re-open.")
+POINTER = (
+    "Please see {short}",
+    "Take a look at this - {url}",
+    "Can you check these: {short}",
+    "{url}",
+    "This is being discussed in {short}, please follow there.",
+)
+MODERN_CLOSING = (
+    "same with {short}",
+    "dups with {short}",
+    "Duplicate with {short}",
+    "Consolidating to tracking issue {short}.",
+    "Already reported in {short}.",
+    "Isn't this a duplicate of {short}? If not, please re-open.",
+)
 QUESTION = ("Is this the same as {short}?", "Is this the same issue as {url}?")
 QUESTION_YES = ("Yes, it's a duplicate.", "Yes, closing as duplicate.", "Yes, duplicate.")
-BOT_CLOSE = ("This issue has been closed as a duplicate of {short}. Please follow that issue for updates.",)
-BOT_SUGGEST = ("Potential duplicates:\n- {short}", "Consider closing this issue as a duplicate of {short} "
-               "(automated analysis).")
+BOT_CLOSE = (
+    "This issue has been closed as a duplicate of {short}. Please follow that issue for updates.",
+)
+BOT_SUGGEST = (
+    "Potential duplicates:\n- {short}",
+    "Consider closing this issue as a duplicate of {short} (automated analysis).",
+)
 FORM_FIELD = "### Possible duplicates\n\nDuplicate of {short}?\n\n### Version\n\nlatest"
 TRIAGE_BOT = "triage-helper[bot]"
 

@@ -50,7 +50,9 @@ class WorldConfig:
     comments_mean: float = 2.5
     cross_repo_rate: float = 0.05
     hard_negative_rate: float = 0.05
-    quoted_denial_share: float = 0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
+    quoted_denial_share: float = (
+        0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
+    )
     unmarked_rate: float = 0.01
     transfer_rate: float = 0.004
     deleted_rate: float = 0.004
@@ -108,9 +110,13 @@ def _generate(cfg: WorldConfig) -> Corpus:
     corpus = Corpus()
     next_comment_id = [900_000_000]
     for index, builder in enumerate(builders):
-        repo = RepoData(full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0))
+        repo = RepoData(
+            full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0)
+        )
         if index < cfg.renamed_repos:
-            repo.renamed_from.append(f"{builder.full_name.split('/')[0]}/{builder.full_name.split('/')[1]}-legacy")
+            repo.renamed_from.append(
+                f"{builder.full_name.split('/')[0]}/{builder.full_name.split('/')[1]}-legacy"
+            )
         _remove(rng, cfg, builder, repo)
         render_repo(builder.drafts, repo, index, next_comment_id)
         repo.truth_duplicates.update(builder.truth)
@@ -123,6 +129,7 @@ def _generate(cfg: WorldConfig) -> Corpus:
 def _forget_dangling_canonicals(corpus: Corpus) -> None:
     """GraphQL names no canonical once it was deleted (GitHub answers null): keep
     `event_canonical`/`duplicate_of` equal to what is served. `truth_duplicates` keeps the truth."""
+
     def resolves(ref: tuple[str, int]) -> bool:
         target = corpus.find(ref[0])
         return target is not None and target.issue(ref[1]) is not None
@@ -150,9 +157,13 @@ class RepoBuilder:
         rng = self.rng
         self.t0 = stamp(self.cfg.start) + rng.randrange(0, 200) * 86400
         self.t1 = stamp(self.cfg.end)
-        self.members = [Person.make(rng, "OWNER")] + [Person.make(rng, a) for a in ("MEMBER",) * 3 + ("COLLABORATOR",)]
+        self.members = [Person.make(rng, "OWNER")] + [
+            Person.make(rng, a) for a in ("MEMBER",) * 3 + ("COLLABORATOR",)
+        ]
         self.contributors = [Person.make(rng, "CONTRIBUTOR") for _ in range(20)]
-        self.users = [Person.make(rng, "NONE" if k % 9 else "FIRST_TIME_CONTRIBUTOR") for k in range(150)]
+        self.users = [
+            Person.make(rng, "NONE" if k % 9 else "FIRST_TIME_CONTRIBUTOR") for k in range(150)
+        ]
         self.stale_bot = Person("stale[bot]", 26384082, "NONE", kind="Bot")
         self.topics_seen: set[tuple[str, str, str]] = set()
         self.dup_label = rng.choice(V.DUP_LABELS)
@@ -195,7 +206,9 @@ class RepoBuilder:
         """Issues (not PRs, not duplicates themselves) that a new report may duplicate."""
         return self.originals
 
-    def new_draft(self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False) -> Draft:
+    def new_draft(
+        self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False
+    ) -> Draft:
         author = self.reporter()
         text = T.issue_body(self.rng, topic, self.style)
         draft = Draft(number, topic, T.title(self.rng, topic), text, author, created, is_pr=is_pr)
@@ -217,7 +230,11 @@ class RepoBuilder:
         share a component, an error and a trigger (a few retries keep it cheap)."""
         topic = T.new_topic(self.rng, self.lang, kind)
         for _ in range(8):
-            key = (topic.component[0], topic.error if kind == "bug" else topic.feature, topic.trigger)
+            key = (
+                topic.component[0],
+                topic.error if kind == "bug" else topic.feature,
+                topic.trigger,
+            )
             if key not in self.topics_seen:
                 self.topics_seen.add(key)
                 break
@@ -236,7 +253,9 @@ class RepoBuilder:
         if self.rng.random() < self.cfg.unmarked_rate and number > 1:
             self.unmarked(draft, self.rng.randrange(1, number))
         elif self.rng.random() < 0.55:
-            reason = "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
+            reason = (
+                "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
+            )
             draft.close(self.later(draft.last_activity(), 20), self.member(), reason)
 
     def hard_negative(self, draft: Draft, other: int) -> None:
@@ -251,7 +270,9 @@ class RepoBuilder:
         elif self.rng.random() < self.cfg.quoted_denial_share:  # a guess, quoted and denied
             guess = D.render("Duplicate of {short}", ref)
             draft.comment(t, self.rng.choice(self.users), guess)
-            draft.comment(self.later(t, 1), self.member(), f"> {guess}\n\n" + D.pick(self.rng, D.DENIAL, ref))
+            draft.comment(
+                self.later(t, 1), self.member(), f"> {guess}\n\n" + D.pick(self.rng, D.DENIAL, ref)
+            )
         else:
             draft.comment(t, self.commenter(), D.pick(self.rng, D.NEGATIVE, ref))
 
@@ -280,7 +301,11 @@ class RepoBuilder:
         rng = self.rng
         if self.others and rng.random() < self.cfg.cross_repo_rate:
             other = rng.choice(self.others)
-            pool = [k for k in other.bug_pool() if k in other.drafts and other.drafts[k].created < before]
+            pool = [
+                k
+                for k in other.bug_pool()
+                if k in other.drafts and other.drafts[k].created < before
+            ]
             if pool:
                 return other, rng.choice(pool)
         if self.canonicals and rng.random() < 0.35:
@@ -294,8 +319,9 @@ class RepoBuilder:
             self.canonicals.append(target)
         self.close_as_duplicate(draft, D.Ref(owner.full_name, target, self.full_name))
 
-    def draft_duplicate(self, number: int, created: float, owner: str, target: int,
-                        original: Reported) -> Draft:
+    def draft_duplicate(
+        self, number: int, created: float, owner: str, target: int, original: Reported
+    ) -> Draft:
         """A new report of `original` in other words, with the truth recorded; closing it is
         the caller's."""
         topic = T.reword(self.rng, original.topic)
@@ -326,7 +352,11 @@ class RepoBuilder:
 
     # Each evidence shape writes comments/events from time `t` and returns when it ended.
     def _marked(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
-        text = D.closing(self.rng, ref) if self.rng.random() < 0.3 else D.render("Duplicate of {short}", ref)
+        text = (
+            D.closing(self.rng, ref)
+            if self.rng.random() < 0.3
+            else D.render("Duplicate of {short}", ref)
+        )
         draft.comment(t, closer, text)
         draft.mark(t, closer, (ref.repo, ref.number))
         return t
@@ -404,10 +434,13 @@ def _transfer(rng: random.Random, cfg: WorldConfig, builders: list[RepoBuilder])
     for index, source in enumerate(builders):
         target = builders[(index + 1) % len(builders)]
         movable = [
-            k for k, d in source.drafts.items()
+            k
+            for k, d in source.drafts.items()
             if not d.is_pr and k not in source.truth and (source.full_name, k) not in referenced
         ]
-        for number in rng.sample(movable, k=min(len(movable), round(len(source.drafts) * cfg.transfer_rate))):
+        for number in rng.sample(
+            movable, k=min(len(movable), round(len(source.drafts) * cfg.transfer_rate))
+        ):
             draft = source.drafts.pop(number)
             new_number = max(target.drafts) + 1
             draft.number = new_number

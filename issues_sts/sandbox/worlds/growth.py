@@ -31,9 +31,9 @@ class Growth:
 
     seed: int = 1
     days: int = 30
-    new_issues: int = 20            # per existing repository
-    duplicate_share: float = 0.4    # of new issues: closed as duplicates (of old or new issues)
-    merges: int = 1                 # per repository: an old canonical closed as a duplicate of another
+    new_issues: int = 20  # per existing repository
+    duplicate_share: float = 0.4  # of new issues: closed as duplicates (of old or new issues)
+    merges: int = 1  # per repository: an old canonical closed as a duplicate of another
     new_repos: int = 1
     new_repo_issues: int = 60
 
@@ -41,7 +41,9 @@ class Growth:
 @dataclass
 class GrowthReport:
     new_issues: dict[str, list[int]] = field(default_factory=dict)
-    duplicates: list[tuple[str, int, str, int]] = field(default_factory=list)  # repo, number -> target
+    duplicates: list[tuple[str, int, str, int]] = field(
+        default_factory=list
+    )  # repo, number -> target
     merges: list[tuple[str, int, str, int]] = field(default_factory=list)
     new_repos: list[str] = field(default_factory=list)
 
@@ -71,13 +73,23 @@ class _Ids:
 
     @classmethod
     def of(cls, corpus: Corpus) -> _Ids:
-        comments = [int(c["id"]) for r in corpus.repos.values() for c in r.comments] or [900_000_000]
-        events = [int(e["id"]) - EVENT_ID_BASE for r in corpus.repos.values() for t in r.timeline.values() for e in t]
+        comments = [int(c["id"]) for r in corpus.repos.values() for c in r.comments] or [
+            900_000_000
+        ]
+        events = [
+            int(e["id"]) - EVENT_ID_BASE
+            for r in corpus.repos.values()
+            for t in r.timeline.values()
+            for e in t
+        ]
         return cls([max(comments) + 1_000], [max(events or [0]) + 1_000])
 
 
 def _builder(rng: random.Random, cfg: WorldConfig, repo: RepoData) -> RepoBuilder:
-    lang = next((lang for owner, name, lang in V.PROJECTS if repo.full_name.startswith(f"{owner}/{name}")), "python")
+    lang = next(
+        (lang for owner, name, lang in V.PROJECTS if repo.full_name.startswith(f"{owner}/{name}")),
+        "python",
+    )
     return RepoBuilder(rng, cfg, repo.full_name, lang, repo.repo_id, [])
 
 
@@ -88,12 +100,23 @@ def _repo_index(repo: RepoData) -> int:
 
 def _open_issues(repo: RepoData) -> list[Json]:
     gone = repo.deleted | repo.gone | set(repo.transferred)
-    return [i for i in repo.issues if "pull_request" not in i and i["number"] not in gone
-            and i["number"] not in repo.duplicate_of]
+    return [
+        i
+        for i in repo.issues
+        if "pull_request" not in i
+        and i["number"] not in gone
+        and i["number"] not in repo.duplicate_of
+    ]
 
 
-def _grow_repo(rng: random.Random, cfg: WorldConfig, repo: RepoData, growth: Growth, ids: _Ids,
-               report: GrowthReport) -> None:
+def _grow_repo(
+    rng: random.Random,
+    cfg: WorldConfig,
+    repo: RepoData,
+    growth: Growth,
+    ids: _Ids,
+    report: GrowthReport,
+) -> None:
     builder = _builder(rng, cfg, repo)
     top = max(int(i["number"]) for i in repo.issues)
     t0, span = stamp(cfg.start), growth.days * DAY
@@ -121,7 +144,9 @@ def _grow_repo(rng: random.Random, cfg: WorldConfig, repo: RepoData, growth: Gro
             repo.duplicate_of[number] = max(marks, key=lambda e: e[0])[3]
 
 
-def _re_report(builder: RepoBuilder, number: int, created: float, target: Json, full_name: str) -> None:
+def _re_report(
+    builder: RepoBuilder, number: int, created: float, target: Json, full_name: str
+) -> None:
     """A new issue that reports an old one's problem again, closed as its duplicate."""
     draft = builder.new_draft(number, created, builder.fresh_topic("bug"))
     draft.title = f"Still happening: {target['title']}"
@@ -134,18 +159,28 @@ def _re_report(builder: RepoBuilder, number: int, created: float, target: Json, 
     draft.close(t + 1, closer, "duplicate")
 
 
-def _merge_drafts(rng: random.Random, builder: RepoBuilder, repo: RepoData, earlier: list[Json], count: int,
-                  when: float) -> list[tuple[str, int, str, int]]:
+def _merge_drafts(
+    rng: random.Random,
+    builder: RepoBuilder,
+    repo: RepoData,
+    earlier: list[Json],
+    count: int,
+    when: float,
+) -> list[tuple[str, int, str, int]]:
     """Old canonicals (issues others duplicate) closed as duplicates of another old canonical."""
-    canonicals = sorted({n for r, n in repo.duplicate_of.values() if r == repo.full_name}
-                        & {int(i["number"]) for i in earlier})
+    canonicals = sorted(
+        {n for r, n in repo.duplicate_of.values() if r == repo.full_name}
+        & {int(i["number"]) for i in earlier}
+    )
     rng.shuffle(canonicals)
     merges = []
     while count > 0 and len(canonicals) >= 2:
         number, target = canonicals.pop(), canonicals.pop()
         item = repo.issue(number)
         assert item is not None
-        draft = Draft(number, builder.fresh_topic("bug"), item["title"], item["body"], builder.member(), when)
+        draft = Draft(
+            number, builder.fresh_topic("bug"), item["title"], item["body"], builder.member(), when
+        )
         ref = D.Ref(repo.full_name, target, repo.full_name)
         closer = builder.member()
         draft.comment(when, closer, D.render("Duplicate of {short}", ref))
@@ -173,7 +208,9 @@ def _render_into(drafts: dict[int, Draft], repo: RepoData, ids: _Ids, merged: se
         old["labels"] = old["labels"] + [x for x in item["labels"] if x not in old["labels"]]
     repo.comments.extend(scratch.comments)
     for number, events in scratch.timeline.items():
-        repo.timeline[number] = sorted([*repo.timeline.get(number, []), *events], key=lambda e: e["created_at"])
+        repo.timeline[number] = sorted(
+            [*repo.timeline.get(number, []), *events], key=lambda e: e["created_at"]
+        )
     repo.event_canonical.update(scratch.event_canonical)
     count_comments(repo)
 
@@ -182,9 +219,18 @@ def _new_repos(corpus: Corpus, growth: Growth, ids: _Ids) -> list[RepoData]:
     """Repositories added to the crawl: generated whole (their issues span the world's years)."""
     if growth.new_repos == 0:
         return []
-    world = generate_world(WorldConfig(seed=growth.seed, repos=len(corpus.repos) + growth.new_repos,
-                                       issues_per_repo=growth.new_repo_issues, transfer_rate=0.0,
-                                       cross_repo_rate=0.0, renamed_repos=0, deleted_rate=0.0, gone_rate=0.0))
+    world = generate_world(
+        WorldConfig(
+            seed=growth.seed,
+            repos=len(corpus.repos) + growth.new_repos,
+            issues_per_repo=growth.new_repo_issues,
+            transfer_rate=0.0,
+            cross_repo_rate=0.0,
+            renamed_repos=0,
+            deleted_rate=0.0,
+            gone_rate=0.0,
+        )
+    )
     fresh = [r for name, r in world.repos.items() if corpus.find(name) is None][: growth.new_repos]
     for repo in fresh:
         _renumber(repo, ids)
@@ -199,7 +245,9 @@ def _renumber(repo: RepoData, ids: _Ids) -> None:
         comment["node_id"] = node_id("IC", ids.comment[0])
         number = comment["issue_url"].rsplit("/", 1)[1]
         comment["url"] = comment["url"].rsplit("/", 1)[0] + f"/{ids.comment[0]}"
-        comment["html_url"] = f"https://github.com/{repo.full_name}/issues/{number}#issuecomment-{ids.comment[0]}"
+        comment["html_url"] = (
+            f"https://github.com/{repo.full_name}/issues/{number}#issuecomment-{ids.comment[0]}"
+        )
     canonical = {}
     for events in repo.timeline.values():
         for event in events:

@@ -142,8 +142,11 @@ class PaperConfig:
     def selected(self) -> list[tuple[int, PaperRepo, int]]:
         """(index in the table, repository, items at this scale) of the repositories generated."""
         wanted = set(self.repos)
-        return [(k, r, max(5, round(r.items * self.scale))) for k, r in enumerate(PAPER_REPOS)
-                if not wanted or r.name in wanted]
+        return [
+            (k, r, max(5, round(r.items * self.scale)))
+            for k, r in enumerate(PAPER_REPOS)
+            if not wanted or r.name in wanted
+        ]
 
     def expected_items(self) -> int:
         return sum(n for _, _, n in self.selected())
@@ -170,14 +173,20 @@ class PaperRepoBuilder(RepoBuilder):
         self.recent: dict[int, _Recent] = {}
         self.pool: list[int] = []  # keys of `recent`, for O(1) random choice
         self.slot = 0
-        self.popular: dict[int, None] = {}  # canonicals that already attracted a duplicate (ordered)
+        self.popular: dict[
+            int, None
+        ] = {}  # canonicals that already attracted a duplicate (ordered)
         self.referenced: set[int] = set()  # numbers named as a canonical (never deleted)
         self.removed: set[int] = set()  # deleted or gone (404/410)
-        self.bots = [Person(name, 49_699_333 + k, "NONE", kind="Bot")
-                     for k, name in enumerate(self.rng.sample(PT.BOT_NAMES, 3))]
+        self.bots = [
+            Person(name, 49_699_333 + k, "NONE", kind="Bot")
+            for k, name in enumerate(self.rng.sample(PT.BOT_NAMES, 3))
+        ]
 
     # -- texts ---------------------------------------------------------------------------------
-    def new_draft(self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False) -> Draft:
+    def new_draft(
+        self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False
+    ) -> Draft:
         author = self.reporter()
         body = "" if is_pr else PT.issue_body(self.rng, topic, self.style)
         draft = Draft(number, topic, T.title(self.rng, topic), body, author, created, is_pr=is_pr)
@@ -241,7 +250,11 @@ class PaperRepoBuilder(RepoBuilder):
 
     def pull_request(self, number: int, created: float) -> None:
         ref = self.rng.choice(self.pool) if self.pool and self.rng.random() < 0.7 else None
-        topic = self.recent[ref].topic if ref else self.quiet(T.new_topic(self.rng, self.lang, "bug"), "bug")
+        topic = (
+            self.recent[ref].topic
+            if ref
+            else self.quiet(T.new_topic(self.rng, self.lang, "bug"), "bug")
+        )
         draft = self.new_draft(number, created, topic, is_pr=True)
         draft.title = T.pull_request_text(self.rng, topic, ref)[0]
         draft.body = PT.pull_request_body(self.rng, topic, ref)
@@ -296,9 +309,17 @@ class PaperRepoBuilder(RepoBuilder):
 
 def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig:
     issues_share = 1 - repo.pr_share
-    return WorldConfig(seed=paper.seed, repos=1, issues_per_repo=items, pull_request_rate=repo.pr_share,
-                       duplicate_rate=paper.duplicate_rate * issues_share, comments_mean=paper.comments_mean,
-                       start=paper.start, end=paper.end, renamed_repos=0)
+    return WorldConfig(
+        seed=paper.seed,
+        repos=1,
+        issues_per_repo=items,
+        pull_request_rate=repo.pr_share,
+        duplicate_rate=paper.duplicate_rate * issues_share,
+        comments_mean=paper.comments_mean,
+        start=paper.start,
+        end=paper.end,
+        renamed_repos=0,
+    )
 
 
 @dataclass
@@ -318,11 +339,21 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
         next_comment = [900_000_000]
         for index, repo, items in cfg.selected():
             rng = random.Random(f"paper:{cfg.seed}:{repo.name}")
-            builder = PaperRepoBuilder(rng, _repo_config(cfg, repo, items), repo.served_name, repo.lang,
-                                       100_000 + index * 7919, [], paper=cfg, earlier=list(earlier))
+            builder = PaperRepoBuilder(
+                rng,
+                _repo_config(cfg, repo, items),
+                repo.served_name,
+                repo.lang,
+                100_000 + index * 7919,
+                [],
+                paper=cfg,
+                earlier=list(earlier),
+            )
             next_event = [index * 10_000_000]
             for drafts in builder.chunks():
-                data = RepoData(full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0))
+                data = RepoData(
+                    full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0)
+                )
                 if repo.current:
                     data.renamed_from.append(repo.name)
                 _remove(rng, builder, drafts, data)
@@ -355,12 +386,16 @@ def _settle_canonicals(data: RepoData, builders: list[PaperRepoBuilder]) -> None
         by_name[repo].referenced.add(number)
 
 
-def _remove(rng: random.Random, builder: PaperRepoBuilder, drafts: dict[int, Draft], data: RepoData) -> None:
+def _remove(
+    rng: random.Random, builder: PaperRepoBuilder, drafts: dict[int, Draft], data: RepoData
+) -> None:
     """Delete a few issues (404) and make a few gone (410), never one named as a canonical
     (a later report could not name it either: it leaves the window)."""
     cfg = builder.cfg
     movable = sorted(k for k in drafts if k not in builder.referenced)
-    doomed = rng.sample(movable, k=min(len(movable), round(len(drafts) * (cfg.deleted_rate + cfg.gone_rate))))
+    doomed = rng.sample(
+        movable, k=min(len(movable), round(len(drafts) * (cfg.deleted_rate + cfg.gone_rate)))
+    )
     cut = round(len(doomed) * cfg.deleted_rate / (cfg.deleted_rate + cfg.gone_rate))
     for k, number in enumerate(doomed):
         drafts.pop(number)
@@ -417,22 +452,38 @@ def event_rows(requested: str, data: RepoData) -> list[dict[str, Any]]:
             if event["event"] not in ("marked_as_duplicate", "unmarked_as_duplicate"):
                 continue
             canonical = data.event_canonical.get(event["node_id"])
-            rows.append({
-                "repo": requested, "number": number, "event_key": event["node_id"], "event": event["event"],
-                "actor": event["actor"]["login"], "created_at": event["created_at"],
-                "canonical_repo": canonical[0] if canonical else None,
-                "canonical_number": canonical[1] if canonical else None, "source": "graphql",
-                "raw": json.dumps({"id": event["node_id"], "createdAt": event["created_at"]}, separators=(",", ":")),
-            })
+            rows.append(
+                {
+                    "repo": requested,
+                    "number": number,
+                    "event_key": event["node_id"],
+                    "event": event["event"],
+                    "actor": event["actor"]["login"],
+                    "created_at": event["created_at"],
+                    "canonical_repo": canonical[0] if canonical else None,
+                    "canonical_number": canonical[1] if canonical else None,
+                    "source": "graphql",
+                    "raw": json.dumps(
+                        {"id": event["node_id"], "createdAt": event["created_at"]},
+                        separators=(",", ":"),
+                    ),
+                }
+            )
     return rows
 
 
-def write_repo_data(store: Store, requested: str, data: RepoData, *, page: int = 500) -> list[dict[str, Any]]:
+def write_repo_data(
+    store: Store, requested: str, data: RepoData, *, page: int = 500
+) -> list[dict[str, Any]]:
     """Write one repository's (or one chunk's) objects as a crawl of `requested` would; returns
     the event rows written."""
     events = event_rows(requested, data)
     for start in range(0, max(len(data.issues), len(data.comments)), page):
-        store.write_page(requested, issues=data.issues[start:start + page], comments=data.comments[start:start + page])
+        store.write_page(
+            requested,
+            issues=data.issues[start : start + page],
+            comments=data.comments[start : start + page],
+        )
     store.write_page(requested, events=events)
     return events
 
@@ -469,9 +520,14 @@ def drafted_elsewhere(cfg: PaperConfig, ahead: int = 3) -> Iterator[PaperChunk]:
             child.join()
 
 
-def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
-                      progress: Callable[[int], None] | None = None,
-                      two_processes: bool = False) -> PaperStoreSummary:
+def write_paper_store(
+    root: Path | str,
+    cfg: PaperConfig,
+    *,
+    page: int = 500,
+    progress: Callable[[int], None] | None = None,
+    two_processes: bool = False,
+) -> PaperStoreSummary:
     """Write the world into a crawl store at `root` as a complete crawl would leave it (no HTTP):
     issues, comments, duplicate events, repositories with their current names.
     `two_processes`: draft in a child process while this one writes (`drafted_elsewhere`)."""
@@ -482,7 +538,9 @@ def write_paper_store(root: Path | str, cfg: PaperConfig, *, page: int = 500,
             data = chunk.data
             if chunk.requested not in seen:
                 seen.add(chunk.requested)
-                store.upsert_repo(chunk.requested, repo_id=data.repo_id, current_name=data.full_name)
+                store.upsert_repo(
+                    chunk.requested, repo_id=data.repo_id, current_name=data.full_name
+                )
             events = write_repo_data(store, chunk.requested, data, page=page)
             totals["items"] += len(data.issues)
             totals["comments"] += len(data.comments)

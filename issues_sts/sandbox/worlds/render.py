@@ -41,7 +41,7 @@ class Person:
         parts = [rng.choice(V.SYLLABLES) for _ in range(rng.randrange(2, 4))]
         login = "".join(parts) + (str(rng.randrange(10, 99)) if rng.random() < 0.4 else "")
         if rng.random() < 0.2:
-            login = login[: len(login) // 2] + "-" + login[len(login) // 2:]
+            login = login[: len(login) // 2] + "-" + login[len(login) // 2 :]
         return Person(login, rng.randrange(1_000, 90_000_000), association)
 
     @functools.cached_property
@@ -96,8 +96,13 @@ class Draft:
         return max(times)
 
 
-def render_repo(drafts: dict[int, Draft], repo: RepoData, repo_index: int, next_comment_id: list[int],
-                next_event: list[int] | None = None) -> None:
+def render_repo(
+    drafts: dict[int, Draft],
+    repo: RepoData,
+    repo_index: int,
+    next_comment_id: list[int],
+    next_event: list[int] | None = None,
+) -> None:
     """Fill `repo` with REST objects; comment ids follow creation time across the repository.
     `next_event` carries the event counter across calls that render one repository in parts
     (without it, the historical numbering: each draft's events start `repo_index * 1_000_000`
@@ -178,11 +183,18 @@ def _issue(draft: Draft, full_name: str, issue_id: int) -> Json:
 @functools.lru_cache(maxsize=256)
 def _label(name: str) -> Json:
     seed = sum(map(ord, name))
-    return {"id": 100_000 + seed * 31, "node_id": node_id("LA", seed), "name": name,
-            "color": f"{(seed * 2654435761) % 0xFFFFFF:06x}", "default": name in ("bug", "duplicate")}
+    return {
+        "id": 100_000 + seed * 31,
+        "node_id": node_id("LA", seed),
+        "name": name,
+        "color": f"{(seed * 2654435761) % 0xFFFFFF:06x}",
+        "default": name in ("bug", "duplicate"),
+    }
 
 
-def _comment(full_name: str, number: int, comment_id: int, t: float, who: Person, body: str) -> Json:
+def _comment(
+    full_name: str, number: int, comment_id: int, t: float, who: Person, body: str
+) -> Json:
     return {
         "url": f"{API}/repos/{full_name}/issues/comments/{comment_id}",
         "html_url": f"{WEB}/{full_name}/issues/{number}#issuecomment-{comment_id}",
@@ -208,12 +220,22 @@ def _events(draft: Draft, repo: RepoData, seq: int) -> tuple[list[Json], int]:
     for t, kind, who, extra in sorted(raw, key=lambda e: e[0]):
         seq += 1
         event_id = 7_000_000_000 + seq
-        prefix = {"marked_as_duplicate": "MADE", "unmarked_as_duplicate": "UMDE", "closed": "CE", "labeled": "LE"}[kind]
+        prefix = {
+            "marked_as_duplicate": "MADE",
+            "unmarked_as_duplicate": "UMDE",
+            "closed": "CE",
+            "labeled": "LE",
+        }[kind]
         event: Json = {
-            "id": event_id, "node_id": node_id(prefix, event_id),
+            "id": event_id,
+            "node_id": node_id(prefix, event_id),
             "url": f"{API}/repos/{repo.full_name}/issues/events/{event_id}",
-            "actor": who.json(), "event": kind, "commit_id": None, "commit_url": None,
-            "created_at": iso(t), "performed_via_github_app": None,
+            "actor": who.json(),
+            "event": kind,
+            "commit_id": None,
+            "commit_url": None,
+            "created_at": iso(t),
+            "performed_via_github_app": None,
         }
         if kind == "labeled":
             event["label"] = {"name": extra, "color": _label(extra)["color"]}

@@ -41,10 +41,15 @@ class Topic:
 
 def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
     fill = {
-        "key": rng.choice(V.KEYS), "attr": rng.choice(V.ATTRS), "path": rng.choice(V.PATHS),
-        "hex": f"{rng.randrange(128, 256):x}", "pos": str(rng.randrange(2, 4096)),
-        "secs": str(rng.choice((5, 10, 30, 60, 120))), "big": str(rng.randrange(1024, 65535)),
-        "env": rng.choice(V.ENVS), "version": version(rng),
+        "key": rng.choice(V.KEYS),
+        "attr": rng.choice(V.ATTRS),
+        "path": rng.choice(V.PATHS),
+        "hex": f"{rng.randrange(128, 256):x}",
+        "pos": str(rng.randrange(2, 4096)),
+        "secs": str(rng.choice((5, 10, 30, 60, 120))),
+        "big": str(rng.randrange(1024, 65535)),
+        "env": rng.choice(V.ENVS),
+        "version": version(rng),
     }
     return Topic(
         kind=kind,
@@ -73,7 +78,7 @@ BUG_TITLES = (
     "{component}: {error_short}",
     "Regression in {version}: {api} {symptom}",
     "{Component} broken {trigger}",
-    "Error \"{error_short}\" {trigger}",
+    'Error "{error_short}" {trigger}',
 )
 FEATURE_TITLES = (
     "Feature request: support {feature} in the {component}",
@@ -88,9 +93,15 @@ FEATURE_TITLES = (
 def words(topic: Topic) -> dict[str, str]:
     label = topic.component[0]
     return {
-        "api": topic.api, "component": label, "Component": label[0].upper() + label[1:],
-        "symptom": topic.symptom, "trigger": topic.trigger, "error": topic.error,
-        "error_short": topic.error_short, "feature": topic.feature, "version": topic.version,
+        "api": topic.api,
+        "component": label,
+        "Component": label[0].upper() + label[1:],
+        "symptom": topic.symptom,
+        "trigger": topic.trigger,
+        "error": topic.error,
+        "error_short": topic.error_short,
+        "feature": topic.feature,
+        "version": topic.version,
     }
 
 
@@ -150,7 +161,9 @@ TEMPLATE_LEFTOVERS = (
 
 def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
     """A bug report or feature request in one of three repository template styles."""
-    w = words(topic) | {"alt": rng.choice(("on Linux", "with the previous release", "on my laptop"))}
+    w = words(topic) | {
+        "alt": rng.choice(("on Linux", "with the previous release", "on my laptop"))
+    }
     if topic.kind == "feature":
         intro = rng.choice(FEATURE_INTROS).format(**w)
         use_case = rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40))
@@ -163,12 +176,45 @@ def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
     env = environment(rng, topic)
     code = code_block(rng, topic, usage=False)
     if style == 0:
-        parts = ["**Describe the bug**", intro, "", "**To Reproduce**", code, "", trace, "",
-                 "**Expected behavior**", expected, "", "**Environment**", env]
+        parts = [
+            "**Describe the bug**",
+            intro,
+            "",
+            "**To Reproduce**",
+            code,
+            "",
+            trace,
+            "",
+            "**Expected behavior**",
+            expected,
+            "",
+            "**Environment**",
+            env,
+        ]
     elif style == 1:
-        parts = ["### What happened?", "", intro, "", "### Steps to reproduce", "", code, "",
-                 "### Relevant log output", "", log_block(rng, topic), "", trace, "", "### Version", "",
-                 env, "", "### Code of Conduct", "", "- [X] I agree to follow this project's Code of Conduct"]
+        parts = [
+            "### What happened?",
+            "",
+            intro,
+            "",
+            "### Steps to reproduce",
+            "",
+            code,
+            "",
+            "### Relevant log output",
+            "",
+            log_block(rng, topic),
+            "",
+            trace,
+            "",
+            "### Version",
+            "",
+            env,
+            "",
+            "### Code of Conduct",
+            "",
+            "- [X] I agree to follow this project's Code of Conduct",
+        ]
     else:
         parts = [intro, "", code, "", "Output:", "", trace, "", expected, "", env]
     if rng.random() < 0.08:
@@ -180,10 +226,15 @@ def full_log(rng: random.Random, topic: Topic) -> str:
     """A long pasted log in a collapsed <details> block: the long tail of issue lengths."""
     _, noun, verb = topic.component
     count = rng.randrange(40, 220)
-    lines = [f"[{i * 37 % 60:02d}.{i * 7919 % 1000:03d}] DEBUG {noun}: {verb} step {i} "
-             f"(queue={rng.randrange(0, 64)}, took {rng.randrange(1, 900)}ms)" for i in range(count)]
+    lines = [
+        f"[{i * 37 % 60:02d}.{i * 7919 % 1000:03d}] DEBUG {noun}: {verb} step {i} "
+        f"(queue={rng.randrange(0, 64)}, took {rng.randrange(1, 900)}ms)"
+        for i in range(count)
+    ]
     lines.append(f"[{count % 60:02d}.000] ERROR {topic.error_short}")
-    return "\n".join(["<details><summary>Full log</summary>", "", "```", *lines, "```", "", "</details>"])
+    return "\n".join(
+        ["<details><summary>Full log</summary>", "", "```", *lines, "```", "", "</details>"]
+    )
 
 
 def _leftover(rng: random.Random) -> list[str]:
@@ -191,12 +242,19 @@ def _leftover(rng: random.Random) -> list[str]:
 
 
 def environment(rng: random.Random, topic: Topic) -> str:
-    runtime = {"python": "Python 3.1{}", "rust": "rustc 1.{}0.0", "js": "Node.js 2{}.x", "go": "go1.2{}"}
-    return "\n".join([
-        f"- OS: {rng.choice(V.OSES)}",
-        f"- Version: {topic.version if rng.random() < 0.6 else version(rng)}",
-        f"- Runtime: {runtime[topic.lang].format(rng.randrange(0, 4))}",
-    ])
+    runtime = {
+        "python": "Python 3.1{}",
+        "rust": "rustc 1.{}0.0",
+        "js": "Node.js 2{}.x",
+        "go": "go1.2{}",
+    }
+    return "\n".join(
+        [
+            f"- OS: {rng.choice(V.OSES)}",
+            f"- Version: {topic.version if rng.random() < 0.6 else version(rng)}",
+            f"- Runtime: {runtime[topic.lang].format(rng.randrange(0, 4))}",
+        ]
+    )
 
 
 def code_block(rng: random.Random, topic: Topic, *, usage: bool) -> str:
@@ -204,20 +262,55 @@ def code_block(rng: random.Random, topic: Topic, *, usage: bool) -> str:
     var = rng.choice(("cfg", "opts", "item", "data", "ctx", "job", "payload", "state"))
     value = rng.choice(('"./input"', "42", '"eu-west-1"', "None", "[]", '"utf-8"'))
     lines = {
-        "python": ("python", [f"from {noun}s import {noun.capitalize()}", "",
-                              f"{var} = {noun.capitalize()}({rng.choice(V.KEYS)}={value})",
-                              f"result = {var}.{verb}()", "print(result)"]),
-        "rust": ("rust", ["fn main() {", f"    let {var} = {noun.capitalize()}::new();",
-                          f"    let out = {var}.{verb}().unwrap();", '    println!("{:?}", out);', "}"]),
-        "js": ("js", [f"const {{ {noun} }} = require('{noun}');", "",
-                      f"const {var} = {{ {rng.choice(V.KEYS)}: {value} }};",
-                      f"{noun}.{verb}({var}).then(console.log);"]),
-        "go": ("go", ["func main() {", f"\t{var}, err := {noun}.{verb.capitalize()}(ctx)",
-                      "\tif err != nil {", "\t\tlog.Fatal(err)", "\t}", f"\tfmt.Println({var})", "}"]),
+        "python": (
+            "python",
+            [
+                f"from {noun}s import {noun.capitalize()}",
+                "",
+                f"{var} = {noun.capitalize()}({rng.choice(V.KEYS)}={value})",
+                f"result = {var}.{verb}()",
+                "print(result)",
+            ],
+        ),
+        "rust": (
+            "rust",
+            [
+                "fn main() {",
+                f"    let {var} = {noun.capitalize()}::new();",
+                f"    let out = {var}.{verb}().unwrap();",
+                '    println!("{:?}", out);',
+                "}",
+            ],
+        ),
+        "js": (
+            "js",
+            [
+                f"const {{ {noun} }} = require('{noun}');",
+                "",
+                f"const {var} = {{ {rng.choice(V.KEYS)}: {value} }};",
+                f"{noun}.{verb}({var}).then(console.log);",
+            ],
+        ),
+        "go": (
+            "go",
+            [
+                "func main() {",
+                f"\t{var}, err := {noun}.{verb.capitalize()}(ctx)",
+                "\tif err != nil {",
+                "\t\tlog.Fatal(err)",
+                "\t}",
+                f"\tfmt.Println({var})",
+                "}",
+            ],
+        ),
     }[topic.lang]
     lang, body = lines
     if usage:
-        body = [*body[:-1], f"# with {topic.feature}" if lang == "python" else f"// with {topic.feature}", body[-1]]
+        body = [
+            *body[:-1],
+            f"# with {topic.feature}" if lang == "python" else f"// with {topic.feature}",
+            body[-1],
+        ]
     return "\n".join([f"```{lang}", *body, "```"])
 
 
@@ -225,17 +318,37 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
     _, noun, verb = topic.component
     line = lambda: rng.randrange(12, 900)  # noqa: E731 - tiny local helper
     frames = {
-        "python": ["Traceback (most recent call last):", f'  File "app.py", line {line()}, in <module>',
-                   f"    {noun}.{verb}()", f'  File "site-packages/{noun}s/core.py", line {line()}, in {verb}',
-                   f"    return self._{verb}_impl(*args)", topic.error],
-        "rust": [topic.error, f"note: src/{noun}/mod.rs:{line()}:{rng.randrange(5, 60)}", "stack backtrace:",
-                 f"   0: {noun}::{verb}", f"   1: {noun}::{verb}_inner", "   2: main"],
-        "js": [topic.error, f"    at {noun}.{verb} "
-                            f"(node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
-               "    at process.processTicksAndRejections "
-               f"(node:internal/process/task_queues:{line()}:5)"],
-        "go": [topic.error, "", "goroutine 1 [running]:", f"{noun}.{verb.capitalize()}(...)",
-               f"\t/go/src/internal/{noun}/{noun}.go:{line()} +0x{rng.randrange(16, 4096):x}", "main.main()"],
+        "python": [
+            "Traceback (most recent call last):",
+            f'  File "app.py", line {line()}, in <module>',
+            f"    {noun}.{verb}()",
+            f'  File "site-packages/{noun}s/core.py", line {line()}, in {verb}',
+            f"    return self._{verb}_impl(*args)",
+            topic.error,
+        ],
+        "rust": [
+            topic.error,
+            f"note: src/{noun}/mod.rs:{line()}:{rng.randrange(5, 60)}",
+            "stack backtrace:",
+            f"   0: {noun}::{verb}",
+            f"   1: {noun}::{verb}_inner",
+            "   2: main",
+        ],
+        "js": [
+            topic.error,
+            f"    at {noun}.{verb} "
+            f"(node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
+            "    at process.processTicksAndRejections "
+            f"(node:internal/process/task_queues:{line()}:5)",
+        ],
+        "go": [
+            topic.error,
+            "",
+            "goroutine 1 [running]:",
+            f"{noun}.{verb.capitalize()}(...)",
+            f"\t/go/src/internal/{noun}/{noun}.go:{line()} +0x{rng.randrange(16, 4096):x}",
+            "main.main()",
+        ],
     }[topic.lang]
     return "\n".join(["```", *frames, "```"])
 
@@ -247,8 +360,12 @@ def log_block(rng: random.Random, topic: Topic) -> str:
         f"WARN  slow {topic.component[2]} ({rng.randrange(200, 9000)} ms)",
         f"ERROR {topic.error_short}",
     ]
-    stamp = f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(0, 24):02d}:"
-    return "\n".join(["```shell", *(f"{stamp}{i:02d}:0{i}Z {text}" for i, text in enumerate(level_lines)), "```"])
+    stamp = (
+        f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(0, 24):02d}:"
+    )
+    return "\n".join(
+        ["```shell", *(f"{stamp}{i:02d}:0{i}Z {text}" for i, text in enumerate(level_lines)), "```"]
+    )
 
 
 # -- comments --------------------------------------------------------------------------------
@@ -302,8 +419,13 @@ def chatter(rng: random.Random, topic: Topic, association: str) -> str:
     return rng.choice(pool).format(**w)
 
 
-PR_TITLES = ("Fix {error_short} in {component}", "{component}: handle the case {trigger}",
-             "Add {feature}", "Refactor {api} internals", "docs: clarify how {api} behaves {trigger}")
+PR_TITLES = (
+    "Fix {error_short} in {component}",
+    "{component}: handle the case {trigger}",
+    "Add {feature}",
+    "Refactor {api} internals",
+    "docs: clarify how {api} behaves {trigger}",
+)
 PR_BODIES = (
     "Fixes #{issue number}\n\n## Changes\n\n- handle the edge case in {api}\n"
     "- add a regression test",
@@ -318,13 +440,22 @@ def pull_request_text(rng: random.Random, topic: Topic, ref: int | None) -> tupl
     w = words(topic) | {"os": rng.choice(V.OSES), "ref": str(ref or 1)}
     body_pool = PR_BODIES if ref else (PR_BODIES[0], PR_BODIES[2])
     body = rng.choice(body_pool)
-    return rng.choice(PR_TITLES).format(**w), body.replace("{issue number}", "\0").format(**w).replace("\0", "{issue number}")
+    return rng.choice(PR_TITLES).format(**w), body.replace("{issue number}", "\0").format(
+        **w
+    ).replace("\0", "{issue number}")
 
 
 def reword(rng: random.Random, topic: Topic) -> Topic:
     """The same problem as `topic`, as another reporter would meet it: same component, API,
     error and trigger; maybe another symptom wording and another version."""
     symptom = topic.symptom if rng.random() < 0.6 else rng.choice(V.SYMPTOMS)
-    return Topic(topic.kind, topic.lang, topic.component, topic.error, topic.trigger,
-                 symptom, topic.feature, version(rng) if rng.random() < 0.5 else topic.version)
-
+    return Topic(
+        topic.kind,
+        topic.lang,
+        topic.component,
+        topic.error,
+        topic.trigger,
+        symptom,
+        topic.feature,
+        version(rng) if rng.random() < 0.5 else topic.version,
+    )

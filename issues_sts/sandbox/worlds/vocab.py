@@ -129,16 +129,58 @@ FEATURES = (
     "environment variable interpolation",
 )
 
-OSES = ("Ubuntu 22.04", "Ubuntu 24.04", "macOS 14.4", "macOS 15.1", "Windows 11", "Windows 10",
-        "Debian 12", "Fedora 40", "Arch Linux", "Alpine 3.19")
+OSES = (
+    "Ubuntu 22.04",
+    "Ubuntu 24.04",
+    "macOS 14.4",
+    "macOS 15.1",
+    "Windows 11",
+    "Windows 10",
+    "Debian 12",
+    "Fedora 40",
+    "Arch Linux",
+    "Alpine 3.19",
+)
 KEYS = ("timeout", "base_url", "user_id", "max_workers", "profile", "region", "cache_dir", "locale")
 ATTRS = ("items", "headers", "length", "encode", "close", "Handle", "Session", "Buffer", "value")
-PATHS = ("/tmp/build/out.json", "C:\\Users\\dev\\My Project\\settings.toml", "./data/input.csv",
-         "/var/lib/app/state.db", "~/.config/app/config.yaml", "/home/ci/work/src/main.ts")
+PATHS = (
+    "/tmp/build/out.json",
+    "C:\\Users\\dev\\My Project\\settings.toml",
+    "./data/input.csv",
+    "/var/lib/app/state.db",
+    "~/.config/app/config.yaml",
+    "/home/ci/work/src/main.ts",
+)
 ENVS = ("HOME", "APP_CONFIG", "XDG_CACHE_HOME", "LANG", "HTTP_PROXY", "TMPDIR")
 
-SYLLABLES = ("ka", "ro", "mi", "tan", "vel", "zo", "lu", "dar", "en", "fi", "gro", "hal", "is",
-             "jo", "kel", "mar", "no", "pix", "qui", "ras", "sol", "tev", "ur", "vin", "wex", "yal")
+SYLLABLES = (
+    "ka",
+    "ro",
+    "mi",
+    "tan",
+    "vel",
+    "zo",
+    "lu",
+    "dar",
+    "en",
+    "fi",
+    "gro",
+    "hal",
+    "is",
+    "jo",
+    "kel",
+    "mar",
+    "no",
+    "pix",
+    "qui",
+    "ras",
+    "sol",
+    "tev",
+    "ur",
+    "vin",
+    "wex",
+    "yal",
+)
 
 PROJECTS = (
     ("lumen-labs", "lumen", "python"),
@@ -153,6 +195,21 @@ PROJECTS = (
     ("brightfield", "prism", "js"),
 )
 
-DUP_LABELS = ("duplicate", "r: duplicate", "triage/duplicate", "Resolution-Duplicate", "status: duplicate")
-OTHER_LABELS = ("bug", "enhancement", "question", "documentation", "good first issue",
-                "needs-triage", "help wanted", "regression", "performance")
+DUP_LABELS = (
+    "duplicate",
+    "r: duplicate",
+    "triage/duplicate",
+    "Resolution-Duplicate",
+    "status: duplicate",
+)
+OTHER_LABELS = (
+    "bug",
+    "enhancement",
+    "question",
+    "documentation",
+    "good first issue",
+    "needs-triage",
+    "help wanted",
+    "regression",
+    "performance",
+)
