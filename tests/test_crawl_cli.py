@@ -9,6 +9,7 @@ import pytest
 
 from issues_sts.cli.app import main
 from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
 from tests.crawl_support import TOKEN, small_world
 
 
@@ -146,3 +147,26 @@ def test_plan_projects_then_the_crawl_compares(
             ["crawl", *repos, "--api-url", gh.api_url, "--store", str(store), "--quiet"], capsys
         )
         assert "planned" not in err  # compared once, after the first crawl
+
+
+def test_repos_at_once_reaches_the_crawl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One repository at a time still crawls everything, and 0 is refused in one line."""
+    corpus = small_world(seed=4, repos=2, issues=30)
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    repos = [a for name in corpus.repos for a in ("--repo", name)]
+    # with some latency, repositories synced at once interleave their requests
+    with FakeGitHub(corpus, FakeSettings(latency_base=0.05)) as gh:
+        args = ["crawl", *repos, "--api-url", gh.api_url, "--store", str(tmp_path / "s")]
+        code, _, err = run([*args, "--quiet", "--repos-at-once", "1"], capsys)
+        assert code == 0, err
+        # one at a time: a repository's REST requests never interleave with another's
+        order = [n for r in gh.log for n in corpus.repos if f"/repos/{n}/" in r.path + "/"]
+        changes = sum(1 for a, b in zip(order, order[1:], strict=False) if a != b)
+        assert changes == len(corpus.repos) - 1, order
+        code, _, err = run([*args, "--repos-at-once", "0"], capsys)
+    assert code == 2 and "--repos-at-once" in err
+    code, out, _ = run(["status", "--store", str(tmp_path / "s"), "--json"], capsys)
+    issues = {r["repo"]: r["issues"] + r["pull_requests"] for r in json.loads(out)}
+    assert issues == {name: len(repo.issues) for name, repo in corpus.repos.items()}

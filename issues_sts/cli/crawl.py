@@ -145,6 +145,14 @@ def crawl(
         help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
         "pace them.",
     ),
+    repos_at_once: int = typer.Option(
+        _default("repos_at_once"),
+        "--repos-at-once",
+        min=1,
+        max=100,
+        help="Repositories synced at the same time (one alone waits on GitHub's latency; a "
+        "few keep the rate limits busy).",
+    ),
     per_page: int = typer.Option(
         _default("per_page"),
         "--per-page",
@@ -184,6 +192,7 @@ def crawl(
             max_requests=max_requests,
             max_candidates=max_candidates,
             max_in_flight=in_flight,
+            repos_at_once=repos_at_once,
             per_page=per_page,
             timeout=timeout,
         )
