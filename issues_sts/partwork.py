@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -81,15 +83,10 @@ def map_parts(
         n, mp_context=context, initializer=_open_worker, initargs=(store.root,)
     ) as pool:
         # at most 2 parts per worker in flight: results wait in order without piling up
-        pending: list[Any] = []
         todo = iter(parts)
-        for part in todo:
-            pending.append(pool.submit(_run, work, part, arg))
-            if len(pending) >= 2 * n:
-                break
+        pending = deque(pool.submit(_run, work, part, arg) for part in islice(todo, 2 * n))
         while pending:
-            result = pending.pop(0).result()
-            nxt = next(todo, None)
-            if nxt is not None:
-                pending.append(pool.submit(_run, work, nxt, arg))
+            result = pending.popleft().result()
+            for part in islice(todo, 1):
+                pending.append(pool.submit(_run, work, part, arg))
             yield result

@@ -191,13 +191,12 @@ def run_build(
         # memory is the larger of the two, not their sum.
         whole = cfg.negatives == "hard" or not streamed
         table: LinkTableLike
+        step("extracting duplicate links")
         if link_stage is None and not whole:
             # the default stage and the scan need the same rows: one reading of each part for
             # both, so this stage's seconds include the scan (no "reading the store" stage)
-            step("extracting duplicate links")
             table, scan = links_and_scan(store, cfg.text_recipe, cfg.links)
         else:
-            step("extracting duplicate links")
             table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
             step("reading the store")
         renames = merge_aliases(

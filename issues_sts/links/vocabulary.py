@@ -237,9 +237,8 @@ class _CueScreen:
         lowered = text.lower()
         if not _may_cue(lowered):
             return False
-        for word in self._words:
-            if word in lowered:
-                return True
+        if any(word in lowered for word in self._words):
+            return True
         return self._rest.search(lowered) is not None
 
 
