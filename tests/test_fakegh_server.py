@@ -399,3 +399,19 @@ def test_requests_in_flight_are_measured(corpus: Corpus) -> None:
         with ThreadPoolExecutor(3) as pool:
             assert list(pool.map(one, range(3))) == [200, 200, 200]
         assert gh.stats()["max_in_flight"] == 3
+
+
+def test_a_body_fault_drawn_for_a_404_is_neither_served_nor_counted(
+    corpus: Corpus, client: httpx.Client
+) -> None:
+    # a crawl asserts one retry per counted fault: a fault the server never served (the 404
+    # went out whole) must not be in the count, or that assertion fails on arrival order
+    name = next(iter(corpus.repos))
+    every = FakeSettings(fault_rate=1.0, fault_kinds=("short_body",))
+    with FakeGitHub(corpus, every) as gh:
+        missing = client.get(f"{gh.api_url}/repos/{name}/issues/999999")
+        assert missing.status_code == 404 and missing.json()["message"] == "Not Found"
+        assert gh.stats()["faults"] == {}
+        with pytest.raises(httpx.TransportError):
+            client.get(f"{gh.api_url}/repos/{name}")
+        assert gh.stats()["faults"] == {"short_body": 1}

@@ -348,6 +348,11 @@ class FakeGitHub:
             headers["x-github-media-type"] = "github.v4; format=json"
         headers.update(answer.headers)
         answer.headers = headers
+        # a fault that rides on the body (truncate, short_body, slow) is applied to a success
+        # only; on a 404 or a refusal it is not served, and so not counted as one
+        served_fault = fault if fault in SERVED_FAULTS and answer.status < 300 else None
+        if fault in SERVED_FAULTS:
+            fault = served_fault
         record = RequestRecord(
             t=now,
             method=request.method,
@@ -363,7 +368,6 @@ class FakeGitHub:
         )
         with self._log_lock:
             self.log.append(record)
-        served_fault = fault if fault in SERVED_FAULTS and answer.status < 300 else None
         return answer, record, served_fault
 
 
