@@ -579,6 +579,83 @@ CASES: list[tuple[str, Thread, int | None]] = [
         thread(c("m", "#12 supersedes #13.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=60),
         None,
     ),
+    # rules from rust round 5 (scored once as held out, then read as dev)
+    (
+        "'cannot tell for sure if this is a duplicate of #12', then moved elsewhere, is no link",
+        thread(
+            c(
+                "reporter",
+                "Related to #12, though I cannot tell for sure if this is a duplicate of that.",
+                "NONE",
+                5,
+            ),
+            c("m", "Moved to acme/editor-mode#6", "MEMBER", 9_000),
+            closed_by="m",
+            closed_minute=9_000,
+        ),
+        None,
+    ),
+    (
+        "... the same doubt answered 'Yes, closing' by a maintainer is a link",
+        thread(
+            c("reporter", "I cannot tell if this is a duplicate of #12.", "NONE", 5),
+            c("m", "Yes, it is the same. Closing.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'Looks like it could be a dup of #12', closed by the reporter as not a bug: no link",
+        thread(
+            c("helper", "Looks like it could be a dup of #12", "MEMBER", 60),
+            c("reporter", "My mistake: this is not a bug, the flag was wrong.", "NONE", 9_000),
+            closed_by="reporter",
+            closed_minute=9_000,
+        ),
+        None,
+    ),
+    (
+        "... closed with 'Seems to be fixed' it stays a link (the duplicate's own fix)",
+        thread(
+            c(
+                "helper",
+                "This is possibly a duplicate of #12, which seems fixed on nightly. "
+                "Can you still reproduce?",
+                "MEMBER",
+                60,
+            ),
+            c("reporter", "Seems to be fixed.", "NONE", 3_000),
+            closed_by="reporter",
+            closed_minute=3_000,
+        ),
+        12,
+    ),
+    (
+        "... and the closer's own firm claim is not lowered by their later 'not a bug'",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", 60),
+            c("m", "Closing again: this is not a bug anyway.", "MEMBER", 9_000),
+            closed_by="m",
+            closed_minute=9_000,
+        ),
+        12,
+    ),
+    (
+        "'the trace points to #12, so I am closing this as a dupe thereof' names #12",
+        thread(
+            c(
+                "m",
+                "The stack trace points to #12 so accordingly, I am going to close this as "
+                "a dupe thereof.",
+                "NONE",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
 ]
 
 

@@ -41,9 +41,10 @@ from issues_sts.links.patterns import (
     is_hedged_reply,
     tracked_elsewhere,
 )
-from issues_sts.links.replies import Outcome, find_outcome
+from issues_sts.links.replies import Outcome, closes_otherwise, find_outcome
 from issues_sts.links.scoring import (
     Scored,
+    closed_otherwise,
     closed_soon_after,
     combine,
     confirmed_later,
@@ -590,6 +591,50 @@ def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
     return out
 
 
+def _closing_comment(thread: Thread) -> tuple[int, Post] | None:
+    """The comment the closer posted with the final close (GitHub's "Close with comment"): the
+    closer's last comment, when it came within minutes of `closed_at`."""
+    closed = parse_time(thread.closed_at)
+    if thread.state != "closed" or not thread.closed_by or closed is None:
+        return None
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        if post.kind == "comment" and post.author == thread.closed_by:
+            when = parse_time(post.created_at)
+            near = when is not None and abs((closed - when).total_seconds()) <= _CONFIRM_SECONDS
+            return (index, post) if near else None
+    return None
+
+
+def _after_closing_comment(
+    statements: list[Statement], thread: Thread, cfg: LinkConfig, counters: Counter[str]
+) -> list[Statement]:
+    """ "Looks like it could be a dup of #N", then the closer's "No longer reproduces": the
+    close had another reason, and the suggestion (someone else's, hedged, never taken up) was
+    not what ended the issue."""
+    closing = _closing_comment(thread)
+    if closing is None:
+        return statements
+    index, post = closing
+    if CUE.matches(post.body) or not closes_otherwise(text_mod.clean(post.body)):
+        return statements  # the closer speaks of duplicates, or gives no other reason
+
+    def lowered(st: Statement) -> bool:
+        return (
+            st.scored is not None
+            and st.hedged
+            and st.order[0] < index
+            and st.author != post.author
+            and Signal.CONFIRMED_LATER not in st.scored.signals
+        )
+
+    counters["lowered_by_closing_comment"] += sum(lowered(st) for st in statements)
+    return [
+        replace(st, scored=closed_otherwise(st.scored, cfg)) if lowered(st) and st.scored else st
+        for st in statements
+    ]
+
+
 def _stale(statements: list[Statement]) -> dict[Key, str]:
     """Targets that no longer stand, with why: retracted/unmarked (the last word about the
     target was negative) or superseded (everyone who named it later named another)."""
@@ -728,6 +773,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
         statements = (
             _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
         )
+    statements = _after_closing_comment(statements, thread, cfg, reading.counters)
     statements += _event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):

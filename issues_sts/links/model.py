@@ -52,6 +52,9 @@ class Signal(str, Enum):
     )
     STILL_OPEN = "issue_still_open"  # nobody closed it: the suggestion was not acted on
     FIXED_SEPARATELY = "fixed_separately"  # a later comment reports a fix, or a merge bot closed it
+    # the closer's own closing comment gives another reason ("No longer reproduces", "Moved to
+    # other/repo#6") after someone else's hedged suggestion
+    CLOSED_OTHERWISE = "closed_otherwise"
     HEDGED = "hedged"
     QUESTION = "question"  # the claim is asked ("Maybe a dup of #4?"), not stated
     DRIVE_BY = "drive_by"
@@ -174,6 +177,7 @@ class LinkConfig(BaseModel):
     w_antecedent: float = -0.25
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
+    w_closed_otherwise: float = -2.5
     w_still_open: float = -1.0
     # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by
     # closing.

@@ -215,7 +215,14 @@ _ANAPHOR = re.compile(
     # a bare "that" points back at an issue only when no other noun follows ("in favor of that
     # process")
     r"(?=\s*(?:[^\w\s]|$)|\s+(?:since|because|as|instead|then|for|and|which|one|though|now|here|to|so|but|too|anyway)\b)"
-    r"|the\s+(?:other|former|latter|older|original)(?:\s+(?:one|issue|bug|ticket))?\b)(?!\s+(?:is|was|has)\b)",
+    r"|the\s+(?:other|former|latter|older|original)(?:\s+(?:one|issue|bug|ticket))?\b"
+    r"|thereof\b)(?!\s+(?:is|was|has)\b)",  # "points to #16562, so closing as a dupe thereof"
+    re.I,
+)
+# "I cannot tell for sure if this is a duplicate of #N": the writer asks, even without a "?"
+_UNCERTAIN = re.compile(
+    r"\b(?:(?:can'?t|cannot|could\s*n'?o?t|can\s+not)\s+(?:\w+\s+){0,2}?tell|not\s+(?:\w+\s+)?sure|unsure|"
+    r"(?:don'?t|do\s+not|didn'?t)\s+know|wonder(?:ing)?)\s+(?:\w+\s+){0,2}?(?:if|whether)\b",
     re.I,
 )
 # "closed #20 as dupe of #17": the reference before the cue is the subject
@@ -650,10 +657,12 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             if _OPEN_ALTERNATIVE.match(text[end:]):
                 reading.skips.extend(["open_question"] * len(targets))
                 continue
-            _, e = _sentence_bounds(text, m.start(), end)
-            question = "?" in text[end : e + 1] or text[:end].endswith(
-                "?"
-            )  # a URL swallows its "?"
+            begins, e = _sentence_bounds(text, m.start(), end)
+            question = (
+                "?" in text[end : e + 1]
+                or text[:end].endswith("?")  # a URL swallows its "?"
+                or bool(_UNCERTAIN.search(text[max(begins, m.start() - 60) : m.start()]))
+            )
             successor = bool(_SUCCESSOR.search(m.group(0)))
             if successor and len(targets) > 1:
                 reading.skips.extend(

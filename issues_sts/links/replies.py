@@ -25,7 +25,15 @@ _FIX_REPORT = re.compile(
     r"|\b(?:resolved|fixed)\s+itself\b"
     r"|\b(?:unable\s+to|can'?t|cannot|could\s+not|couldn'?t)\s+reproduce\b"
     # another resolution than a duplicate: "wontfix", "working as intended", "not a bug"
-    r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b",
+    r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
+    # "No longer reproduces (probably fixed a while ago)"
+    r"|\bno\s+longer\s+reproduc|\b(?:probably|likely|apparently)\s+(?:been\s+)?(?:fixed|resolved)\b",
+    re.I,
+)
+# A close that sends the issue somewhere else: "Moved to rust-lang/rust-mode#6"
+_MOVED = re.compile(
+    r"(?:^|[.!?]\s+|\n)\s*(?:(?:this\s+(?:issue\s+)?)?(?:has\s+been\s+|was\s+)?"
+    r"(?:moved|migrated|transferred|refiled))\s+(?:to|over\s+to|in|as)\b",
     re.I,
 )
 # "No, ...", "Nope", "I don't think so", "Is it?": a bare answer. It takes a claim back only
@@ -93,6 +101,21 @@ def find_outcome(text: str) -> Outcome:
         bool(_ACKNOWLEDGES.match(text)),
         bool(_ANSWERS_NO.search(text)),
     )
+
+
+# Another resolution than a duplicate or a fix: "won't fix", "working as intended", "not a bug".
+_OTHER_RESOLUTION = re.compile(
+    r"\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
+    r"|\bnot\s+a\s+\W?bug\b",
+    re.I,
+)
+
+
+def closes_otherwise(text: str) -> bool:
+    """A closing comment that gives the close another reason than a duplicate: "moved to
+    other/repo#N", "won't fix", "not a bug". A fix is no such reason: "possibly a dup of #N,
+    which seems fixed" answered "Seems to be fixed" is the duplicate's own fix."""
+    return bool(_OTHER_RESOLUTION.search(text) or _MOVED.search(text))
 
 
 def disagrees(text: str) -> bool:

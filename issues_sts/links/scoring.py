@@ -189,6 +189,17 @@ def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     )
 
 
+def closed_otherwise(scored: Scored, cfg: LinkConfig) -> Scored:
+    """The person who closed the issue said why, and it was not this hedged suggestion."""
+    if Signal.CLOSED_OTHERWISE in scored.signals:
+        return scored
+    return Scored(
+        scored.score + cfg.w_closed_otherwise,
+        scored.signal,
+        (*scored.signals, Signal.CLOSED_OTHERWISE),
+    )
+
+
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:
     """A target's confidence: its strongest claim, plus a bonus when several people agree."""
     best = max(scores, key=lambda s: s.score)
