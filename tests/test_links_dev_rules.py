@@ -641,6 +641,106 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         12,
     ),
+    # rules from rust round 6 (scored once as held out, then read as dev)
+    (
+        "'Is this a dupe of #12?' answered 'No.' by anyone is no link",
+        thread(
+            c("m", "Is this a dupe of #12?", "MEMBER", 60),
+            c("dev", "No. What was meant here is a different plan.", "CONTRIBUTOR", 70),
+            closed_by="other",
+        ),
+        None,
+    ),
+    (
+        "... while a firm maintainer claim is not overruled by a bystander's 'No.'",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", 60),
+            c("bystander", "No, I think it is different.", "NONE", 70),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'Looks like a duplicate of #12.' then only '+1' before a merge bot closed it: a link",
+        thread(
+            c("u", "Looks like a duplicate of #12.", "CONTRIBUTOR", 60),
+            c("v", "+1", "NONE", 70),
+            closed_by="bors",
+        ),
+        12,
+    ),
+    (
+        "... not when the thread went on talking before the merge",
+        thread(
+            c("u", "Looks like a duplicate of #12.", "CONTRIBUTOR", 60),
+            c("v", "I get this on a completely fresh project too, so I am not sure.", "NONE", 70),
+            closed_by="bors",
+        ),
+        None,
+    ),
+    (
+        "... nor for two suggested targets",
+        thread(
+            c("u", "Possible dupe of #12 or #13", "CONTRIBUTOR", 60),
+            closed_by="bors",
+        ),
+        None,
+    ),
+    (
+        "'@bob that may be a dupe of #12' after the close is about bob's report",
+        thread(
+            c("m", "Closing: this is the platform's own leak.", "MEMBER", 60),
+            c("bob", "I see a leak too, but a smaller one.", "NONE", 5_000),
+            c("m", "@bob that may be a dupe of #12", "MEMBER", 5_100),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "... '@reporter this is a dupe of #12' after the close still links",
+        thread(
+            c("m", "@reporter this is a dupe of #12", "MEMBER", 5_100),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'the RFC bob linked is where it happens, so closing in favor of that' takes bob's link",
+        thread(
+            c("bob", "See the active discussion at #12", "CONTRIBUTOR", 30),
+            c(
+                "m",
+                "The RFC bob linked is where discussion happens now, so I'm going to close "
+                "this in favor of that",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'This appears to have been opened twice, closing for #12'",
+        thread(
+            c("m", "This appears to have been opened twice, closing for #12", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "... 'Closing for now, see #12 for the plan' is no link",
+        thread(
+            c("m", "Closing for now, see #12 for the plan.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
     (
         "'the trace points to #12, so I am closing this as a dupe thereof' names #12",
         thread(

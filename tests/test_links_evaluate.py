@@ -229,3 +229,17 @@ def test_the_two_readings_of_rust_round_5_agree() -> None:
     )
     assert (got.threads, got.link) == (44, 43)
     assert got.kappa >= 0.95, got
+
+
+ROUND6_SECOND_READING = Path("data/annotations/rust_round6_second_reading.csv")
+
+
+@pytest.mark.skipif(not ROUND6_SECOND_READING.exists(), reason="no second reading of round 6")
+def test_the_two_readings_of_rust_round_6_agree() -> None:
+    """46 round-6 threads were read again by a third reader; 43 carry a label in both."""
+    got = agreement(
+        read_annotations(Path("data/annotations/rust_duplicates.csv")),
+        read_annotations(ROUND6_SECOND_READING),
+    )
+    assert (got.threads, got.link) == (43, 40)
+    assert got.kappa >= 0.85, got

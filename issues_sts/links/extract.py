@@ -44,11 +44,13 @@ from issues_sts.links.patterns import (
 from issues_sts.links.replies import Outcome, closes_otherwise, find_outcome
 from issues_sts.links.scoring import (
     Scored,
+    closed_by_merge,
     closed_otherwise,
     closed_soon_after,
     combine,
     confirmed_later,
     fixed_later,
+    last_word,
     parse_time,
     score_claim,
     standing,
@@ -57,6 +59,7 @@ from issues_sts.links.scoring import (
 from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
+_ADDRESSEE = re.compile(r"^\s*@([\w-]+)")
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
 
@@ -161,6 +164,16 @@ def _read_post(
         # "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
         # maintainer did through it.
         counters["dropped:bot_suggestion"] += len(reading.claims)
+        return [], Reading(skips=reading.skips)
+    addressee = _ADDRESSEE.match(cleaned)
+    if (
+        reading.claims
+        and addressee
+        and addressee.group(1).lower() != (thread.author or "").lower()
+        and _after_final_close(thread, post)
+    ):
+        # "@bob that may be a dupe of #N", months after the close: about bob's own report
+        counters["dropped:addressed_to_bystander_after_close"] += len(reading.claims)
         return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):
         key = _normalise(claim.target, thread, cfg)
@@ -333,12 +346,23 @@ def _after_outcome(
     text = text_mod.clean(post.body)
     said = find_outcome(text)
     earlier = list(dict.fromkeys(st.key for st in statements if st.positive))
+    answers_question = False
     if (
         said.answers_no
         and not said.disagrees
         and _answers_claim(statements, post, index, thread, earlier, cfg)
     ):
         said = replace(said, disagrees=True)  # "No." right under "dup of #N?", or quoting it
+        # "Is this a dupe of #N?" asked, "No." answered: whoever answers, the asker asserted
+        # nothing a "no" would have to overrule (old archives show core developers as plain
+        # contributors, so standing cannot decide here)
+        answers_question = any(
+            st.positive
+            and st.order[0] == index - 1
+            and st.scored is not None
+            and Signal.QUESTION in st.scored.signals
+            for st in statements
+        )
     if said.disagrees and not said.reopens and _after_final_close(thread, post):
         earlier = _own_claims(
             statements, post
@@ -351,7 +375,7 @@ def _after_outcome(
         counters["retracted_by_reopen" if said.reopens else "retracted_by_disagreement"] += len(
             earlier
         )
-        who = said.reopens or bool(standing(post, thread, cfg))
+        who = said.reopens or answers_question or bool(standing(post, thread, cfg))
         return statements + _withdrawals(post, index, earlier, who)
     # a hedged reply ("Could be due to the same cause.") takes nothing up
     answered = (
@@ -635,6 +659,53 @@ def _after_closing_comment(
     ]
 
 
+# Shorter comments ("+1", "cc me", "Same here") say nothing about a suggestion.
+_SUBSTANTIVE_CHARS = 25
+
+
+def _says_something(post: Post, cfg: LinkConfig) -> bool:
+    """A comment that could bear on a suggestion before it: anything but a bot's or a "+1"."""
+    if is_bot(post.author, cfg):
+        return False
+    text = text_mod.clean(post.body).strip()
+    said = find_outcome(text)
+    return len(text) > _SUBSTANTIVE_CHARS or any(
+        (said.reports_fix, said.disagrees, said.reopens, said.answers_no)
+    )
+
+
+def _last_word_before_merge(
+    statements: list[Statement], thread: Thread, cfg: LinkConfig, counters: Counter[str]
+) -> list[Statement]:
+    """ "Looks like a duplicate of #N.", then nothing until a merge bot closed the issue: the
+    suggestion stood uncontested, and the merged fix was most likely the one both shared. A
+    thread that went on talking (a dispute, a second target, a question) keeps its penalty."""
+    positive = [st for st in statements if st.positive]
+    if not closed_by_merge(thread, cfg) or len({st.key for st in positive}) != 1:
+        return statements
+    if any(not st.positive for st in statements):
+        return statements
+    last = max(st.order[0] for st in positive)
+    later = thread.posts[last + 1 :]
+    if any(_says_something(p, cfg) for p in later):
+        return statements
+
+    def lifted(st: Statement) -> bool:
+        return (
+            st.scored is not None
+            and st.hedged
+            and Signal.FIXED_SEPARATELY in st.scored.signals
+            and Signal.QUESTION not in st.scored.signals
+            and Signal.SAME_AS not in st.scored.signals  # "maybe the same bug as #N" stays weak
+        )
+
+    counters["raised_as_last_word_before_merge"] += sum(lifted(st) for st in statements)
+    return [
+        replace(st, scored=last_word(st.scored, cfg)) if lifted(st) and st.scored else st
+        for st in statements
+    ]
+
+
 def _stale(statements: list[Statement]) -> dict[Key, str]:
     """Targets that no longer stand, with why: retracted/unmarked (the last word about the
     target was negative) or superseded (everyone who named it later named another)."""
@@ -774,6 +845,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             _after_untargeted(statements, post, i, said, thread, cfg, reading.counters) + found
         )
     statements = _after_closing_comment(statements, thread, cfg, reading.counters)
+    statements = _last_word_before_merge(statements, thread, cfg, reading.counters)
     statements += _event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):

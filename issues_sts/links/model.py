@@ -55,6 +55,8 @@ class Signal(str, Enum):
     # the closer's own closing comment gives another reason ("No longer reproduces", "Moved to
     # other/repo#6") after someone else's hedged suggestion
     CLOSED_OTHERWISE = "closed_otherwise"
+    # a merge closed the issue and a single hedged suggestion was the last thing anyone said
+    LAST_WORD = "last_word_before_merge"
     HEDGED = "hedged"
     QUESTION = "question"  # the claim is asked ("Maybe a dup of #4?"), not stated
     DRIVE_BY = "drive_by"
@@ -178,6 +180,7 @@ class LinkConfig(BaseModel):
     w_same_as: float = -0.75
     w_fixed_separately: float = -1.0
     w_closed_otherwise: float = -2.5
+    w_last_word: float = 1.0  # offsets w_fixed_separately: the merged fix was the shared one
     w_still_open: float = -1.0
     # On top of w_still_open: nobody with standing said it, or it was a question nobody answered by
     # closing.

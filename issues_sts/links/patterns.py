@@ -128,6 +128,8 @@ _WORDING = re.compile(
     r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b"
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"
     r"\bin\s+favou?r\s+of\b"
+    # "opened twice, closing for #N" (a short "closing in favour of"; "closing for now" is not)
+    r"|\bclos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for(?=\s(?:#\d|https?://))"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
     # "Replaced with #N." closing an old issue for a newer one; only about this issue (a
     # sentence of its own, or "this was replaced by"), not "X was replaced with Y in #N"
@@ -508,7 +510,10 @@ def _read_untargeted(text: str, m: re.Match[str], reading: Reading) -> None:
     """A cue with no reference still says something about earlier claims in the thread,
     when it is "a dup" as a noun closing its clause ("closing as dup.", "not a dupe
     after all"), not a verb or adjective ("cannot duplicate this", "duplicate code")."""
-    if not (
+    # "the RFC @bob linked is where discussion happens, so closing this in favor of that": the
+    # issue it points back at is in an earlier comment
+    favour_of_that = bool(re.search(r"\bof$", m.group(0), re.I) and _ANAPHOR.match(text[m.end() :]))
+    if not favour_of_that and not (
         _NOUN_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
         and _UNTARGETED_AFTER.match(text[m.end() :])
     ):

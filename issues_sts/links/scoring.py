@@ -200,6 +200,14 @@ def closed_otherwise(scored: Scored, cfg: LinkConfig) -> Scored:
     )
 
 
+def last_word(scored: Scored, cfg: LinkConfig) -> Scored:
+    """Nobody said anything after this suggestion before a merge closed the issue."""
+    if Signal.LAST_WORD in scored.signals:
+        return scored
+    signals = (*scored.signals, Signal.LAST_WORD)
+    return Scored(scored.score + cfg.w_last_word, scored.signal, signals)
+
+
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:
     """A target's confidence: its strongest claim, plus a bonus when several people agree."""
     best = max(scores, key=lambda s: s.score)

@@ -104,6 +104,14 @@ RULES: tuple[Rule, ...] = (
         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
     ),
     Rule(
+        "closing_for",
+        Reason.IN_FAVOUR,
+        r"clos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for (?:#|https?://)",
+        r"^clos\w*\s+(?:this\s+)?(?:one\s+)?for$",
+        ("Closing for #12.", "This appears to have been opened twice, closing for #12"),
+        ("Closing for now, see #12 for the plan.", "Closing for the same reason as #12."),
+    ),
+    Rule(
         "superseded",
         Reason.SUPERSEDED,
         r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)",
@@ -381,6 +389,8 @@ DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason D
 _SCREEN_WORDS = (
     "dup",
     "favo",
+    "for #",  # "closing for #N"
+    "for http",
     "same",
     "super",
     "subsum",
