@@ -243,3 +243,17 @@ def test_the_two_readings_of_rust_round_6_agree() -> None:
     )
     assert (got.threads, got.link) == (43, 40)
     assert got.kappa >= 0.85, got
+
+
+ROUND7_SECOND_READING = Path("data/annotations/rust_round7_second_reading.csv")
+
+
+@pytest.mark.skipif(not ROUND7_SECOND_READING.exists(), reason="no second reading of round 7")
+def test_the_two_readings_of_rust_round_7_agree() -> None:
+    """46 round-7 threads were read again by a third reader; 43 carry a label in both."""
+    got = agreement(
+        read_annotations(Path("data/annotations/rust_duplicates.csv")),
+        read_annotations(ROUND7_SECOND_READING),
+    )
+    assert (got.threads, got.link) == (43, 42)
+    assert got.kappa >= 0.95, got
