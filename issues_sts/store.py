@@ -576,6 +576,28 @@ class Store:
             params,
         )
 
+    def comment_details(self, ids: Iterable[int]) -> pl.DataFrame:
+        """id, user_login, author_association, created_at, html_url of the comments `ids`: what
+        the link stage needs beyond the bodies, read only for the threads it reads."""
+        schema = {
+            "id": pl.Int64,
+            "user_login": pl.Utf8,
+            "author_association": pl.Utf8,
+            "created_at": pl.Utf8,
+            "html_url": pl.Utf8,
+        }
+        wanted = sorted({int(i) for i in ids})
+        # ids are ints we read, so inlining them is safe (and avoids SQLite's variable limit)
+        found = [
+            self._frame(
+                f"SELECT {', '.join(schema)} FROM comments WHERE id IN "
+                f"({','.join(map(str, wanted[k : k + 10_000]))})",
+                schema,
+            )
+            for k in range(0, len(wanted), 10_000)
+        ]
+        return pl.concat(found) if found else pl.DataFrame(schema=schema)
+
     def events_frame(
         self, *, repo: str | None = None, span: tuple[int, int] | None = None
     ) -> pl.DataFrame:

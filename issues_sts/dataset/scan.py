@@ -98,12 +98,13 @@ def _links_and_scan_part(
     store: Store, part: Part, args: tuple[LinkConfig, TextRecipe, Readers | None]
 ) -> tuple[PartLinks, ScanPart]:
     """The link stage's and the scan's work on one part from one reading of its rows."""
-    from issues_sts.links.stage import POST_COLUMNS, part_links
+    from issues_sts.links.stage import THIN_COLUMNS, part_links
 
     cfg, recipe, readers = args
     repo, first, last = part
     issues = store.issues_frame(repo=repo, span=(first, last))
-    comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=(first, last))
+    # every comment's body, for both; who posted it, when and where: only for threads read
+    comments = store.comments_frame(repo=repo, columns=THIN_COLUMNS, span=(first, last))
     links = part_links(store, part, cfg, issues, comments, readers)
     return links, _scan_frames(
         issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe

@@ -120,7 +120,7 @@ def _read_post(
     counters: Counter[str],
     rest_marks: list[Event],
 ) -> tuple[list[Statement], Reading]:
-    if not CUE.matches(post.body):
+    if not post.may_cue or not CUE.matches(post.body):
         return [], Reading()
     cleaned = text_mod.clean(post.body)
     if post.kind == "body":

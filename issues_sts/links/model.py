@@ -85,6 +85,9 @@ class Post:
     body: str
     created_at: str
     url: str
+    # False: the stage's vectorised cue screen found no cue word in `body`, so the reader need
+    # not look again (that screen admits everything `vocabulary.CUE` does, and more)
+    may_cue: bool = True
 
 
 @dataclass(frozen=True)

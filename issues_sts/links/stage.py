@@ -102,9 +102,15 @@ POST_COLUMNS = (
 )
 
 
+# What a caller that reads every comment anyway (the build's scan) may read for the link stage
+# instead of `POST_COLUMNS`: the posting details then come by id, for the threads read only.
+DETAIL_COLUMNS = ("user_login", "author_association", "created_at", "html_url")
+THIN_COLUMNS = ("id", "repo", "number", "body")
+
+
 def _posts_by_issue(
     store: Store,
-    issues: pl.DataFrame,
+    cued_bodies: pl.DataFrame,
     flagged: pl.DataFrame,
     repo: str | None = None,
     span: tuple[int, int] | None = None,
@@ -114,23 +120,38 @@ def _posts_by_issue(
     that GitHub calls duplicates (`flagged`: a label, `state_reason`, an event): the replies
     without one ("No, different bug.", "Yes.", "Please see #N") still decide what it meant.
     With `repo` (and `span`), only that repository's comments (in that range) are read;
-    `comments` (those, with `POST_COLUMNS`), when the caller has read them already."""
+    `comments` (those, with `POST_COLUMNS`), when the caller has read them already;
+    `cued_bodies`: (repo, number) of the issues whose body has a cue word."""
     if comments is None:
         comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=span)
+    # each comment screened once, vectorised: the reader skips the comments without a cue word
+    comments = comments.with_columns(
+        pl.col("body").str.contains(CUE_REGEX).fill_null(False).alias("_cued")
+    )
     cued = pl.concat(
         [
-            comments.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
-            issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number"),
+            comments.filter(pl.col("_cued")).select("repo", "number"),
+            cued_bodies.select("repo", "number"),
             flagged.select("repo", "number"),
         ]
     ).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
+    if DETAIL_COLUMNS[0] not in frame.columns:  # read thin (`THIN_COLUMNS`): the rest by id
+        details = store.comment_details(frame["id"])
+        frame = frame.join(details, on="id", how="left", maintain_order="left")
     posts: dict[tuple[str, int], list[Post]] = {}
-    for repo_, number, login, assoc, body, created, url in frame.select(
-        "repo", "number", "user_login", "author_association", "body", "created_at", "html_url"
+    for repo_, number, login, assoc, body, created, url, may_cue in frame.select(
+        "repo",
+        "number",
+        "user_login",
+        "author_association",
+        "body",
+        "created_at",
+        "html_url",
+        "_cued",
     ).iter_rows():
         posts.setdefault((repo_, number), []).append(
-            Post("comment", login, assoc, body or "", created or "", url or "")
+            Post("comment", login, assoc, body or "", created or "", url or "", may_cue)
         )
     return posts
 
@@ -194,18 +215,17 @@ def iter_threads(
         if (reason or "").lower() == DUPLICATE_STATE_REASON or says(labels)
     ]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
+    # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
+    cued_frame = issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number")
     posts = _posts_by_issue(
         store,
-        issues,
+        cued_frame,
         pl.DataFrame(said, schema={"repo": pl.Utf8, "number": pl.Int64}),
         repo,
         span,
         comments,
     )
-    # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
-    cued_bodies = set(
-        issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number").iter_rows()
-    )
+    cued_bodies = set(cued_frame.iter_rows())
     # only issues that can become a thread (the test below) are turned into Python rows
     candidates = set(posts) | cued_bodies | set(events) | {(r["repo"], r["number"]) for r in said}
     live = issues.filter(pl.col("tombstone").is_null())
@@ -229,6 +249,7 @@ def iter_threads(
                 body,
                 row["created_at"] or "",
                 row["html_url"] or "",
+                key in cued_bodies,
             )
         ]
         if not (thread_posts or key in cued_bodies or key in events or flagged):
@@ -350,8 +371,9 @@ def part_links(
     readers: Readers | None = None,
 ) -> PartLinks:
     """The links of one part from its `issues` (every column) and, when already read, its
-    `comments` (`POST_COLUMNS`); `cfg` as `link_config` made it. `readers`: extract the
-    threads in its process pool (in a worker process there is none: one part per core)."""
+    `comments` (`POST_COLUMNS`, or `THIN_COLUMNS`); `cfg` as `link_config` made it.
+    `readers`: extract the threads in its process pool (in a worker process there is none: one
+    part per core)."""
     repo, first, last = part
     counters: Counter[str] = Counter()
     links: list[DuplicateLink] = []
