@@ -24,6 +24,13 @@ import polars as pl
 
 from issues_sts.errors import StoreError
 
+try:  # the fast reader (a dependency); without it every read goes through sqlite3
+    import adbc_driver_sqlite.dbapi as _adbc
+except ImportError:  # pragma: no cover - an install without the driver still works
+    _adbc = None  # type: ignore[assignment]
+_ADBC_BATCH_ROWS = "adbc.sqlite.query.batch_rows"
+_ADBC_ROWS = 1 << 20
+
 DB_NAME = "crawl.sqlite"
 # 2: `raw` columns hold `pack_raw` blobs (compressed, texts kept once in their columns).
 # Version-1 stores hold JSON text there; readers accept both, so they keep working as they are.
@@ -284,6 +291,8 @@ class Store:
     def __init__(self, root: Path, conn: sqlite3.Connection) -> None:
         self.root = root
         self._conn = conn
+        self._arrow_conn: Any = None  # the Arrow reader's own connection, opened on first use
+        self._arrow_broken = _adbc is None
 
     # -- opening -------------------------------------------------------------------
     @classmethod
@@ -316,6 +325,9 @@ class Store:
         return cls(root, conn)
 
     def close(self) -> None:
+        if self._arrow_conn is not None:
+            self._arrow_conn.close()
+            self._arrow_conn = None
         self._conn.close()
 
     def __enter__(self) -> Store:
@@ -436,8 +448,14 @@ class Store:
     def _frame(
         self, sql: str, schema: dict[str, Any], params: tuple[Any, ...] = ()
     ) -> pl.DataFrame:
-        """The rows as a frame, converted 20,000 at a time: Python holds one batch of row tuples
-        (several times the size of the same rows in a frame), not the whole answer."""
+        """The rows as a frame: straight into Arrow when the ADBC reader can, else converted
+        20,000 at a time (Python holds one batch of row tuples, several times the size of the
+        same rows in a frame, not the whole answer)."""
+        # inside a transaction only this connection sees what it wrote
+        if not self._arrow_broken and not self._conn.in_transaction:
+            frame = self._arrow_frame(sql, schema, params)
+            if frame is not None:
+                return frame
         try:
             cursor = self._conn.execute(sql, params)
             parts = []
@@ -451,6 +469,32 @@ class Store:
         if not parts:
             return pl.DataFrame(schema=schema)
         return pl.concat(parts, rechunk=len(parts) > 1)
+
+    def _arrow_frame(
+        self, sql: str, schema: dict[str, Any], params: tuple[Any, ...]
+    ) -> pl.DataFrame | None:
+        """`_frame` through ADBC, or None where it cannot answer (then sqlite3 does)."""
+        assert _adbc is not None
+        try:
+            if self._arrow_conn is None:
+                uri = f"{(self.root / DB_NAME).resolve().as_uri()}?mode=ro"
+                self._arrow_conn = _adbc.connect(uri, autocommit=True)
+            with self._arrow_conn.cursor() as cursor:
+                # the driver infers a column's type from its first batch (a column NULL all
+                # through it reads as integers, and a later string fails: sqlite3 answers then);
+                # a part's rows fit one batch of this size, and the driver reserves (virtual)
+                # memory in proportion to it, which a later fork must be able to commit
+                cursor.adbc_statement.set_options(**{_ADBC_BATCH_ROWS: str(_ADBC_ROWS)})
+                cursor.execute(sql, params or None)
+                table = cursor.fetch_arrow_table()
+        except Exception:  # noqa: BLE001 - a type it cannot infer, an old driver: sqlite3 answers
+            self._arrow_broken = True
+            return None
+        frame = pl.from_arrow(table)
+        assert isinstance(frame, pl.DataFrame)
+        frame.columns = list(schema)
+        # 0/1 to booleans, an all-NULL column to its declared type
+        return frame.cast(pl.Schema(schema))
 
     def parts(self, max_issues: int | None = None) -> list[Part]:
         """The store cut into (repo, first, last) number ranges of at most `max_issues` issues

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -171,3 +172,65 @@ def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
             store._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
             == "2"
         )
+
+
+def _both_readers(store: Store, read: Callable[[], pl.DataFrame]) -> tuple[pl.DataFrame, ...]:
+    """`read()` through the Arrow reader, then through sqlite3 alone."""
+    arrow = read()
+    assert not store._arrow_broken, "the Arrow reader fell back"
+    store._arrow_broken = True
+    try:
+        return arrow, read()
+    finally:
+        store._arrow_broken = False
+
+
+def test_the_arrow_reader_gives_the_frames_sqlite3_gives(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    store.upsert_repo("o/r", status="ok")
+    issues = [_issue(n, pr=n % 3 == 0) for n in range(1, 60)]
+    for raw in issues[::4]:
+        raw["body"] = None
+        raw["state_reason"] = None  # NULLs among the others
+    comments = [_comment(100 + n, 1 + n % 50) for n in range(120)]
+    store.write_page("o/r", issues=issues, comments=comments, events=[_event(2, "graphql")])
+    for read in (
+        store.issues_frame,
+        lambda: store.issues_frame(repo="o/r", span=(5, 40), columns=("number", "body")),
+        store.comments_frame,
+        lambda: store.comments_frame(repo="o/r", columns=("id", "repo", "number", "body")),
+        lambda: store.comment_details([101, 150, 999]),
+        store.events_frame,
+        store.issue_keys_frame,
+        lambda: store.issues_frame(repo="nobody/here"),  # no rows: the declared types
+    ):
+        arrow, plain = _both_readers(store, read)
+        assert arrow.schema == plain.schema
+        assert arrow.equals(plain, null_equal=True)
+
+
+def test_a_column_the_arrow_reader_cannot_type_is_read_by_sqlite3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the driver types a column from its first batch: NULL all through it, then text
+    monkeypatch.setattr("issues_sts.store._ADBC_ROWS", 4)
+    store = Store.open(tmp_path, create=True)
+    store.upsert_repo("o/r", status="ok")
+    issues = [_issue(n) for n in range(1, 12)]
+    for raw in issues[:6]:
+        raw["state_reason"] = None
+    store.write_page("o/r", issues=issues)
+    frame = store.issues_frame(columns=("number", "state_reason"))
+    assert store._arrow_broken  # it fell back, and stays with sqlite3 for this store
+    assert frame["state_reason"].to_list() == [None] * 6 + ["duplicate"] * 5
+
+
+def test_inside_a_transaction_a_read_sees_its_own_writes(tmp_path: Path) -> None:
+    store = Store.open(tmp_path, create=True)
+    store.upsert_repo("o/r", status="ok")
+    store.write_page("o/r", issues=[_issue(1)])
+    assert store.issues_frame().height == 1  # the Arrow reader is open now
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM issues")
+        assert store.issues_frame().height == 0  # not the other connection's snapshot
+    assert store.issues_frame().height == 0
