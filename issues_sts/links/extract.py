@@ -3,8 +3,11 @@
 Every post (body, comments) is cleaned and read into claims; GraphQL duplicate events
 become statements of their own. Comments without a claim still count: "Reopening",
 "No, different bug" retract earlier claims, "Yes"/"closing as dup" confirm them, a fix
-report lowers them. Statements are then resolved per target, in time order: the last
-statement about a target decides whether it stands ("not a duplicate of #N" retracts,
+report lowers them. Then the close itself: the closer's own comment giving another reason
+("Moved to ...", "not a bug") lowers someone else's hedged suggestion, and a lone hedged
+suggestion that was the last word before a merge closed the issue keeps its standing.
+Statements are then resolved per target, in time order: the last statement about a target
+decides whether it stands ("not a duplicate of #N" retracts,
 `unmarked_as_duplicate` cancels; a drive-by cannot overrule a maintainer), an author who
 retargets keeps only their latest target, and among the targets left above
 `min_confidence` the canonical is an event's, else the one established last by a firm
