@@ -15,6 +15,10 @@ _REOPENS = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b",
     re.I,
 )
+# Another resolution than a duplicate or a fix: "won't fix", "working as intended".
+_NOT_A_DUPLICATE_RESOLUTION = (
+    r"\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
+)
 _FIX_REPORT = re.compile(
     r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"
     r"|\b(?:is|was|been|be|now|seems|appears|got)\s+(?:\w+\s+)?(?:fixed|resolved)\b"
@@ -24,10 +28,10 @@ _FIX_REPORT = re.compile(
     r"|\b(?:the|this|a)\s+fix\s+(?:is|was|has)\s+(?:now\s+)?(?:live|landed|merged|deployed)\b"
     r"|\b(?:resolved|fixed)\s+itself\b"
     r"|\b(?:unable\s+to|can'?t|cannot|could\s+not|couldn'?t)\s+reproduce\b"
-    # another resolution than a duplicate: "wontfix", "working as intended", "not a bug"
-    r"|\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
     # "No longer reproduces (probably fixed a while ago)"
-    r"|\bno\s+longer\s+reproduc|\b(?:probably|likely|apparently)\s+(?:been\s+)?(?:fixed|resolved)\b",
+    r"|\bno\s+longer\s+reproduc|\b(?:probably|likely|apparently)\s+(?:been\s+)?(?:fixed|resolved)\b"
+    # another resolution than a duplicate lowers a claim as a fix does
+    r"|" + _NOT_A_DUPLICATE_RESOLUTION,
     re.I,
 )
 # A close that sends the issue somewhere else: "Moved to rust-lang/rust-mode#6"
@@ -103,12 +107,7 @@ def find_outcome(text: str) -> Outcome:
     )
 
 
-# Another resolution than a duplicate or a fix: "won't fix", "working as intended", "not a bug".
-_OTHER_RESOLUTION = re.compile(
-    r"\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
-    r"|\bnot\s+a\s+\W?bug\b",
-    re.I,
-)
+_OTHER_RESOLUTION = re.compile(_NOT_A_DUPLICATE_RESOLUTION + r"|\bnot\s+a\s+\W?bug\b", re.I)
 
 
 def closes_otherwise(text: str) -> bool:

@@ -177,35 +177,29 @@ def confirmed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     return Scored(scored.score + bonus, scored.signal, (*scored.signals, Signal.CONFIRMED_LATER))
 
 
+def _adding(scored: Scored, signal: Signal, weight: float) -> Scored:
+    """`scored` with `signal` counted once: a later reading that finds it again adds nothing."""
+    if signal in scored.signals:
+        return scored
+    return Scored(scored.score + weight, scored.signal, (*scored.signals, signal))
+
+
 def fixed_later(scored: Scored, cfg: LinkConfig) -> Scored:
     """A later comment reports that the issue was fixed on its own. It says nothing
     against the claim of the person who closed the issue (their close was the duplicate close)."""
-    if Signal.FIXED_SEPARATELY in scored.signals or Signal.CLOSING_ACTOR in scored.signals:
+    if Signal.CLOSING_ACTOR in scored.signals:
         return scored
-    return Scored(
-        scored.score + cfg.w_fixed_separately,
-        scored.signal,
-        (*scored.signals, Signal.FIXED_SEPARATELY),
-    )
+    return _adding(scored, Signal.FIXED_SEPARATELY, cfg.w_fixed_separately)
 
 
 def closed_otherwise(scored: Scored, cfg: LinkConfig) -> Scored:
     """The person who closed the issue said why, and it was not this hedged suggestion."""
-    if Signal.CLOSED_OTHERWISE in scored.signals:
-        return scored
-    return Scored(
-        scored.score + cfg.w_closed_otherwise,
-        scored.signal,
-        (*scored.signals, Signal.CLOSED_OTHERWISE),
-    )
+    return _adding(scored, Signal.CLOSED_OTHERWISE, cfg.w_closed_otherwise)
 
 
 def last_word(scored: Scored, cfg: LinkConfig) -> Scored:
     """Nobody said anything after this suggestion before a merge closed the issue."""
-    if Signal.LAST_WORD in scored.signals:
-        return scored
-    signals = (*scored.signals, Signal.LAST_WORD)
-    return Scored(scored.score + cfg.w_last_word, scored.signal, signals)
+    return _adding(scored, Signal.LAST_WORD, cfg.w_last_word)
 
 
 def combine(scores: list[Scored], authors: int, cfg: LinkConfig) -> tuple[float, Scored]:

@@ -350,9 +350,9 @@ class FakeGitHub:
         answer.headers = headers
         # a fault that rides on the body (truncate, short_body, slow) is applied to a success
         # only; on a 404 or a refusal it is not served, and so not counted as one
-        served_fault = fault if fault in SERVED_FAULTS and answer.status < 300 else None
-        if fault in SERVED_FAULTS:
-            fault = served_fault
+        if fault in SERVED_FAULTS and answer.status >= 300:
+            fault = None
+        served_fault = fault if fault in SERVED_FAULTS else None
         record = RequestRecord(
             t=now,
             method=request.method,
