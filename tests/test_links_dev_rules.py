@@ -756,6 +756,145 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         12,
     ),
+    # rules from rust round 7's errors (read once the round was scored) and round 6's rest
+    (
+        "'I'm tempted to close this as a dupe of #12, but there's a lot here' declines",
+        thread(
+            c(
+                "m",
+                "I'm tempted to close this as a dupe of #12, but there's certainly a lot here.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'a dupe of #12 though I'll leave this open' declines",
+        thread(
+            c(
+                "m",
+                "This would be a dupe of #12 though I'll leave this open as the test case differs.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'a dupe of #12, I'll close it' does not",
+        thread(
+            c("m", "This is a dupe of #12, I'll close it.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "'(closed #13 in favor of PR #12)' is about #13, not this issue",
+        thread(
+            c("reporter", "attempting a fix in #13", "NONE", 40),
+            c("reporter", "(closed #13 in favor of #12)", "NONE", 60),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'closed this in favor of #12' is about this one",
+        thread(
+            c("m", "Closed this in favor of #12.", "MEMBER", 60), closed_by="m", closed_minute=60
+        ),
+        12,
+    ),
+    (
+        "'Isn't it possible to do the same as in #12?' is the same action, not the same issue",
+        thread(
+            c("u", "Isn't it possible to do the same as in #12?", "CONTRIBUTOR", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+    ),
+    (
+        "... 'Isn't it the same as #12?' answered by the close still links",
+        thread(
+            c("m", "Isn't it the same as #12? Closing.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "a pull request 'Landing with #12' went in with the rollup #12",
+        thread(
+            c("m", "Landing with #12.", "MEMBER", 60), closed_by="m", closed_minute=61, is_pr=True
+        ),
+        12,
+    ),
+    (
+        "... an issue's 'Landed in #12' names its fix",
+        thread(c("m", "Landed in #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
+        None,
+    ),
+    (
+        "'absorbed into #12' closing an issue",
+        thread(c("m", "absorbed into #12", "MEMBER", 60), closed_by="m", closed_minute=60),
+        12,
+    ),
+    (
+        "... 'the cost is absorbed into the build, see #12' is no link",
+        thread(
+            c("m", "The cost is absorbed into the build step, see #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "'Continuing this in #12 where we can try docker'",
+        thread(
+            c("m", "Continuing this in #12 where we can try out docker", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+            is_pr=True,
+        ),
+        12,
+    ),
+    (
+        "... 'Continuing the work, see #12' is no link",
+        thread(
+            c("m", "Continuing the work on the parser, see #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "the claimer's 'I'll reopen this for now to track this' takes the close back",
+        thread(
+            c("m", "Closing as a dupe of #12.", "MEMBER", 60),
+            c("u", "I see this too with a fresh project.", "NONE", 70),
+            c("m", "I'll reopen this for now to track this, but I cannot reproduce.", "MEMBER", 80),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'I'll reopen this if it comes back' does not",
+        thread(
+            c("m", "Closing as a dupe of #12.", "MEMBER", 60),
+            c("m", "I'll reopen this if it comes back after the fix.", "MEMBER", 80),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ from issues_sts.links.text import strip_form_fields
 from issues_sts.links.vocabulary import (
     COUNTERS,
     CUE_REGEX,
+    RULE_BY_NAME,
     RULES,
     is_duplicate_label,
     rule_of,
@@ -29,8 +30,8 @@ EXAMPLES = [(rule.name, text) for rule in RULES for text in rule.examples]
 NEAR_MISSES = [(rule.name, text) for rule in RULES for text in rule.near_misses]
 
 
-def _closed_by_maintainer(text: str) -> Thread:
-    return thread(c("m", text, "MEMBER", 60), closed_by="m", closed_minute=61)
+def _closed_by_maintainer(text: str, *, is_pr: bool = False) -> Thread:
+    return thread(c("m", text, "MEMBER", 60), closed_by="m", closed_minute=61, is_pr=is_pr)
 
 
 def test_every_rule_has_an_example_and_a_near_miss() -> None:
@@ -41,19 +42,28 @@ def test_every_rule_has_an_example_and_a_near_miss() -> None:
 
 @pytest.mark.parametrize(("rule", "text"), EXAMPLES, ids=[f"{r}: {t}" for r, t in EXAMPLES])
 def test_crawl_screen_and_link_stage_agree_on_every_example(rule: str, text: str) -> None:
-    th = _closed_by_maintainer(text)
+    declared = RULE_BY_NAME[rule]
+    th = _closed_by_maintainer(text, is_pr=declared.pull_request_only)
     reading = extract_thread(th)
     chosen = canonical(reading.links)
     assert chosen is not None and chosen.target_number == 12, "the link stage must link it"
     assert has_duplicate_wording(text), "the crawl must ask for its timeline"
     assert screens(text)
-    assert reading.counters[next(r for r in RULES if r.name == rule).counter] >= 1
+    assert reading.counters[declared.counter] >= 1
 
 
 @pytest.mark.parametrize(("rule", "text"), NEAR_MISSES, ids=[f"{r}: {t}" for r, t in NEAR_MISSES])
 def test_near_misses_make_no_link(rule: str, text: str) -> None:
-    th = thread(c("u", text, "CONTRIBUTOR", 60), closed_by="m", closed_minute=61)
+    is_pr = RULE_BY_NAME[rule].pull_request_only  # read where the rule is read
+    th = thread(c("u", text, "CONTRIBUTOR", 60), closed_by="m", closed_minute=61, is_pr=is_pr)
     assert canonical(extract_thread_links(th)) is None
+
+
+def test_pull_request_only_rules_make_no_link_in_an_issue() -> None:
+    # "Landed in #12." closing an issue names the fix that landed, not a copy of the issue
+    for rule in (r for r in RULES if r.pull_request_only):
+        for text in rule.examples:
+            assert canonical(extract_thread_links(_closed_by_maintainer(text))) is None, text
 
 
 def test_counters_are_declared() -> None:

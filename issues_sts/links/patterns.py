@@ -131,6 +131,8 @@ _WORDING = re.compile(
     # "opened twice, closing for #N" (a short "closing in favour of"; "closing for now" is not)
     r"|\bclos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for(?=\s(?:#\d|https?://))"
     r"|\bsuper(?:s|c)eded\s+by\b|\bsubsumed\s+(?:by|in)\b"
+    # "absorbed into #N" closing an issue: about this issue (a sentence of its own, or "it was")
+    r"|(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+(?:into|by|in)\b"
     # "Replaced with #N." closing an old issue for a newer one; only about this issue (a
     # sentence of its own, or "this was replaced by"), not "X was replaced with Y in #N"
     r"|(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|by)\b"
@@ -145,12 +147,16 @@ _WORDING = re.compile(
     # a successor without duplicate wording: "continued in #N", "Reopened as #N", "Rebased in #N",
     # "This is now #N"
     r"|\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)\b"
+    # "Continuing this in #N where we can try out docker"
+    r"|(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+"
+    r"(?:in|at|over\s+(?:in|at))\b"
     r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
     re.I,
 )
 _SUCCESSOR = re.compile(
     r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
-    r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
+    r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$"
+    r"|landed|landing|merged|rolled|included|incorporated|folded|taken\s+care|continu",
     re.I,
 )
 # Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
@@ -161,6 +167,14 @@ _NEW_PR = re.compile(
     r"|\b(?:proposing|proposed|opened|opening|submitted|submitting|filed)\s+(?:pull(?:\s+request)?|pr)\b"
     r"(?=\s*#\d+\s+instead\b)"
     r"|\bsee\b(?=\s*#\d+\s+for\s+the\s+(?:[\w-]+\s+(?:and\s+)?){0,3}?(?:rebased|updated|revised|reworked)\b)",
+    re.I,
+)
+# Only in a pull request: "Landing with #N", "Rolled into #N", "This was merged in #N": its
+# commits went in with another pull request (a rollup). In an issue the same words name the fix.
+_ROLLED_UP = re.compile(
+    r"(?:^|[.!?]\s+|\n|\b(?:this|it)\s+(?:(?:was|has\s+been|got|is|will\s+be)\s+)?(?:now\s+)?)\s*"
+    r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+(?:up\s+)?"
+    r"(?:in|into|with|as|via|as\s+part\s+of)\b(?=\s*(?:#\d|https?://))",
     re.I,
 )
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
@@ -420,11 +434,30 @@ def _is_hedged(text: str, cue_start: int, end: int) -> bool:
     return bool(_HEDGE.search(claim)) or "?" in text[end : e + 1]
 
 
+# "I'm tempted to close this as a dupe of #N, but ...", "This would be a dupe of #N though
+# I'll leave this open": the writer names the duplicate and decides against closing for it
+_DECLINED_BEFORE = re.compile(r"\b(?:tempted|inclined)\s+to\b", re.I)
+_DECLINED_AFTER = re.compile(
+    r"\b(?:i'?ll|i\s+will|we'?ll|we\s+will|let'?s|i'?m\s+going\s+to|going\s+to)\s+(?:just\s+)?"
+    r"(?:leave|keep)\s+(?:this|it)\s+(?:one\s+|issue\s+)?open\b",
+    re.I,
+)
+
+
+def _declined(text: str, m: re.Match[str]) -> bool:
+    s, e = _sentence_bounds(text, m.start(), m.end())
+    return bool(_DECLINED_BEFORE.search(text[s : m.start()]) or _DECLINED_AFTER.search(text[s:e]))
+
+
 def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
     """Why this cue is not a claim by the thread about itself, or None when it is."""
     s, _ = _sentence_bounds(text, m.start(), m.end())
     if _REVERSE_AFTER.match(text[m.end() :]):
         return "reverse_wording"  # "duplicated by #N": #N is the copy, this is the original
+    if any(m.start() <= r.start and r.end <= m.end() and r.number != self_number for r in refs):
+        return "other_subject"  # "(closed #A in favor of PR #B)": what was closed is #A
+    if _declined(text, m):
+        return "declined"
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
     if (
         subject
@@ -565,11 +598,19 @@ def _first_person(text: str, m: re.Match[str]) -> bool:
     return bool(_FIRST_PERSON.search(text[s : m.start()]))
 
 
+# "Isn't it possible to do the same as in #N?": the same action, not the same issue
+_DO_THE_SAME = re.compile(
+    r"\b(?:do|does|did|doing|done|try|tried)\s+(?:(?:exactly|just|basically)\s+)?(?:the\s+)?$", re.I
+)
+
+
 def _about_this(text: str, m: re.Match[str]) -> bool:
     """ "Same as #N" speaks of this issue when its sentence says "this"/"it", or is short
     ("Probably the same as #N"), not "That error message is the same as #N"."""
     s, _ = _sentence_bounds(text, m.start(), m.end())
     before = text[s : m.start()]
+    if _DO_THE_SAME.search(before):
+        return False
     return (
         bool(_SAME_SUBJECT.search(before))
         or len(before.split()) <= 2
@@ -609,7 +650,8 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     reading = Reading()
     refs = find_refs(text, repo, bare=True)
     used: set[int] = set()
-    for pattern, cue, strict in _CUES + (((_NEW_PR, WORDING, False),) if pull_request else ()):
+    pr_only = ((_NEW_PR, WORDING, False), (_ROLLED_UP, WORDING, False)) if pull_request else ()
+    for pattern, cue, strict in _CUES + pr_only:
         for m in pattern.finditer(text):
             first_person = cue == SAME_AS and _first_person(text, m)
             if m.start() in used or (

@@ -12,7 +12,10 @@ import re
 from dataclasses import dataclass
 
 _REOPENS = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b",
+    r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b"
+    # "I'll reopen this for now to track this": a decision, not "I'll reopen it if it comes back"
+    r"|\b(?:i'?ll|i\s+will|let\s+me|we'?ll)\s+(?:go\s+ahead\s+and\s+|just\s+)?re-?open\s+(?:this|it)\b"
+    r"(?![^.!?\n]{0,60}\b(?:if|when|once|should|unless)\b)",
     re.I,
 )
 # Another resolution than a duplicate or a fix: "won't fix", "working as intended".

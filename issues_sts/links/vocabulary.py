@@ -50,7 +50,9 @@ class Rule:
     screen: str
     cue: str
     examples: tuple[str, ...] = ()  # said by a maintainer who then closes the issue: a link to #12
-    near_misses: tuple[str, ...] = ()  # the same words, no link
+    near_misses: tuple[str, ...] = ()  # the same words, no link (in an issue)
+    # read only in a pull request: in an issue the same words name the fix, not a successor
+    pull_request_only: bool = False
 
     @property
     def counter(self) -> str:
@@ -114,20 +116,39 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "superseded",
         Reason.SUPERSEDED,
-        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)",
-        r"supers?c?ede|subsum|replaced",
+        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)|absorbed\s+(?:into|by|in)",
+        r"supers?c?ede|subsum|replaced|absorbed",
         (
             "Superseded by #12.",
             "Subsumed by #12, closing.",
             "Replaced with #12.",
             "#12 supersedes.",
             "This seems like #12 would subsume it, closing.",
+            "absorbed into #12",
         ),
         (
             "The old parser was replaced with a new one in #12.",
             "The API of #12 supersedes the old flag.",
             "#12 would not subsume it.",
+            "The cost is absorbed into the build step, see #12.",
         ),
+    ),
+    Rule(
+        # a pull request whose commits went in with another one (a rollup): "Landing with #N"
+        "rolled_up",
+        Reason.SUPERSEDED,
+        r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+"
+        r"(?:up\s+)?(?:in|into|with|as|via)\b",
+        r"landed|landing|merged|rolled|included|incorporated|folded|taken",
+        (
+            "Landing with #12.",
+            "Rolled into #12",
+            "Merged in #12.",
+            "Landing as part of #12.",
+            "This has been taken care of as part of #12",
+        ),
+        ("Merged in #12 and #13.", "This is not included in #12.", "The fix was merged in #12."),
+        pull_request_only=True,
     ),
     Rule(
         "consolidated",
@@ -176,10 +197,11 @@ RULES: tuple[Rule, ...] = (
         "successor",
         Reason.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-        r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased",
+        r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$",
-        ("Continued in #12.", "Reopened as #12."),
+        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu",
+        ("Continued in #12.", "Reopened as #12.", "Continuing this in #12 where we can try it."),
         ("Continued in the next release, see #12 for the plan.",),
     ),
     Rule(
@@ -394,6 +416,15 @@ _SCREEN_WORDS = (
     "same",
     "super",
     "subsum",
+    "absorbed",
+    "landed",
+    "landing",
+    "merged",
+    "rolled",
+    "included",
+    "incorporated",
+    "folded",
+    "taken care",
     "replaced",
     "consolidat",
     "track",
@@ -404,6 +435,7 @@ _SCREEN_WORDS = (
     "reported",
     "already",
     "continued",
+    "continu",
     "reopened",
     "submitted",
     "rebased",
