@@ -895,6 +895,94 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         12,
     ),
+    # rules from rust round 8's errors (read once the round was scored)
+    (
+        "'This bug is #12.' then closing: the same bug, filed before",
+        thread(
+            c("m", "This bug is #12.", "MEMBER", 60),
+            c("m", "I added a test case on that bug; closing this one.", "MEMBER", 70),
+            closed_by="m",
+            closed_minute=70,
+        ),
+        12,
+    ),
+    (
+        "... 'This bug is #12 in the other tracker, or close to it' is no link",
+        thread(
+            c("m", "This bug is #12 in the other tracker, or close to it.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=70,
+        ),
+        None,
+    ),
+    (
+        "'<#12> was filed too; closing this one as a dup because that issue has the jargon'",
+        thread(
+            c(
+                "m",
+                "It looks like https://github.com/acme/widgets/issues/12 was filed too; I'm "
+                "closing this one as a dup because that issue uses the right jargon.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "... 'closing as a dup because the parser is being rewritten, see #12' names no issue",
+        thread(
+            c(
+                "m",
+                "Closing as a dup because the parser is being rewritten, see #12.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "'At least one of these is the same issue as #12', then closed as never to be fixed",
+        thread(
+            c("reporter", "At least one of these is the same issue as #12", "NONE", 60),
+            c("m", "Nobody is ever going to fix the old printer. Closing.", "MEMBER", 5_000),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'This is the same issue as #12' by the author, closed right after, links",
+        thread(
+            c("reporter", "This is the same issue as #12", "NONE", 60),
+            closed_by="reporter",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "'Probably a dup of #12' then 'Agreed! (also a dupe of #13)': #12 stays canonical",
+        thread(
+            c("u", "Probably a dup of #12", "CONTRIBUTOR", 60),
+            c("m", "Agreed! (also a dupe of #13)", "MEMBER", 5_000),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        12,
+    ),
+    (
+        "... 'Probably a dup of #12' then 'Actually a dupe of #13': #13",
+        thread(
+            c("u", "Probably a dup of #12", "CONTRIBUTOR", 60),
+            c("m", "Actually a dupe of #13", "MEMBER", 5_000),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        13,
+    ),
 ]
 
 

@@ -84,6 +84,7 @@ class Statement:
     from_event: bool = False
     standing: bool = False  # maintainer, closer or the issue's author (events: always)
     target_fixed: bool = False  # the claim said the target is fixed: a later "fixed" agrees with it
+    also: bool = False  # "(also a dupe of #B)": a further target, not a new canonical
 
 
 @dataclass
@@ -229,6 +230,7 @@ def _read_post(
                 scored,
                 standing=bool(standing(post, thread, cfg)),
                 target_fixed=claim.target_fixed,
+                also=claim.also,
             )
         )
     return out, reading
@@ -800,19 +802,25 @@ def _links(thread: Thread, statements: list[Statement], cfg: LinkConfig) -> list
     return _choose_canonical(links, ranks, cfg)
 
 
-Rank = tuple[bool, bool, str]
+Rank = tuple[bool, bool, bool, str]
 
 
 def _rank(group: list[Statement]) -> Rank:
     """Which surviving target is the thread's canonical: an event first, then the one
     established last ("dup of A", later "actually dup of B": B, whoever wrote it); a merely
-    hedged suggestion does not displace a firm one."""
+    hedged suggestion does not displace a firm one, and a target only ever named "also"
+    ("Agreed! (also a dupe of B)") does not displace the one agreed with."""
     firm = [
         st
         for st in group
         if not st.hedged or (st.scored and Signal.CONFIRMED_LATER in st.scored.signals)
     ]
-    return (any(st.from_event for st in group), bool(firm), max(st.time for st in firm or group))
+    return (
+        any(st.from_event for st in group),
+        not all(st.also for st in group),
+        bool(firm),
+        max(st.time for st in firm or group),
+    )
 
 
 def _choose_canonical(

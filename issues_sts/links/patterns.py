@@ -150,7 +150,9 @@ _WORDING = re.compile(
     # "Continuing this in #N where we can try out docker"
     r"|(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+"
     r"(?:in|at|over\s+(?:in|at))\b"
-    r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
+    r"|(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))"
+    # "This bug is #N." (a sentence of its own): the same bug, already filed
+    r"|(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
     re.I,
 )
 _SUCCESSOR = re.compile(
@@ -259,7 +261,8 @@ _PLURAL_ANAPHOR = re.compile(
 )
 # "the running-twice part is a dup of #N": the claim is about a part of this issue, not the issue
 _PART_SUBJECT = re.compile(
-    r"\b(?:part|half|aspect|portion|piece|bullet|item|point|(?:the\s+)?(?:other|first|second|third|last)\s+"
+    r"\b(?:part|half|aspect|portion|piece|bullet|item|point|(?:at\s+least\s+)?(?:one|some|two|several)\s+of\s+"
+    r"(?:these|them|those|the\s+\w+)|(?:the\s+)?(?:other|first|second|third|last)\s+"
     r"(?:bug|issue|problem|one|case|example)|that\s+(?:error|message|crash|warning|panic|bug|issue|test|example|case))"
     r"(?:\s+(?:on|in|of)\s+(?:this|the)\s+(?:list|issue|report))?\s+"
     r"(?:\([^)]*\)\s*)?(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
@@ -346,6 +349,7 @@ class Claim:
     first_person: bool = (
         False  # "I met the same problem as #4": about this issue only from its author
     )
+    also: bool = False  # "also a dupe of #4": a further target next to one already agreed
 
 
 @dataclass
@@ -506,6 +510,15 @@ def _polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
     return negated, conditional, conditional or _is_hedged(text, m.start(), end)
 
 
+# "<url> was accidentally filed too; I'm closing this one as a dup because that issue uses the
+# right jargon": the reason names the issue just mentioned
+_BECAUSE_THAT = re.compile(
+    r"^\s*,?\s*(?:because|since|as)\s+(?:that|the\s+other|the\s+(?:older|newer|original))\s+"
+    r"(?:one|issue|bug|ticket|report)\b",
+    re.I,
+)
+
+
 def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> Ref | None:
     """The reference an untargeted cue points back at: "covered by #4, so closing in favor
     of that", "Subsumed in #7, closing as duplicate." (this or the previous sentence)."""
@@ -517,6 +530,7 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
         return named[0] if named else None
     if not (
         _ANAPHOR.match(after)
+        or _BECAUSE_THAT.match(after)
         or (
             _BARE_PREDICATE.match(after)
             and _PREDICATE_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
@@ -598,6 +612,8 @@ def _first_person(text: str, m: re.Match[str]) -> bool:
     return bool(_FIRST_PERSON.search(text[s : m.start()]))
 
 
+# "(also a dupe of #B)", "it's also the same as #B": a further target
+_ALSO_BEFORE = re.compile(r"\balso\s+(?:(?:be|is|was|it'?s)\s+)?(?:an?\s+)?$", re.I)
 # "Isn't it possible to do the same as in #N?": the same action, not the same issue
 _DO_THE_SAME = re.compile(
     r"\b(?:do|does|did|doing|done|try|tried)\s+(?:(?:exactly|just|basically)\s+)?(?:the\s+)?$", re.I
@@ -730,6 +746,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                         successor=successor,
                         cue_text=m.group(0),
                         first_person=first_person,
+                        also=bool(_ALSO_BEFORE.search(text[max(0, m.start() - 30) : m.start()])),
                     )
                 )
     for ref, m in _subsumed_by(text, refs, self_number):

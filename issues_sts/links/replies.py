@@ -21,6 +21,8 @@ _REOPENS = re.compile(
 # Another resolution than a duplicate or a fix: "won't fix", "working as intended".
 _NOT_A_DUPLICATE_RESOLUTION = (
     r"\bwon'?t\s*fix\b|\bworking\s+as\s+intended\b|\bworks\s+as\s+(?:intended|designed)\b"
+    # "Nobody is ever going to fix the current pretty-printer. Closing."
+    r"|\b(?:nobody|no\s+one|not)\s+(?:is\s+)?(?:ever\s+)?going\s+to\s+(?:be\s+)?fix"
 )
 _FIX_REPORT = re.compile(
     r"\b(?:fixed|resolved)\s+(?:by|in|via|with|on|as\s+of|upstream)\b"

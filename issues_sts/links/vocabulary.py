@@ -198,11 +198,20 @@ RULES: tuple[Rule, ...] = (
         Reason.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
-        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)",
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:bug|issue)\s+is\s+#",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
-        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu",
-        ("Continued in #12.", "Reopened as #12.", "Continuing this in #12 where we can try it."),
-        ("Continued in the next release, see #12 for the plan.",),
+        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
+        r"|this\s+(?:bug|issue)\s+is",
+        (
+            "Continued in #12.",
+            "Reopened as #12.",
+            "Continuing this in #12 where we can try it.",
+            "This bug is #12.",
+        ),
+        (
+            "Continued in the next release, see #12 for the plan.",
+            "This bug is #12 in the other tracker of the parser crate, or close to it.",
+        ),
     ),
     Rule(
         "same_as",
@@ -436,6 +445,8 @@ _SCREEN_WORDS = (
     "already",
     "continued",
     "continu",
+    "this bug is",
+    "this issue is",
     "reopened",
     "submitted",
     "rebased",
