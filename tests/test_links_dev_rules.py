@@ -983,6 +983,86 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         13,
     ),
+    # rules from rust round 9's errors (read once the round was scored)
+    (
+        "'Seems like it's #12', then the same writer 'less convinced that it's dup of #12'",
+        thread(
+            c("u", "Seems like it's a dup of #12 on linux.", "CONTRIBUTOR", 60),
+            c("u", "So I'm less convinced that it's dup of #12.", "CONTRIBUTOR", 70),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'more convinced that it's a dup of #12' confirms",
+        thread(
+            c("u", "Seems like it's a dup of #12 on linux.", "CONTRIBUTOR", 60),
+            c("m", "I'm now convinced that it's a dup of #12. Closing.", "MEMBER", 70),
+            closed_by="m",
+            closed_minute=70,
+        ),
+        12,
+    ),
+    (
+        "'This may be a dupe of #12', then the claimer's 'Actually, this is a bug in openssl'",
+        thread(
+            c("m", "This may be a dupe of #12, but I'd want to investigate more.", "MEMBER", 60),
+            c("m", "Actually, this is a bug in `openssl`: the symbol is a macro.", "MEMBER", 65),
+            closed_by="m",
+            closed_minute=66,
+        ),
+        None,
+    ),
+    (
+        "... 'Actually, this is a dupe of #12' is a claim",
+        thread(
+            c("m", "This may be related to #13.", "MEMBER", 60),
+            c("m", "Actually, this is a dupe of #12.", "MEMBER", 65),
+            closed_by="m",
+            closed_minute=66,
+        ),
+        12,
+    ),
+    (
+        "'basically a dup of #12. Not quite a dup, but fixing #12 will fix this too'",
+        thread(
+            c(
+                "m",
+                "It's basically a dup of #12. Not quite a dup, but cleaning up the code that "
+                "#12 asks for will fix this too.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=5_000,
+        ),
+        None,
+    ),
+    (
+        "... 'basically a dup of #12. Closing.' links",
+        thread(
+            c("m", "It's basically a dup of #12. Closing.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "a pull request's 'Doing this manually as part of <pull #12>'",
+        thread(
+            c(
+                "m",
+                "Doing this manually as part of https://github.com/acme/widgets/pull/12",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+            is_pr=True,
+        ),
+        12,
+    ),
 ]
 
 

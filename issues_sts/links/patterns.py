@@ -158,7 +158,7 @@ _WORDING = re.compile(
 _SUCCESSOR = re.compile(
     r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
     r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$"
-    r"|landed|landing|merged|rolled|included|incorporated|folded|taken\s+care|continu",
+    r"|landed|landing|merged|rolled|included|incorporated|folded|taken\s+care|continu|doing",
     re.I,
 )
 # Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
@@ -175,7 +175,9 @@ _NEW_PR = re.compile(
 # commits went in with another pull request (a rollup). In an issue the same words name the fix.
 _ROLLED_UP = re.compile(
     r"(?:^|[.!?]\s+|\n|\b(?:this|it)\s+(?:(?:was|has\s+been|got|is|will\s+be)\s+)?(?:now\s+)?)\s*"
-    r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+(?:up\s+)?"
+    r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of|"
+    # "Doing this manually as part of <pull URL>"
+    r"doing\s+(?:this\s+|it\s+)?(?:manually\s+)?)\s*(?:up\s+)?"
     r"(?:in|into|with|as|via|as\s+part\s+of)\b(?=\s*(?:#\d|https?://))",
     re.I,
 )
@@ -211,7 +213,7 @@ _NEGATION = re.compile(
     r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|"
     r"no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$"
-    r"|\bnot\s+convinced\b[^.!?\n]{0,40}$",
+    r"|\b(?:not|less)\s+convinced\b[^.!?\n]{0,40}$",
     re.I,
 )
 _TRAILING_NEGATION = re.compile(

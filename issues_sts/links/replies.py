@@ -66,6 +66,11 @@ _DISAGREES = re.compile(
     + _AFTER
     + "|$)"
     r"|\bnot\s+(?:the\s+)?same\s+(?:bug|issue|problem|thing)\b"
+    # "Not quite a dup, but cleaning up #N will fix this too": a qualified denial
+    r"|\bnot\s+(?:quite|exactly|really|strictly)\s+a\s+(?:dup|dupe|duplicate)\b"
+    # the claimer's own change of mind: "Actually, this is a bug in `rust-openssl`"
+    r"|^\s*actually,?\s+(?:this|it)\s+(?:is|was|looks\s+like|seems\s+to\s+be)\s+(?:a\s+bug|an\s+issue|a\s+problem)"
+    r"\s+(?:in|with)\b"
     # "This was about X failing, not the build process."
     r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
     # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
