@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -266,7 +267,11 @@ class Results:
 
     def by_round(self) -> dict[str, dict[str, float]]:
         """Metrics per annotation round (all rows of each)."""
-        rounds = sorted({a.round for a in self.annotations if a.round})
+        # "2" before "10", "onnx-1" before "onnx-2": numbers inside names compare as numbers
+        rounds = sorted(
+            {a.round for a in self.annotations if a.round},
+            key=lambda r: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", r)],
+        )
         return {
             r: score([a for a in self.annotations if a.round == r], self.claimed).metrics()
             for r in rounds

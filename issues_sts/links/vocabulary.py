@@ -137,8 +137,11 @@ RULES: tuple[Rule, ...] = (
         # a pull request whose commits went in with another one (a rollup): "Landing with #N"
         "rolled_up",
         Reason.SUPERSEDED,
+        # ending on the reference, not on `\b` after a short word: polars' regex engine runs
+        # a `\b` there about 15x slower over the whole comment table
         r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+"
-        r"(?:up\s+)?(?:in|into|with|as|via)\b|doing\s+(?:this\s+|it\s+)?(?:manually\s+)?(?:in|as\s+part)\b",
+        r"(?:up\s+)?(?:in|into|with|as|via)\s+(?:part\s+of\s+)?(?:#|https?://)"
+        r"|doing\s+(?:this\s+|it\s+)?(?:manually\s+)?(?:in|as\s+part\s+of)\s+(?:#|https?://)",
         r"landed|landing|merged|rolled|included|incorporated|folded|taken|doing",
         (
             "Landing with #12.",
