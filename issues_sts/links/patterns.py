@@ -157,8 +157,7 @@ _WORDING = re.compile(
 )
 _SUCCESSOR = re.compile(
     r"continued|reopened|re-?submitted|rebased|re-?filed|re-?created|this\s+is\s+now|new\s+(?:pr|pull)"
-    r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$"
-    r"|landed|landing|merged|rolled|included|incorporated|folded|taken\s+care|continu|doing",
+    r"|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continuing|continue",
     re.I,
 )
 # Only in a pull request: "Created new PR #N" (in an issue a new PR is usually the fix, not a
@@ -728,7 +727,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 or text[:end].endswith("?")  # a URL swallows its "?"
                 or bool(_UNCERTAIN.search(text[max(begins, m.start() - 60) : m.start()]))
             )
-            successor = bool(_SUCCESSOR.search(m.group(0)))
+            successor = pattern is _ROLLED_UP or bool(_SUCCESSOR.search(m.group(0)))
             if successor and len(targets) > 1:
                 reading.skips.extend(
                     ["split_into_several"] * len(targets)

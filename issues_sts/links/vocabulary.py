@@ -419,57 +419,10 @@ _LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
 DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
 
 
-# Substrings of every screen above, lowercased: a plain `in` test is far cheaper than the
-# regex over hundreds of thousands of comments, so the regex only runs where one occurs.
-_SCREEN_WORDS = (
-    "dup",
-    "favo",
-    "for #",  # "closing for #N"
-    "for http",
-    "same",
-    "super",
-    "subsum",
-    "absorbed",
-    "landed",
-    "landing",
-    "merged",
-    "rolled",
-    "included",
-    "incorporated",
-    "folded",
-    "taken care",
-    "doing",
-    "replaced",
-    "consolidat",
-    "track",
-    "follow",
-    "subscribe",
-    "watch",
-    "tuned",
-    "reported",
-    "already",
-    "continued",
-    "continu",
-    "this bug is",
-    "this issue is",
-    "reopened",
-    "submitted",
-    "rebased",
-    "filed",
-    "created",
-    "is now",
-    "new pr",
-    "new pull",
-    "instead",
-)
-
-
 def screens(text: str | None) -> bool:
-    """The cheap screen: could `text` carry a duplicate claim at all?"""
-    if not text:
-        return False
-    lowered = text.lower()
-    return any(word in lowered for word in _SCREEN_WORDS) and CUE.matches(text)
+    """The cheap screen: could `text` carry a duplicate claim at all? (`CUE` runs its
+    substring prefilter, derived from the screens themselves, before the regex.)"""
+    return bool(text) and CUE.matches(text or "")
 
 
 def is_duplicate_label(name: str) -> bool:
