@@ -245,18 +245,40 @@ class RepoBuilder:
         kind = "feature" if self.rng.random() < self.cfg.feature_rate else "bug"
         draft = self.new_draft(number, created, self.fresh_topic(kind))
         self.originals.append(number)
-        if self.rng.random() < 0.02:  # GitHub serves empty and null bodies too
+        if self.rng.random() < self.empty_rate(created):  # GitHub serves empty and null bodies
             draft.body = self.rng.choice(("", None))
-        draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
+        self.label(draft, kind)
         if self.rng.random() < self.cfg.hard_negative_rate and number > 1:
             self.hard_negative(draft, self.rng.randrange(1, number))
         if self.rng.random() < self.cfg.unmarked_rate and number > 1:
             self.unmarked(draft, self.rng.randrange(1, number))
-        elif self.rng.random() < 0.55:
-            reason = (
-                "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
-            )
+        elif self.rng.random() < self.close_rate(created):
+            reason = self.close_reason(created)
             draft.close(self.later(draft.last_activity(), 20), self.member(), reason)
+
+    # Hooks a world of other habits (the paper world's eras) overrides.
+    def empty_rate(self, created: float) -> float:
+        return 0.02
+
+    def label(self, draft: Draft, kind: str) -> None:
+        draft.labels.append("enhancement" if kind == "feature" else self.rng.choice(V.OTHER_LABELS))
+
+    def close_rate(self, created: float) -> float:
+        return 0.55
+
+    def close_reason(self, created: float) -> str | None:
+        return "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
+
+    def evidence_weights(self, created: float) -> tuple[int, ...]:
+        """Weights of `EVIDENCE`'s shapes (in its order) for a duplicate created then."""
+        return tuple(w for w, _ in EVIDENCE.values())
+
+    def carries_label(self, how: str, created: float) -> bool:
+        """Does a duplicate closed by evidence of shape `how` carry the duplicate label?"""
+        return how in ("label", "label_pointer") or self.rng.random() < 0.6
+
+    def duplicate_reason(self, t: float) -> str | None:
+        return _closing_reason(self.rng, t)
 
     def hard_negative(self, draft: Draft, other: int) -> None:
         """Mentions of another issue that do NOT make this one a duplicate."""
@@ -339,16 +361,16 @@ class RepoBuilder:
         rng = self.rng
         t = self.later(draft.created, 3)
         closer = self.member() if rng.random() < 0.9 else self.commenter()
-        how = rng.choices(tuple(EVIDENCE), weights=tuple(w for w, _ in EVIDENCE.values()))[0]
+        how = rng.choices(tuple(EVIDENCE), weights=self.evidence_weights(draft.created))[0]
         if how == "ui" and t < DUPLICATE_REASON_SINCE:
             how = "marked"  # closing "as duplicate" in the UI only exists since late 2024
         if how == "bot_closed":
             closer = D.bot_person()
         t = EVIDENCE[how][1](self, draft, ref, t, closer)
         self.evidence[draft.number] = how
-        if how in ("label", "label_pointer") or rng.random() < 0.6:
+        if self.carries_label(how, draft.created):
             draft.labels.append(self.dup_label)
-        draft.close(t + 1, closer, _closing_reason(rng, t))
+        draft.close(t + 1, closer, self.duplicate_reason(t))
 
     # Each evidence shape writes comments/events from time `t` and returns when it ended.
     def _marked(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:

@@ -31,7 +31,14 @@ from issues_sts.sandbox.corpus import Corpus, RepoData
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import paper_text as PT
 from issues_sts.sandbox.worlds import text as T
-from issues_sts.sandbox.worlds.generator import RepoBuilder, WorldConfig
+from issues_sts.sandbox.worlds.eras import era_at
+from issues_sts.sandbox.worlds.generator import (
+    DUPLICATE_REASON_SINCE,
+    EVIDENCE,
+    NOT_PLANNED_SINCE,
+    RepoBuilder,
+    WorldConfig,
+)
 from issues_sts.sandbox.worlds.render import Draft, Person, iso, render_repo
 from issues_sts.store import Store, utcnow
 
@@ -44,6 +51,7 @@ class PaperRepo:
     items: int  # estimated issues + pull requests
     pr_share: float  # estimated share of pull requests among them
     lang: str  # which flavour of the generator's vocabulary (python, js, rust, go) its texts use
+    since: str  # the year its issues start on GitHub (an estimate, see PAPER_REPOS)
     current: str | None = None  # where it lives now, when it moved (GitHub redirects the old name)
 
     @property
@@ -57,79 +65,79 @@ class PaperRepo:
 # and transferred numbers included). `pr_share` is a rough guess from each project's habits
 # (golang/go reviews on Gerrit, DefinitelyTyped is almost all PRs, vscode almost all issues).
 # The total is about 2.3 million; the issue this preset answers speaks of "roughly 2.5 million".
+# `since` is the year a repository's GitHub issues start (its creation, or a migration that kept
+# old numbers), also remembered, not looked up; its items are spread evenly from then to the
+# world's end, so the share of recent items (which era's habits they have) is an estimate too.
 # The vocabulary has four language flavours; projects in other languages use the nearest one.
 PAPER_REPOS: tuple[PaperRepo, ...] = (
-    PaperRepo("tensorflow/tensorflow", 61_000, 0.35, "python"),
-    PaperRepo("pytorch/pytorch", 108_000, 0.65, "python"),
-    PaperRepo("huggingface/transformers", 25_500, 0.55, "python"),
-    PaperRepo("keras-team/keras", 18_500, 0.35, "python"),
-    PaperRepo("freeCodeCamp/freeCodeCamp", 51_500, 0.6, "js"),
-    PaperRepo("vuejs/vue", 12_900, 0.25, "js"),
-    PaperRepo("facebook/react", 27_200, 0.5, "js"),
-    PaperRepo("angular/angular", 51_000, 0.45, "js"),
-    PaperRepo("elastic/elasticsearch", 99_000, 0.75, "go"),
-    PaperRepo("numpy/numpy", 24_500, 0.55, "python"),
-    PaperRepo("scikit-learn/scikit-learn", 27_000, 0.55, "python"),
-    PaperRepo("pandas-dev/pandas", 54_500, 0.5, "python"),
-    PaperRepo("psf/requests", 6_500, 0.4, "python"),
-    PaperRepo("scipy/scipy", 19_000, 0.55, "python"),
-    PaperRepo("matplotlib/matplotlib", 26_500, 0.6, "python"),
-    PaperRepo("scrapy/scrapy", 6_000, 0.5, "python"),
-    PaperRepo("opencv/opencv", 24_000, 0.55, "rust"),
-    PaperRepo("bumptech/glide", 5_300, 0.15, "go"),
-    PaperRepo("spring-projects/spring-framework", 31_000, 0.2, "go"),
-    PaperRepo("apache/dubbo", 12_800, 0.5, "go"),
-    PaperRepo("apache/superset", 25_000, 0.7, "python"),
-    PaperRepo("apache/airflow", 33_000, 0.75, "python"),
-    PaperRepo("apache/druid", 14_800, 0.75, "go"),
-    PaperRepo("apache/shardingsphere", 27_500, 0.65, "go"),
-    PaperRepo("kubernetes/kubernetes", 120_000, 0.6, "go"),
-    PaperRepo("flutter/flutter", 131_000, 0.3, "js"),
-    PaperRepo("google/jax", 17_000, 0.6, "python", current="jax-ml/jax"),
-    PaperRepo("twbs/bootstrap", 39_000, 0.45, "js"),
-    PaperRepo("axios/axios", 5_900, 0.35, "js"),
-    PaperRepo("microsoft/vscode", 190_000, 0.08, "js"),
-    PaperRepo("sqlalchemy/sqlalchemy", 10_200, 0.2, "python"),
-    PaperRepo("mwaskom/seaborn", 3_450, 0.45, "python"),
-    PaperRepo("microsoft/TypeScript", 55_500, 0.3, "js"),
-    PaperRepo("microsoft/PowerToys", 28_000, 0.2, "go"),
-    PaperRepo("microsoft/terminal", 15_900, 0.3, "rust"),
-    PaperRepo("microsoft/playwright", 24_500, 0.5, "js"),
-    PaperRepo("symfony/symfony", 51_000, 0.7, "js"),
-    PaperRepo("babel/babel", 15_900, 0.5, "js"),
-    PaperRepo("electron/electron", 39_500, 0.55, "js"),
-    PaperRepo("denoland/deno", 20_200, 0.55, "rust"),
-    PaperRepo("mrdoob/three.js", 26_500, 0.6, "js"),
-    PaperRepo("mui/material-ui", 38_000, 0.5, "js"),
-    PaperRepo("webpack/webpack", 17_500, 0.4, "js"),
-    PaperRepo("atom/atom", 25_700, 0.15, "js"),
-    PaperRepo("vercel/next.js", 53_000, 0.4, "js"),
-    PaperRepo("ansible/ansible", 81_500, 0.5, "python"),
-    PaperRepo("npm/cli", 6_700, 0.45, "js"),
-    PaperRepo("pallets/flask", 5_250, 0.4, "python"),
-    PaperRepo("tiangolo/fastapi", 10_000, 0.4, "python", current="fastapi/fastapi"),
-    PaperRepo("DefinitelyTyped/DefinitelyTyped", 66_000, 0.9, "js"),
-    PaperRepo("celery/celery", 8_400, 0.4, "python"),
-    PaperRepo("neo4j/neo4j", 13_300, 0.7, "go"),
-    PaperRepo("rust-lang/rust", 115_000, 0.55, "rust"),
-    PaperRepo("JuliaLang/julia", 51_000, 0.55, "python"),
-    PaperRepo("golang/go", 62_000, 0.04, "go"),
+    PaperRepo("tensorflow/tensorflow", 61_000, 0.35, "python", "2015"),
+    PaperRepo("pytorch/pytorch", 108_000, 0.65, "python", "2016"),
+    PaperRepo("huggingface/transformers", 25_500, 0.55, "python", "2018"),
+    PaperRepo("keras-team/keras", 18_500, 0.35, "python", "2015"),
+    PaperRepo("freeCodeCamp/freeCodeCamp", 51_500, 0.6, "js", "2014"),
+    PaperRepo("vuejs/vue", 12_900, 0.25, "js", "2013"),
+    PaperRepo("facebook/react", 27_200, 0.5, "js", "2013"),
+    PaperRepo("angular/angular", 51_000, 0.45, "js", "2014"),
+    PaperRepo("elastic/elasticsearch", 99_000, 0.75, "go", "2010"),
+    PaperRepo("numpy/numpy", 24_500, 0.55, "python", "2010"),
+    PaperRepo("scikit-learn/scikit-learn", 27_000, 0.55, "python", "2010"),
+    PaperRepo("pandas-dev/pandas", 54_500, 0.5, "python", "2010"),
+    PaperRepo("psf/requests", 6_500, 0.4, "python", "2011"),
+    PaperRepo("scipy/scipy", 19_000, 0.55, "python", "2010"),
+    PaperRepo("matplotlib/matplotlib", 26_500, 0.6, "python", "2011"),
+    PaperRepo("scrapy/scrapy", 6_000, 0.5, "python", "2010"),
+    PaperRepo("opencv/opencv", 24_000, 0.55, "rust", "2012"),
+    PaperRepo("bumptech/glide", 5_300, 0.15, "go", "2013"),
+    PaperRepo("spring-projects/spring-framework", 31_000, 0.2, "go", "2010"),
+    PaperRepo("apache/dubbo", 12_800, 0.5, "go", "2012"),
+    PaperRepo("apache/superset", 25_000, 0.7, "python", "2015"),
+    PaperRepo("apache/airflow", 33_000, 0.75, "python", "2015"),
+    PaperRepo("apache/druid", 14_800, 0.75, "go", "2012"),
+    PaperRepo("apache/shardingsphere", 27_500, 0.65, "go", "2016"),
+    PaperRepo("kubernetes/kubernetes", 120_000, 0.6, "go", "2014"),
+    PaperRepo("flutter/flutter", 131_000, 0.3, "js", "2015"),
+    PaperRepo("google/jax", 17_000, 0.6, "python", "2018", current="jax-ml/jax"),
+    PaperRepo("twbs/bootstrap", 39_000, 0.45, "js", "2011"),
+    PaperRepo("axios/axios", 5_900, 0.35, "js", "2014"),
+    PaperRepo("microsoft/vscode", 190_000, 0.08, "js", "2015"),
+    PaperRepo("sqlalchemy/sqlalchemy", 10_200, 0.2, "python", "2018"),
+    PaperRepo("mwaskom/seaborn", 3_450, 0.45, "python", "2012"),
+    PaperRepo("microsoft/TypeScript", 55_500, 0.3, "js", "2014"),
+    PaperRepo("microsoft/PowerToys", 28_000, 0.2, "go", "2019"),
+    PaperRepo("microsoft/terminal", 15_900, 0.3, "rust", "2017"),
+    PaperRepo("microsoft/playwright", 24_500, 0.5, "js", "2019"),
+    PaperRepo("symfony/symfony", 51_000, 0.7, "js", "2010"),
+    PaperRepo("babel/babel", 15_900, 0.5, "js", "2014"),
+    PaperRepo("electron/electron", 39_500, 0.55, "js", "2013"),
+    PaperRepo("denoland/deno", 20_200, 0.55, "rust", "2018"),
+    PaperRepo("mrdoob/three.js", 26_500, 0.6, "js", "2010"),
+    PaperRepo("mui/material-ui", 38_000, 0.5, "js", "2014"),
+    PaperRepo("webpack/webpack", 17_500, 0.4, "js", "2012"),
+    PaperRepo("atom/atom", 25_700, 0.15, "js", "2012"),
+    PaperRepo("vercel/next.js", 53_000, 0.4, "js", "2016"),
+    PaperRepo("ansible/ansible", 81_500, 0.5, "python", "2012"),
+    PaperRepo("npm/cli", 6_700, 0.45, "js", "2019"),
+    PaperRepo("pallets/flask", 5_250, 0.4, "python", "2010"),
+    PaperRepo("tiangolo/fastapi", 10_000, 0.4, "python", "2018", current="fastapi/fastapi"),
+    PaperRepo("DefinitelyTyped/DefinitelyTyped", 66_000, 0.9, "js", "2012"),
+    PaperRepo("celery/celery", 8_400, 0.4, "python", "2009"),
+    PaperRepo("neo4j/neo4j", 13_300, 0.7, "go", "2012"),
+    PaperRepo("rust-lang/rust", 115_000, 0.5, "rust", "2010"),  # 0.48 in its 2010-2015 archive
+    PaperRepo("JuliaLang/julia", 51_000, 0.55, "python", "2011"),
+    PaperRepo("golang/go", 62_000, 0.04, "go", "2009"),
 )
 
 
 @dataclass(frozen=True)
 class PaperConfig:
-    """The paper world at `scale` (0.001 to 1.0) of its estimated sizes."""
+    """The paper world at `scale` (0.001 to 1.0) of its estimated sizes; each item's habits
+    (texts, talk, duplicates) are those of its era (`eras.ERAS`)."""
 
     seed: int = 0
     scale: float = 1.0
-    duplicate_rate: float = 0.015  # share of issues (not PRs) that re-report a recent issue
-    comments_mean: float = 5.0
-    bot_share: float = 0.7  # of the comments on a pull request
     window: int = 5_000  # recent issues a new report may duplicate (bounds memory)
     chunk: int = 2_000  # numbers drafted, rendered and handed out at a time
     repos: tuple[str, ...] = ()  # a subset (names as in repos.yaml); empty: all 55
-    start: str = "2015-01-01T00:00:00Z"
     end: str = "2026-06-01T00:00:00Z"
 
     def __post_init__(self) -> None:
@@ -182,30 +190,48 @@ class PaperRepoBuilder(RepoBuilder):
             Person(name, 49_699_333 + k, "NONE", kind="Bot")
             for k, name in enumerate(self.rng.sample(PT.BOT_NAMES, 3))
         ]
+        self.drafting_duplicate = False
+        self.last = 1  # the highest number drafted so far
 
     # -- texts ---------------------------------------------------------------------------------
     def new_draft(
         self, number: int, created: float, topic: T.Topic, *, is_pr: bool = False
     ) -> Draft:
+        era = era_at(created)
         author = self.reporter()
-        body = "" if is_pr else PT.issue_body(self.rng, topic, self.style)
+        body = "" if is_pr else PT.issue_body(self.rng, topic, era, self.style)
         draft = Draft(number, topic, T.title(self.rng, topic), body, author, created, is_pr=is_pr)
         self.drafts[number] = draft
-        self.chat(draft, PT.comment_count(self.rng, self.paper.comments_mean))
+        self.chat(draft, era.comment_count(self.rng, pull_request=is_pr))
         return draft
 
     def chat(self, draft: Draft, count: int) -> None:
-        rng, t = self.rng, draft.created
+        rng, t, era = self.rng, draft.created, era_at(draft.created)
         for _ in range(count):
             t = self.later(t, 4)
-            if draft.is_pr and rng.random() < self.paper.bot_share:
+            if draft.is_pr and rng.random() < era.pr_bot_share:
                 bot = rng.choice(self.bots)
                 draft.comment(t, bot, PT.bot_comment(rng, bot.login, draft.topic, draft.number))
-            else:
-                who = self.commenter()
-                draft.comment(t, who, PT.user_comment(rng, draft.topic, who.association))
-        if rng.random() < 0.04:
+                continue
+            who = self.commenter()
+            # a duplicate's thread is the world's truth: no stray references in it
+            ref = (
+                self.reference(draft.number)
+                if not self.drafting_duplicate and rng.random() < era.ref_rate
+                else None
+            )
+            draft.comment(t, who, PT.comment_text(rng, draft.topic, who.association, era, ref))
+        if not draft.is_pr and rng.random() < era.bot_rate:
             draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
+
+    def reference(self, number: int) -> str:
+        """An earlier issue or pull request, as a comment names it: mostly `#N` of this
+        repository, sometimes another repository's issue URL."""
+        rng = self.rng
+        if self.earlier and rng.random() < 0.15:
+            other = rng.choice(self.earlier)
+            return f"https://github.com/{other.full_name}/issues/{rng.randrange(1, other.last + 1)}"
+        return f"#{rng.randrange(1, number)}" if number > 1 else "#1"
 
     def fresh_topic(self, kind: str) -> T.Topic:
         return self.quiet(super().fresh_topic(kind), kind)
@@ -247,6 +273,41 @@ class PaperRepoBuilder(RepoBuilder):
         super().original(number, created)
         self.originals.clear()  # the window replaces the base class's unbounded list
         self.remember(number)
+        draft = self.drafts[number]
+        if number > 1 and self.rng.random() < era_at(created).claim_rate:
+            # "I have the same problem as #N" from a bystander: a claim, about their problem
+            who = self.rng.choice(self.users)
+            if who != draft.author:
+                t = self.later(draft.created, 5)
+                draft.comment(t, who, PT.me_too(self.rng, draft.topic, self.reference(number)))
+
+    # -- the era's habits (hooks of RepoBuilder) --------------------------------------------------
+    def label(self, draft: Draft, kind: str) -> None:
+        if self.rng.random() < era_at(draft.created).labelled:
+            super().label(draft, kind)
+
+    def empty_rate(self, created: float) -> float:
+        return era_at(created).empty_body
+
+    def close_rate(self, created: float) -> float:
+        return era_at(created).closed
+
+    def close_reason(self, created: float) -> str | None:
+        # GitHub gave every earlier close "completed"; "not planned" exists since 2022-03
+        planned = created < NOT_PLANNED_SINCE or self.rng.random() >= era_at(created).not_planned
+        return "completed" if planned else "not_planned"
+
+    def evidence_weights(self, created: float) -> tuple[int, ...]:
+        weights = dict(era_at(created).evidence)
+        return tuple(weights.get(name, 0) for name in EVIDENCE)
+
+    def carries_label(self, how: str, created: float) -> bool:
+        share = era_at(created).dup_label
+        return how in ("label", "label_pointer") or self.rng.random() < share
+
+    def duplicate_reason(self, t: float) -> str | None:
+        said = t >= DUPLICATE_REASON_SINCE and self.rng.random() < era_at(t).dup_reason
+        return "duplicate" if said else "completed"
 
     def pull_request(self, number: int, created: float) -> None:
         ref = self.rng.choice(self.pool) if self.pool and self.rng.random() < 0.7 else None
@@ -275,7 +336,9 @@ class PaperRepoBuilder(RepoBuilder):
 
     def duplicate(self, number: int, created: float) -> None:
         owner, target = self.pick_canonical(created)
+        self.drafting_duplicate = True
         draft = self.draft_duplicate(number, created, owner.full_name, target, owner.recent[target])
+        self.drafting_duplicate = False
         owner.referenced.add(target)
         if owner is self and target not in self.popular:
             self.popular[target] = None
@@ -285,6 +348,8 @@ class PaperRepoBuilder(RepoBuilder):
                 if oldest not in self.pool:
                     self.recent.pop(oldest, None)
         self.close_as_duplicate(draft, D.Ref(owner.full_name, target, self.full_name))
+        if not era_at(created).events:  # before GitHub recorded duplicate marks
+            draft.events = [e for e in draft.events if "duplicate" not in e[1]]
 
     # -- drafting in chunks ---------------------------------------------------------------------
     def chunks(self) -> Iterator[dict[int, Draft]]:
@@ -292,13 +357,13 @@ class PaperRepoBuilder(RepoBuilder):
         n = self.cfg.issues_per_repo
         span = (self.t1 - self.t0) / n
         pr_cut = self.cfg.pull_request_rate
-        dup_cut = pr_cut + self.cfg.duplicate_rate
         for number in range(1, n + 1):
             created = self.t0 + (number - 1) * span + self.rng.random() * span * 0.9
+            self.last = number
             roll = self.rng.random()
             if roll < pr_cut:
                 self.pull_request(number, created)
-            elif roll < dup_cut and self.pool:
+            elif roll < pr_cut + era_at(created).duplicate_rate * (1 - pr_cut) and self.pool:
                 self.duplicate(number, created)
             else:
                 self.original(number, created)
@@ -308,15 +373,20 @@ class PaperRepoBuilder(RepoBuilder):
 
 
 def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig:
-    issues_share = 1 - repo.pr_share
+    """The base generator's config for one repository (duplicates and comments follow the
+    eras instead, see `PaperRepoBuilder`)."""
     return WorldConfig(
         seed=paper.seed,
         repos=1,
         issues_per_repo=items,
         pull_request_rate=repo.pr_share,
-        duplicate_rate=paper.duplicate_rate * issues_share,
-        comments_mean=paper.comments_mean,
-        start=paper.start,
+        duplicate_rate=0.0,
+        # fewer than the small worlds' (5 % and 1 %): their "Duplicate of #N" replies, marks and
+        # bot suggestions would outnumber the archives' duplicate keywords and events
+        hard_negative_rate=0.02,
+        quoted_denial_share=0.05,
+        unmarked_rate=0.002,
+        start=f"{repo.since}-01-01T00:00:00Z",
         end=paper.end,
         renamed_repos=0,
     )

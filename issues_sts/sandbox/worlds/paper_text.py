@@ -1,31 +1,30 @@
-"""Modern issue texts for the paper-scale world: form templates, fenced logs, long tracebacks,
-environment dumps, and the bot comments that fill today's pull-request threads.
+"""Issue texts for the paper-scale world, era by era: free prose (before 2017), markdown
+templates with pasted logs (2017-2023), issue forms (2024 on), the talk under them, and the
+bot comments that fill pull-request threads.
 
-The AnglE paper reports that about 61 % of its dataset texts exceed 512 BERT tokens. Those
-lengths come from issue forms (`### Describe the bug`, `### Steps to reproduce`, an
-environment block) and pasted logs and tracebacks, whose length has a long tail. Here the tail
-is a log-normal number of pasted log lines; `LOG_LINES_MU`/`LOG_LINES_SIGMA` are calibrated
-with the offline BERT tokenizer (see `tests/test_fakegh_paper.py`, which checks the share).
+Lengths are drawn first and texts filled to them: each era's body and comment lengths are
+log-normal with the median and spread measured in a real archive of its time (`eras.ERAS`;
+`python -m benchmarks.calibration` compares them). A body takes its style's parts in order
+(what a reporter writes first) until it is long enough; a longer one ends with a pasted log,
+trace or code sized to the rest, which is where real long issues get their length.
 
-Speed matters (a full world is about 2.5 million items): every helper draws from a few
-`random.Random` calls and joins prebuilt strings; no regular expressions, no formatting of
-large templates.
+Cue words (what the link stage's screen looks for) and references come only where an era's
+rate puts them: the stock sentences are filtered free of cue words (`cue_free`), and incidental
+cues ("Same here on macOS."), references ("See also #12.") and claims that make no link ("I
+have the same problem as #12.") are added at the rates measured in the archives.
+
+Speed matters (a full world is about 2.1 million items and 10 million comments): every helper
+draws from a few `random.Random` calls and joins prebuilt strings; no regular expressions.
 """
 
 from __future__ import annotations
 
-import math
 import random
 
 from issues_sts.sandbox.worlds import text as T
 from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.eras import Era
 from issues_sts.sandbox.worlds.text import Topic
-
-# Pasted log lines per bug report: log-normal, median exp(mu). Calibrated so that about 61 %
-# of the issues' `title + "\n\n" + body` exceed 512 BERT tokens (the paper's figure).
-LOG_LINES_MU = 0.8
-LOG_LINES_SIGMA = 1.3
-MAX_LOG_LINES = 400
 
 LEVELS = ("DEBUG", "DEBUG", "INFO", "INFO", "INFO", "WARN", "TRACE")
 LOG_VERBS = (
@@ -110,9 +109,8 @@ STEPS = (
     "Wait for the background job to start",
 )
 # Stock sentences of the small worlds without the words the link stage's duplicate-cue screen
-# looks for: in the paper world cue words come from duplicate talk and from INCIDENTAL_CUES at
-# a set rate, so that about 2 % of texts pass the screen, as in the rust archive (the issue
-# measuring it found 33,000 of 1.77 million texts), not from whatever filler happened to say.
+# looks for: in the paper world cue words come from duplicate talk and from the incidental cues
+# below at each era's measured rate, not from whatever filler happened to say.
 CUE_WORDS = (
     "same",
     "dup",
@@ -123,6 +121,12 @@ CUE_WORDS = (
     "follow",
     "superseded",
     "replaced",
+    "filed",
+    "opened",
+    "consolidat",
+    "continu",
+    "landed",
+    "merged",
 )
 
 
@@ -133,14 +137,70 @@ def cue_free(pool: tuple[str, ...]) -> tuple[str, ...]:
 EXPECTED = cue_free(T.EXPECTED)
 USE_CASES = cue_free(T.USE_CASES)
 USER_LINES = cue_free(T.USER_LINES)
+MAINTAINER_LINES = cue_free(T.MAINTAINER_LINES)
+INTROS = cue_free(T.BUG_INTROS)
+# Sentences that fill a comment or a prose body to its drawn length (cue-free, tested).
+FILLER = cue_free(
+    (
+        "I traced it to the {component}; the {api} call is where it goes wrong.",
+        "It only happens {trigger}, never on a clean checkout.",
+        "Setting a breakpoint in {api} shows the state is already wrong before the call.",
+        "The docs for {api} do not mention this case at all.",
+        "Reverting to the previous release makes it go away.",
+        "I tried clearing the cache and rebuilding from scratch, no change.",
+        "We see it on about one run in ten, so it may be timing related.",
+        "The {component} logs nothing useful even at the debug level.",
+        "A minimal project reproduces it, so it is not our setup.",
+        "This blocks our upgrade to {version}.",
+        "Looking at the code, the error path in {api} never releases the lock.",
+        "I can put together a smaller example if that helps.",
+        "Happy to test a patch on our side.",
+        "The behaviour changed somewhere between the last two releases.",
+        "Thanks for looking into it!",
+        "It works when I call {api} twice, which is odd.",
+        "Could this be a race in the {component}?",
+        "I think the fix belongs in the {component}, not in the callers.",
+        "On {os} the output is different but the failure is the same kind.",
+        "Here is what I get with the verbose flag on:",
+    )
+)
+# Cue words that make no claim (a thread with one still has to be read): measured shares of
+# the screen's words in the archives' comments put "same" first, then "dup", "favor", "track".
 INCIDENTAL_CUES = (
     "Same here on {os}.",
     "Same problem after upgrading to {version}.",
-    "I'll keep tracking this one.",
-    "Has this been reported upstream as well?",
     "Seeing the same thing with {api}.",
+    "I get the same error {trigger}.",
+    "Same for me, the {component} {symptom}.",
+    "The dedup step in {api} is where it slows down.",
+    "Deduplicating the inputs first did not help.",
+    "I'm in favor of making this the default.",
+    "I'll keep track of this in our internal tracker.",
+    "Has this been reported upstream as well?",
+    "The crash reported above also happens on {os}.",
 )
-INCIDENTAL_RATE = 0.03  # of user comments
+# References that claim nothing: a related issue, a cause, a pull request.
+REFERENCES = (
+    "See also {ref}.",
+    "Related: {ref}",
+    "This might be related to {ref}.",
+    "Probably caused by the change in {ref}.",
+    "cc {ref}",
+    "There is some background in {ref}.",
+    "Possibly connected to {ref}, but the trace is different.",
+)
+# A bystander's "same problem as #N": a claim about their own problem, which links nothing.
+ME_TOO = (
+    "I have the same problem as {ref}.",
+    "I have the same issue as {ref} on {os}.",
+    "I'm seeing the same error as {ref}.",
+)
+# A form question that carries a cue word in every report that fills it in (neovim's asks
+# whether Vim "behaves the same").
+FORM_CUE_QUESTIONS = (
+    "### Does the previous release behave the same?",
+    "### Is the behaviour the same with a clean config?",
+)
 PACKAGES = (
     "requests",
     "urllib3",
@@ -194,8 +254,9 @@ def pasted_log(rng: random.Random, topic: Topic, lines: int) -> str:
     return "\n".join(["```console", *body, "```"])
 
 
-def log_lines(rng: random.Random) -> int:
-    return min(MAX_LOG_LINES, int(math.exp(rng.gauss(LOG_LINES_MU, LOG_LINES_SIGMA))))
+def log_for(rng: random.Random, topic: Topic, chars: int) -> str:
+    """A pasted log about `chars` long (a line is about 90 characters)."""
+    return pasted_log(rng, topic, max(1, chars // 90))
 
 
 def long_traceback(rng: random.Random, topic: Topic) -> str:
@@ -244,77 +305,91 @@ def environment_dump(rng: random.Random, topic: Topic) -> str:
     return "\n".join(["```text", *lines, "```"])
 
 
-def bug_body(rng: random.Random, topic: Topic, style: int) -> str:
-    """A bug report written with an issue form: intro, steps, code, log, traceback, environment."""
-    w = T.words(topic) | {
-        "alt": rng.choice(("on Linux", "with the previous release", "on my laptop"))
-    }
-    head = FORM_BUG[style % len(FORM_BUG)]
+def _prose_parts(rng: random.Random, topic: Topic, w: dict[str, str]) -> list[str]:
+    """A free-form report, as written before templates: what happened, code, the error."""
+    intro = rng.choice(INTROS if topic.kind == "bug" else T.FEATURE_INTROS).format(**w)
+    parts = [intro, rng.choice(FILLER).format(**w), T.code_block(rng, topic, usage=False)]
+    if topic.kind == "bug":
+        parts += [long_traceback(rng, topic), rng.choice(EXPECTED).format(**w)]
+    return parts + [rng.choice(FILLER).format(**w), rng.choice(USE_CASES).format(**w)]
+
+
+def _feature_parts(rng: random.Random, topic: Topic, w: dict[str, str], form: int) -> list[str]:
+    """A feature request under the headings of a form (0) or a template (1)."""
+    head = FORM_FEATURE[form]
+    return [
+        f"{head[0]}\n\n{rng.choice(T.FEATURE_INTROS).format(**w)}",
+        f"{head[1]}\n\n{T.code_block(rng, topic, usage=True)}",
+        f"{head[2]}\n\n{rng.choice(USE_CASES).format(**w)}",
+        f"{head[3]}\n\n{rng.choice(FILLER).format(**w)}",
+    ]
+
+
+def _template_parts(rng: random.Random, topic: Topic, w: dict[str, str]) -> list[str]:
+    """A markdown template with bold headings (the 2017-2023 kind)."""
+    if topic.kind == "feature":
+        return _feature_parts(rng, topic, w, 1)
+    head = FORM_BUG[1]
+    return [
+        f"{head[0]}\n{rng.choice(INTROS).format(**w)}",
+        f"{head[4]}\n{environment_dump(rng, topic)}",
+        f"{head[1]}\n{T.code_block(rng, topic, usage=False)}",
+        f"{head[2]}\n{rng.choice(EXPECTED).format(**w)}",
+        f"{head[3]}\n{long_traceback(rng, topic)}",
+        f"{head[5]}\n{rng.choice(FILLER).format(**w)}",
+    ]
+
+
+def _form_parts(rng: random.Random, topic: Topic, w: dict[str, str], style: int) -> list[str]:
+    """An issue form: headings GitHub renders from the repository's form (2024 on)."""
+    if topic.kind == "feature":
+        return _feature_parts(rng, topic, w, 0)
+    head = FORM_BUG[0 if style % 2 == 0 else 2]
     steps = "\n".join(
         f"{k + 1}. {step}" for k, step in enumerate(rng.sample(STEPS, rng.randrange(2, 5)))
     )
-    parts = [
-        head[0],
-        "",
-        rng.choice(T.BUG_INTROS).format(**w),
-        "",
-        head[1],
-        "",
-        steps,
-        "",
-        T.code_block(rng, topic, usage=False),
-        "",
-        head[2],
-        "",
-        rng.choice(EXPECTED).format(**w),
-        "",
-        head[3],
-        "",
-        long_traceback(rng, topic),
-    ]
-    lines = log_lines(rng)
-    if lines:
-        parts += ["", pasted_log(rng, topic, lines)]
-    parts += ["", head[4], "", environment_dump(rng, topic)]
-    if rng.random() < 0.3:
-        parts += ["", head[5], "", rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40))]
-    parts += ["", DUP_CHECKLIST if rng.random() < 0.02 else rng.choice(CHECKLISTS)]
-    return "\n".join(parts)
-
-
-def feature_body(rng: random.Random, topic: Topic, style: int) -> str:
-    w = T.words(topic)
-    head = FORM_FEATURE[style % len(FORM_FEATURE)]
-    use_cases = " ".join(rng.sample(USE_CASES, 3)).format(**w, n=rng.randrange(3, 40))
-    parts = [
-        head[0],
-        "",
-        rng.choice(T.FEATURE_INTROS).format(**w),
-        use_cases,
-        "",
-        head[1],
-        "",
-        T.code_block(rng, topic, usage=True),
-        "",
-        head[2],
-        "",
-        rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40)),
-        "",
-        head[3],
-        "",
-        environment_dump(rng, topic),
-        "",
+    return [
+        f"{head[0]}\n\n{rng.choice(INTROS).format(**w)}",
+        f"{head[1]}\n\n{steps}\n\n{T.code_block(rng, topic, usage=False)}",
+        f"{head[2]}\n\n{rng.choice(EXPECTED).format(**w)}",
+        f"{head[4]}\n\n{environment_dump(rng, topic)}",
+        f"{head[3]}\n\n{long_traceback(rng, topic)}",
         rng.choice(CHECKLISTS),
     ]
-    if rng.random() < 0.4:  # a log of the current workaround
-        parts[-1:-1] = [pasted_log(rng, topic, log_lines(rng)), ""]
-    return "\n".join(parts)
 
 
-def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
-    return (
-        feature_body(rng, topic, style) if topic.kind == "feature" else bug_body(rng, topic, style)
-    )
+def issue_body(rng: random.Random, topic: Topic, era: Era, style: int) -> str:
+    """A report of the era's style, filled to a length drawn from the era's distribution; a
+    body the era's rate picks says a cue word (prose: "the same happens ...", a form: its
+    "behave the same?" question)."""
+    target = era.body_length(rng)
+    w = T.words(topic) | {"os": rng.choice(V.OSES)}
+    if era.body_style == "prose":
+        parts = _prose_parts(rng, topic, w)
+    elif era.body_style == "template":
+        parts = _template_parts(rng, topic, w)
+    else:
+        parts = _form_parts(rng, topic, w, style)
+    if rng.random() < era.body_cue:
+        cue = (
+            f"{rng.choice(FORM_CUE_QUESTIONS)}\n\n{rng.choice(('Yes', 'No', 'Not tested'))}"
+            if era.body_style == "form"
+            else rng.choice(INCIDENTAL_CUES).format(**w)
+        )
+        parts.insert(1, cue)
+    kept = [parts[0]]
+    size = len(parts[0])
+    for part in parts[1:]:  # what fits (a part may overshoot the length by a fifth)
+        if size + len(part) <= target * 1.2:
+            kept.append(part)
+            size += len(part) + 2
+    while target - size > 60:
+        if target - size >= 300:  # the long tail: a pasted log, trace or code
+            kept.append(log_for(rng, topic, target - size))
+            break
+        kept.append(rng.choice(FILLER).format(**w))
+        size += len(kept[-1]) + 2
+    return "\n\n".join(kept)
 
 
 PR_SECTIONS = ("## What does this PR do?", "## Why", "## How was it tested?", "## Checklist")
@@ -354,28 +429,38 @@ def pull_request_body(rng: random.Random, topic: Topic, ref: int | None) -> str:
 
 
 # -- comments ------------------------------------------------------------------------------------
-def comment_count(rng: random.Random, mean: float) -> int:
-    """A heavy-tailed (log-normal) number of comments with the given mean; a few threads have
-    hundreds, most have a handful, many have none."""
-    sigma = 1.1
-    mu = math.log(mean + 0.5) - sigma * sigma / 2
-    return min(2000, int(math.exp(rng.gauss(mu, sigma))))
-
-
-def user_comment(rng: random.Random, topic: Topic, association: str) -> str:
-    """Chatter, sometimes with a pasted log or traceback of the commenter's own."""
-    if association not in T.MAINTAINERS and rng.random() < INCIDENTAL_RATE:
-        text = rng.choice(INCIDENTAL_CUES).format(**T.words(topic), os=rng.choice(V.OSES))
-    elif topic.kind == "bug" and association not in T.MAINTAINERS:
-        text = rng.choice(USER_LINES).format(**T.words(topic), os=rng.choice(V.OSES))
+def comment_text(
+    rng: random.Random, topic: Topic, association: str, era: Era, ref: str | None = None
+) -> str:
+    """A comment filled to a length drawn from the era's distribution: chatter, more
+    sentences, a pasted log in a long one; an incidental cue word at the era's rate, and `ref`
+    (a reference that claims nothing) when given."""
+    w = T.words(topic) | {"os": rng.choice(V.OSES)}
+    target = era.comment_length(rng)
+    if association in T.MAINTAINERS:
+        first = rng.choice(MAINTAINER_LINES if topic.kind == "bug" else T.FEATURE_MAINTAINER_LINES)
     else:
-        text = T.chatter(rng, topic, association)
-    roll = rng.random()
-    if roll < 0.12:
-        text += "\n\n" + pasted_log(rng, topic, min(60, log_lines(rng)))
-    elif roll < 0.2:
-        text += "\n\nMy traceback:\n\n" + long_traceback(rng, topic)
-    return text
+        first = rng.choice(USER_LINES if topic.kind == "bug" else T.FEATURE_USER_LINES)
+    sentences = [first.format(**w)]
+    if rng.random() < era.cue_rate:
+        sentences.append(rng.choice(INCIDENTAL_CUES).format(**w))
+    if ref is not None:
+        sentences.append(rng.choice(REFERENCES).format(ref=ref))
+    size = sum(map(len, sentences))
+    paste = 0
+    while size < target:
+        if size >= 600 and target - size >= 300:  # a long one pastes the rest
+            paste = target - size
+            break
+        sentence = rng.choice(FILLER).format(**w)
+        sentences.append(sentence)
+        size += len(sentence) + 1
+    text = " ".join(sentences)
+    return text + "\n\n" + log_for(rng, topic, paste) if paste else text
+
+
+def me_too(rng: random.Random, topic: Topic, ref: str) -> str:
+    return rng.choice(ME_TOO).format(ref=ref, os=rng.choice(V.OSES))
 
 
 BOT_NAMES = (
