@@ -6,19 +6,23 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
     .venv/bin/python -m benchmarks.build --link-stage fixed        # the build stage alone
     # the paper's 55 repositories:
     .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0
+    # real threads: 10 renumbered copies of the rust archive (../shared/data)
+    .venv/bin/python -m benchmarks.build --world replica --scale 10
 
 `--world paper` writes the paper-scale world (`issues_sts.sandbox.worlds.paper`) straight into
-a store per scale (no HTTP; reused by later runs) and prints, per scale: the store's bytes per
-stored object, one plain pass over all its texts (each read and tested for a cue substring,
-the floor any build has to pay), the build's wall time and its ratio to that pass (the fastest of
-three, target <= 8x), the build's peak RSS (target <= 4 GB at scale 1.0) and seconds per stage. The
-pass and the build run in the same child process, one after the other.
+a store per scale (no HTTP; reused by later runs); `--world replica` copies the real archives
+`--scale` times into one store (`issues_sts.sandbox.replica`). Either prints, per store: the
+store's bytes per stored object, one plain pass over all its texts (each read and tested for a
+cue substring, the floor any build has to pay), the build's wall time and its ratio to that
+pass (the fastest of three, target <= 8x), the build's peak RSS (target <= 2 GB) and seconds
+per stage. The pass and the build run in the same child process, one after the other.
 
-Stores are generated (55 repositories, 5 % duplicates closed by a "Duplicate of #k" comment,
-log-normal text lengths) under --work and reused by later runs. Each build runs in a fresh
-child process, so its peak RSS is its own. Growth is reported per issue: linear scaling
-keeps seconds/1k issues flat. The tokenizer comparison encodes the same texts with the
-build's `token_lengths` and with one `Tokenizer.encode_batch` call (target ratio >= 0.8).
+Without --world, stores are generated (55 repositories, 5 % duplicates closed by a
+"Duplicate of #k" comment, log-normal text lengths) under --work and reused by later runs.
+Each build runs in a fresh child process, so its peak RSS is its own. Growth is reported per
+issue: linear scaling keeps seconds/1k issues flat. The tokenizer comparison encodes the same
+texts with the build's `token_lengths` and with one `Tokenizer.encode_batch` call (target
+ratio >= 0.8).
 """
 
 from __future__ import annotations
@@ -220,11 +224,29 @@ def paper_child(store: Path, out: Path) -> None:
     )
 
 
+def ensure_replica_store(work: Path, copies: int, archives: tuple[str, ...]) -> tuple[Path, float]:
+    """`copies` renumbered copies of the real archives in one store (reused when complete)."""
+    from issues_sts.sandbox.replica import write_replica_store
+
+    def write(root: Path) -> str:
+        return json.dumps(write_replica_store(root, copies, archives).__dict__)
+
+    return _cached(work / f"replica-{'-'.join(archives)}-x{copies}", write)
+
+
 def run_paper(args: argparse.Namespace) -> None:
+    """Per scale: the store (paper world or replica), a plain pass and the build, measured in
+    one child process."""
     for scale in (float(s) for s in args.scale.split(",")):
-        store, gen_s = ensure_paper_store(args.work, scale, args.seed)
+        if args.world == "replica":
+            archives = tuple(args.archives.split(","))
+            store, gen_s = ensure_replica_store(args.work, int(scale), archives)
+            label = f"replica of {'+'.join(archives)} x{int(scale)}"
+        else:
+            store, gen_s = ensure_paper_store(args.work, scale, args.seed)
+            label = f"paper world x{scale:g}"
         facts = store_facts(store)
-        out = args.work / f"out-paper-{scale:g}"
+        out = args.work / f"out-{args.world}-{scale:g}"
         if out.exists():
             import shutil
 
@@ -244,7 +266,7 @@ def run_paper(args: argparse.Namespace) -> None:
         r = json.loads(done.stdout.strip().splitlines()[-1])
         stages = ", ".join(f"{k} {v:.1f}" for k, v in r["timings"].items())
         print(
-            f"paper world x{scale:g}: {facts['issues']:,} issues+PRs, {facts['comments']:,} "
+            f"{label}: {facts['issues']:,} issues+PRs, {facts['comments']:,} "
             f"comments, store {facts['bytes'] / 1e9:.2f} GB = {facts['bytes_per_object']:.0f} "
             f"B/object (generated in {gen_s:.0f} s)\n"
             f"  plain pass {r['plain_s']:.1f} s ({r['plain']['texts']:,} texts, "
@@ -252,7 +274,7 @@ def run_paper(args: argparse.Namespace) -> None:
             f"  build {r['wall_s']:.1f} s ({r['cpu_s']:.0f} CPU s)"
             f"  ratio {r['wall_s'] / r['plain_s']:.1f}x"
             f" (target <= 8x)  peak RSS {r['tree_peak_mib'] / 1024:.2f} GB with its workers"
-            f" ({r['peak_mib'] / 1024:.2f} GB the main process; target <= 4 GB)"
+            f" ({r['peak_mib'] / 1024:.2f} GB the main process; target <= 2 GB)"
             f"  pairs {r['pairs']:,}\n"
             f"  seconds per stage: {stages}",
             flush=True,
@@ -369,12 +391,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--world",
-        choices=("synthetic", "paper"),
+        choices=("synthetic", "paper", "replica"),
         default="synthetic",
-        help="paper: the paper-scale world (55 repositories) at each --scale",
+        help="paper: the paper-scale world (55 repositories) at each --scale; replica: "
+        "--scale renumbered copies of the real archives (../shared/data)",
     )
     parser.add_argument(
-        "--scale", default="0.01,0.1,1.0", help="with --world paper: comma-separated scales"
+        "--scale",
+        default="0.01,0.1,1.0",
+        help="with --world paper: comma-separated scales; with --world replica: copies",
+    )
+    parser.add_argument(
+        "--archives",
+        default="rust",
+        help="with --world replica: the archives copied (rust, onnxruntime)",
     )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--paper-child", type=Path, help=argparse.SUPPRESS)
@@ -387,7 +417,7 @@ def main() -> None:
         paper_child(args.paper_child, args.out)
         return
     args.work.mkdir(parents=True, exist_ok=True)
-    if args.world == "paper":
+    if args.world in ("paper", "replica"):
         run_paper(args)
         return
     rows = []
