@@ -140,15 +140,11 @@ def _read_post(
             cleaned = text_mod.clean(form)
     reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
-        # a claim needs a reference: a body without one (most long pasted logs) holds none
-        raw_claims = (
-            len(
-                find_claims(
-                    post.body, thread.repo, thread.number, pull_request=thread.is_pull_request
-                ).claims
-            )
-            if find_refs(post.body, thread.repo, bare=True)
-            else 0
+        # (a claim needs a reference: find_claims looks for them only around a cue)
+        raw_claims = len(
+            find_claims(
+                post.body, thread.repo, thread.number, pull_request=thread.is_pull_request
+            ).claims
         )
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from issues_sts.links.gated import Gated, lowered
 from issues_sts.links.replies import disagrees
 
 _URL = re.compile(r"https?://[^\s<>\"'\])]+")
@@ -36,6 +37,11 @@ _BARE = re.compile(
     r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))",
     re.I | re.M,
 )
+
+
+# short references ("#12", "GH-12") need only their "#" or "gh-": words of one character count
+_SHORT_GATE = Gated(_SHORT, min_run=1)
+_BARE_GATE = Gated(_BARE, min_run=1)
 
 
 @dataclass(frozen=True)
@@ -73,9 +79,11 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
+def find_refs(text: str, repo: str, *, bare: bool = False, low: str | None = None) -> list[Ref]:
     """All references in `text`, in order. `bare` also accepts "issue 123" (only used
-    right after a duplicate cue, where it is unambiguous)."""
+    right after a duplicate cue, where it is unambiguous). `low`: `gated.lowered(text)`,
+    when the caller has it."""
+    low = lowered(text) if low is None else low
     refs: list[Ref] = []
     taken: list[tuple[int, int]] = []
     for m in _MD_LINK.finditer(text):
@@ -103,9 +111,9 @@ def find_refs(text: str, repo: str, *, bare: bool = False) -> list[Ref]:
         )
         taken.append(m.span())
     text = _mask(text, taken)
-    patterns = (_SHORT, _BARE) if bare else (_SHORT,)
+    patterns = (_SHORT_GATE, _BARE_GATE) if bare else (_SHORT_GATE,)
     for pattern in patterns:
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text, low):
             number = m.group(1) or m.group(m.lastindex or 1)
             refs.append(Ref(repo, int(number), "unknown", m.start(), m.end()))
     return sorted(refs, key=lambda r: r.start)
@@ -660,16 +668,33 @@ _CUES = (
     (_WORDING, WORDING, False),
     (_SAME, SAME_AS, False),
 )
+_PR_CUES = ((_NEW_PR, WORDING, False), (_ROLLED_UP, WORDING, False))
+# each cue's regex behind its words (the same matches, see gated.py), and the other regexes
+# a comment is searched with from its start
+_GATES = {
+    pattern: Gated(pattern)
+    for pattern in (
+        *(p for p, _, _ in _CUES + _PR_CUES),
+        _SUBJECT_SUBSUMES,
+        _REPORTED_BEFORE,
+    )
+}
 
 
 def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = False) -> Reading:
     """Every duplicate claim in one cleaned comment (see module docstring)."""
     reading = Reading()
-    refs = find_refs(text, repo, bare=True)
+    low = lowered(text)
+    cues = [
+        (pattern, cue, strict, list(_GATES[pattern].finditer(text, low)))
+        for pattern, cue, strict in _CUES + (_PR_CUES if pull_request else ())
+    ]
+    # references matter only around a cue or a "#N supersedes": most texts have neither
+    wanted = any(found for *_, found in cues) or _GATES[_SUBJECT_SUBSUMES].may_match(low)
+    refs = find_refs(text, repo, bare=True, low=low) if wanted else []
     used: set[int] = set()
-    pr_only = ((_NEW_PR, WORDING, False), (_ROLLED_UP, WORDING, False)) if pull_request else ()
-    for pattern, cue, strict in _CUES + pr_only:
-        for m in pattern.finditer(text):
+    for pattern, cue, strict, found in cues:
+        for m in found:
             first_person = cue == SAME_AS and _first_person(text, m)
             if m.start() in used or (
                 cue == SAME_AS and not first_person and not _about_this(text, m)
@@ -777,7 +802,7 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
     _retract_on_second_thoughts(text, reading)
-    reported = _REPORTED_BEFORE.search(text)
+    reported = _GATES[_REPORTED_BEFORE].search(text, low)
     if reported is not None and not reading.claims and not reading.denies:
         negated, conditional, _ = _polarity(text, reported, reported.end())
         reading.affirms = reading.affirms or not (negated or conditional)
@@ -811,14 +836,18 @@ _TRACKED_ELSEWHERE = re.compile(
 )
 
 
+_TRACKED_GATE = Gated(_TRACKED_ELSEWHERE)
+
+
 def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
     """The one issue a comment says this one is followed in ("tracked in #N"), if it names one."""
-    cue = _TRACKED_ELSEWHERE.search(text)
+    low = lowered(text)
+    cue = _TRACKED_GATE.search(text, low)
     if cue is None or _NEGATION.search(text[: cue.start()][-60:]):
         return None
     refs = [
         r
-        for r in find_refs(text, repo)
+        for r in find_refs(text, repo, low=low)
         if not (r.repo.lower() == repo.lower() and r.number == self_number)
     ]
     if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":

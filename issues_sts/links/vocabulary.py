@@ -19,7 +19,8 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+
+from issues_sts.links.gated import COMMON_WORDS, Needs, alternative_needs, top_level
 
 
 class Reason(str, Enum):
@@ -263,7 +264,7 @@ class _CueScreen:
         self._pattern = re.compile(regex.removeprefix("(?i)"))
         # alternatives that are plain words ("dup", "same"): found by `in`, no regex needed;
         # the regex of the others is all that is left to run when none of them occurs
-        alternatives = _top_level(regex.removeprefix("(?i)"))
+        alternatives = top_level(regex.removeprefix("(?i)"))
         self._words = tuple(a for a in alternatives if re.fullmatch(r"[a-z0-9 ]+", a))
         self._rest = re.compile("|".join(a for a in alternatives if a not in self._words) or "(?!)")
 
@@ -285,71 +286,19 @@ class _CueScreen:
         return self._rest.search(lowered) is not None
 
 
-def _top_level(regex: str) -> list[str]:
-    """The alternatives of `regex` outside any group ("a|b(c|d)" -> ["a", "b(c|d)"])."""
-    parts, depth, start = [], 0, 0
-    escaped = False
-    for k, ch in enumerate(regex):
-        if escaped:
-            escaped = False
-            continue
-        if ch == "\\":
-            escaped = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(regex[start:k])
-            start = k + 1
-    return [*parts, regex[start:]]
-
-
-Needs = tuple[tuple[str, ...], ...]  # all of these groups, each by any one of its words
-
-
 def required_words(regex: str) -> tuple[Needs, ...] | None:
     """For each top-level alternative of `regex`, words its every match contains: a text
     none of whose alternatives' needs it meets cannot match. None when some alternative has
-    no such word this can find (then no prefilter may skip the regex).
-
-    An alternative is a sequence whose items all must match, so each run of 3 or more
-    consecutive literal characters is needed, and so is one branch of each group of
-    alternatives whose every branch has such a run (`(?:continued|reopened)`)."""
-    from re import _constants as C  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
-    def needs_of(items: Any) -> list[tuple[str, ...]]:
-        needs: list[tuple[str, ...]] = []
-        run = ""
-        for op, av in [*items, (None, None)]:
-            if op is C.LITERAL:
-                run += chr(av)
-                continue
-            if len(run) >= 3:
-                needs.append((run,))
-            run = ""
-            branch = av if op is C.BRANCH else None
-            if op is C.SUBPATTERN and len(av[3].data) == 1 and av[3].data[0][0] is C.BRANCH:
-                branch = av[3].data[0][1]
-            if branch is not None:
-                words = [needs_of(b.data) for b in branch[1]]
-                if all(words):  # any branch: the first need of each stands for it
-                    needs.append(tuple(w for b in words for w in b[0]))
-        return needs
-
-    found: list[Needs] = []
-    for alternative in _top_level(regex):
-        needs = needs_of(_parser.parse(alternative).data)
-        if not needs:
-            return None
-        found.append(tuple(needs))
+    no such word this can find (then no prefilter may skip the regex). The words are
+    `gated.alternative_needs`' (runs of 3 or more literal characters; one of each group of
+    alternatives such as `(?:continued|reopened)`)."""
+    found = alternative_needs(regex)
+    if not all(found):
+        return None
     return tuple(dict.fromkeys(found))
 
 
-_COMMON = frozenset(
-    {"the", "this", "for", "new", "now", "and", "with"}
-)  # in most texts: poor first tests
+_COMMON = COMMON_WORDS  # in most texts: poor first tests
 
 
 def _rarest_first(needs: tuple[Needs, ...] | None) -> tuple[Needs, ...] | None:
