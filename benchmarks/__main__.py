@@ -7,8 +7,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# the modules with a main() (figures.py, report.py and naive_crawler.py are helpers)
 NAMES = sorted(
-    p.stem for p in HERE.glob("*.py") if not p.stem.startswith("_") and p.stem != "naive_crawler"
+    p.stem
+    for p in HERE.glob("*.py")
+    if not p.stem.startswith("_") and "\ndef main(" in p.read_text()
 )
 
 
