@@ -679,6 +679,7 @@ _GATES = {
         _REPORTED_BEFORE,
     )
 }
+_UNGATED = frozenset({_SAME})  # "same" is in most texts the reader reads: its gate costs more
 
 
 def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = False) -> Reading:
@@ -686,7 +687,16 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
     reading = Reading()
     low = lowered(text)
     cues = [
-        (pattern, cue, strict, list(_GATES[pattern].finditer(text, low)))
+        (
+            pattern,
+            cue,
+            strict,
+            list(
+                pattern.finditer(text)
+                if pattern in _UNGATED
+                else _GATES[pattern].finditer(text, low)
+            ),
+        )
         for pattern, cue, strict in _CUES + (_PR_CUES if pull_request else ())
     ]
     # references matter only around a cue or a "#N supersedes": most texts have neither

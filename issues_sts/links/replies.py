@@ -8,8 +8,11 @@ extractor (`extract`) decides which earlier statements they apply to.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+
+from issues_sts.links.gated import Gated, lowered
 
 _REOPENS = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b"
@@ -106,28 +109,35 @@ class Outcome:
     answers_no: bool = False  # "No, ..." / "Is it?": disagreement when it answers a claim
 
 
+_OTHER_RESOLUTION = re.compile(_NOT_A_DUPLICATE_RESOLUTION + r"|\bnot\s+a\s+\W?bug\b", re.I)
+# the regexes searched through a whole reply, behind their words (the same answers, gated.py)
+_REOPENS_GATE, _FIX_GATE, _DISAGREES_GATE, _OTHER_GATE, _MOVED_GATE = (
+    Gated(p) for p in (_REOPENS, _FIX_REPORT, _DISAGREES, _OTHER_RESOLUTION, _MOVED)
+)
+
+
+@functools.lru_cache(maxsize=256)  # the extractor asks about one reply several times
 def find_outcome(text: str) -> Outcome:
+    low = lowered(text)
     return Outcome(
-        bool(_REOPENS.search(text)),
-        bool(_FIX_REPORT.search(text)),
-        bool(_DISAGREES.search(text)),
+        _REOPENS_GATE.search(text, low) is not None,
+        _FIX_GATE.search(text, low) is not None,
+        _DISAGREES_GATE.search(text, low) is not None,
         bool(_AGREES.match(text)),
         bool(_ACKNOWLEDGES.match(text)),
         bool(_ANSWERS_NO.search(text)),
     )
 
 
-_OTHER_RESOLUTION = re.compile(_NOT_A_DUPLICATE_RESOLUTION + r"|\bnot\s+a\s+\W?bug\b", re.I)
-
-
 def closes_otherwise(text: str) -> bool:
     """A closing comment that gives the close another reason than a duplicate: "moved to
     other/repo#N", "won't fix", "not a bug". A fix is no such reason: "possibly a dup of #N,
     which seems fixed" answered "Seems to be fixed" is the duplicate's own fix."""
-    return bool(_OTHER_RESOLUTION.search(text) or _MOVED.search(text))
+    low = lowered(text)
+    return _OTHER_GATE.search(text, low) is not None or _MOVED_GATE.search(text, low) is not None
 
 
 def disagrees(text: str) -> bool:
     """Some sentence of `text` says the issues are not the same ("Update: not the same after all",
     "No, different bug" later in the comment that made the claim)."""
-    return bool(_DISAGREES.search(text) or _ANSWERS_NO.search(text))
+    return _DISAGREES_GATE.search(text, lowered(text)) is not None or bool(_ANSWERS_NO.search(text))
