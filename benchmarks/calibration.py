@@ -157,7 +157,7 @@ def measure_generated(
 
     tallies = {w.name: F.Tally() for w in windows}
     own = {w.name: F.Tally() for w in windows if w.repo}
-    for it in F.paper_items(PaperConfig(seed=seed, scale=scale)):
+    for it in F.paper_items(PaperConfig(seed=seed, scale=scale, github_ids=True)):
         for w in windows:
             if w.first <= it.year <= w.last:
                 tallies[w.name].add(it)

@@ -194,3 +194,24 @@ def test_drafting_in_a_second_process_writes_the_same_store(tmp_path: Path) -> N
         assert a.issues_frame(include_raw=True).equals(b.issues_frame(include_raw=True))
         assert a.comments_frame().equals(b.comments_frame())
         assert a.events_frame().equals(b.events_frame())
+
+
+def test_github_ids_grow_with_time_past_2_31_and_stay_unique() -> None:
+    """`github_ids`: each object's id is GitHub's id of its creation time (issues and comments
+    above 2^31 from 2024, events long before), unique across repositories."""
+    from issues_sts.sandbox.worlds.eras import GitHubIds
+    from issues_sts.sandbox.worlds.render import stamp
+
+    a, b = GitHubIds(slot=0), GitHubIds(slot=1)
+    t2015, t2025 = stamp("2015-06-01T00:00:00Z"), stamp("2025-06-01T00:00:00Z")
+    same_moment = [a.comment(t2025) for _ in range(50)] + [b.comment(t2025) for _ in range(50)]
+    assert len(set(same_moment)) == 100 and min(same_moment) > 2**31
+    assert a.issue(t2015) < a.issue(t2025) and a.issue(t2015) < 2**31 < a.issue(t2025)
+    assert a.event(t2015) < 2**31 < a.event(stamp("2020-01-01T00:00:00Z"))
+    cfg = PaperConfig(seed=1, scale=0.01, repos=("psf/requests",), github_ids=True)
+    corpus = generate_paper_world(cfg)
+    repo = corpus.repos["psf/requests"]
+    ids = [c["id"] for c in repo.comments]
+    assert len(ids) == len(set(ids))
+    late = [i["id"] for i in repo.issues if i["created_at"] >= "2025"]
+    assert late and min(late) > 2**31

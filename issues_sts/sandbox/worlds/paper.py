@@ -31,7 +31,7 @@ from issues_sts.sandbox.corpus import Corpus, RepoData
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import paper_text as PT
 from issues_sts.sandbox.worlds import text as T
-from issues_sts.sandbox.worlds.eras import era_at
+from issues_sts.sandbox.worlds.eras import GitHubIds, era_at
 from issues_sts.sandbox.worlds.generator import (
     DUPLICATE_REASON_SINCE,
     EVIDENCE,
@@ -139,6 +139,9 @@ class PaperConfig:
     chunk: int = 2_000  # numbers drafted, rendered and handed out at a time
     repos: tuple[str, ...] = ()  # a subset (names as in repos.yaml); empty: all 55
     end: str = "2026-06-01T00:00:00Z"
+    # ids by creation time, as GitHub's (`eras.GitHubIds`: above 2^31 from 2024 on); off, the
+    # small counters of the other worlds
+    github_ids: bool = False
 
     def __post_init__(self) -> None:
         if not 0.001 <= self.scale <= 1.0:
@@ -420,6 +423,7 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
                 earlier=list(earlier),
             )
             next_event = [index * 10_000_000]
+            ids = GitHubIds(slot=index) if cfg.github_ids else None
             for drafts in builder.chunks():
                 data = RepoData(
                     full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0)
@@ -427,7 +431,7 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
                 if repo.current:
                     data.renamed_from.append(repo.name)
                 _remove(rng, builder, drafts, data)
-                render_repo(drafts, data, index, next_comment, next_event)
+                render_repo(drafts, data, index, next_comment, next_event, ids)
                 _settle_canonicals(data, [*earlier, builder])
                 for number in drafts:
                     if number in builder.truth:

@@ -7,7 +7,7 @@ import functools
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from issues_sts.sandbox.corpus import Json, RepoData
 from issues_sts.sandbox.worlds import vocab as V
@@ -96,32 +96,50 @@ class Draft:
         return max(times)
 
 
+class Ids(Protocol):
+    """Where a world's ids come from, by the time an object was created (GitHub's sequences
+    grow with time: `eras.GitHubIds`)."""
+
+    def issue(self, t: float) -> int: ...
+
+    def comment(self, t: float) -> int: ...
+
+    def event(self, t: float) -> int: ...
+
+
 def render_repo(
     drafts: dict[int, Draft],
     repo: RepoData,
     repo_index: int,
     next_comment_id: list[int],
     next_event: list[int] | None = None,
+    ids: Ids | None = None,
 ) -> None:
     """Fill `repo` with REST objects; comment ids follow creation time across the repository.
     `next_event` carries the event counter across calls that render one repository in parts
     (without it, the historical numbering: each draft's events start `repo_index * 1_000_000`
-    after the previous draft's)."""
+    after the previous draft's). `ids`: issue, comment and event ids by creation time instead
+    of the small counters."""
     pending: list[tuple[float, int, Person, str]] = []
     counter = next_event if next_event is not None else [0]
     step = 0 if next_event is not None else repo_index * 1_000_000
     for number in sorted(drafts):
         draft = drafts[number]
-        issue_id = 1_500_000_000 + repo_index * 10_000_000 + number * 17
+        issue_id = (
+            ids.issue(draft.created)
+            if ids is not None
+            else 1_500_000_000 + repo_index * 10_000_000 + number * 17
+        )
         repo.issues.append(_issue(draft, repo.full_name, issue_id))
         pending.extend((t, number, who, body) for t, who, body in draft.comments)
-        events, counter[0] = _events(draft, repo, counter[0] + step)
+        events, counter[0] = _events(draft, repo, counter[0] + step, ids)
         if events:
             repo.timeline[number] = events
     pending.sort(key=lambda c: (c[0], c[1]))
     for t, number, who, body in pending:
         next_comment_id[0] += 1
-        repo.comments.append(_comment(repo.full_name, number, next_comment_id[0], t, who, body))
+        comment_id = ids.comment(t) if ids is not None else next_comment_id[0]
+        repo.comments.append(_comment(repo.full_name, number, comment_id, t, who, body))
     count_comments(repo)
 
 
@@ -209,7 +227,7 @@ def _comment(
     }
 
 
-def _events(draft: Draft, repo: RepoData, seq: int) -> tuple[list[Json], int]:
+def _events(draft: Draft, repo: RepoData, seq: int, ids: Ids | None) -> tuple[list[Json], int]:
     events: list[Json] = []
     raw = sorted(draft.events, key=lambda e: e[0])
     for name in dict.fromkeys(draft.labels):
@@ -219,7 +237,7 @@ def _events(draft: Draft, repo: RepoData, seq: int) -> tuple[list[Json], int]:
     latest: tuple[str, int] | None = None
     for t, kind, who, extra in sorted(raw, key=lambda e: e[0]):
         seq += 1
-        event_id = 7_000_000_000 + seq
+        event_id = ids.event(t) if ids is not None else 7_000_000_000 + seq
         prefix = {
             "marked_as_duplicate": "MADE",
             "unmarked_as_duplicate": "UMDE",
