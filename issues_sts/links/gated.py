@@ -151,7 +151,17 @@ class Gated:
         return low is None or self._always or any(meets(low, n) for n in self._needs)
 
     def _active(self, low: str) -> list[re.Pattern[str]]:
-        return [alt for alt, need in self._alternatives if meets(low, need)]
+        active = []
+        for alt, need in self._alternatives:  # `meets`, inlined: this runs on every post read
+            for group in need:
+                for word in group:
+                    if word in low:
+                        break
+                else:
+                    break
+            else:
+                active.append(alt)
+        return active
 
     def finditer(self, text: str, low: str | None = None) -> Iterator[re.Match[str]]:
         """`pattern.finditer(text)`; `low`: `lowered(text)` (None: match without gates)."""
