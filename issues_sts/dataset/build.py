@@ -40,6 +40,7 @@ from issues_sts.dataset.splits import (
     split_counters,
 )
 from issues_sts.dataset.stats import (
+    BATCH,
     build_stats,
     load_tokenizer,
     split_lengths,
@@ -278,6 +279,7 @@ def _build(
     check_no_leakage(pairs, groups)
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
+    del texts  # the pairs hold the texts they need: let the rest go before writing
     stats = build_stats(pairs, by_split, cfg.long_threshold)
     step("writing")
     sizes = _write(cfg, pairs, table, stats, counters, by_split, history)
@@ -350,11 +352,17 @@ def _splits(
 
 
 def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _Steps) -> np.ndarray:
-    """Token length of every issue used in a pair (others stay -1), each text encoded once."""
+    """Token length of every issue used in a pair (others stay -1), each text encoded once;
+    the texts become Python strings a batch at a time (all at once, they were the largest
+    object of a big build)."""
     used = np.unique(np.concatenate([pairs["idx1"].to_numpy(), pairs["idx2"].to_numpy()]))
     lengths = np.full(texts.height, -1, dtype=np.int64)
     advance = step.counter("  tokenizing texts", len(used))
-    lengths[used] = token_lengths(tokenizer, texts["text"].gather(used).to_list(), on_batch=advance)
+    for start in range(0, len(used), BATCH):
+        batch = used[start : start + BATCH]
+        lengths[batch] = token_lengths(
+            tokenizer, texts["text"].gather(batch).to_list(), on_batch=advance
+        )
     return lengths
 
 
