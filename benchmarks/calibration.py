@@ -129,8 +129,11 @@ FIGURES: tuple[tuple[str, Tolerance], ...] = (
         (f"closed_reason_{reason}_share", Tolerance(0.0, 0.05))
         for reason in ("completed", "not_planned", "duplicate", "None")
     ),
+    # ids pass 2^31 inside a window (events early in 2019, issues and comments in 2024): the
+    # share above depends on when in the window items fall, an estimate for the world (each
+    # repository's items are spread evenly over its years), hence the room
     *(
-        (f"{kind}_ids_over_int32_share", Tolerance(0.0, 0.1))
+        (f"{kind}_ids_over_int32_share", Tolerance(0.0, 0.2))
         for kind in ("issue", "comment", "event")
     ),
 )
