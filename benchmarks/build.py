@@ -226,9 +226,10 @@ def paper_child(store: Path, out: Path) -> None:
 
 def ensure_replica_store(work: Path, copies: int, archives: tuple[str, ...]) -> tuple[Path, float]:
     """`copies` renumbered copies of the real archives in one store (reused when complete)."""
-    from issues_sts.sandbox.replica import write_replica_store
 
     def write(root: Path) -> str:
+        from issues_sts.sandbox.replica import write_replica_store
+
         return json.dumps(write_replica_store(root, copies, archives).__dict__)
 
     return _cached(work / f"replica-{'-'.join(archives)}-x{copies}", write)

@@ -13,6 +13,8 @@ mid-state from a parent that already used it.
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import multiprocessing
 import os
 from collections import deque
@@ -59,7 +61,32 @@ def _open_worker(root: Path) -> None:
 
 def _run(work: Callable[[Store, Part, Any], Any], part: Part, arg: Any) -> Any:
     assert _worker_store is not None, "the pool's initializer opens the store"
-    return work(_worker_store, part, arg)
+    try:
+        return work(_worker_store, part, arg)
+    finally:
+        _give_back_memory()
+
+
+def _give_back_memory() -> None:
+    """Hand the freed memory of a finished part back to the system: without it, a worker's
+    resident size only grows from part to part (glibc keeps freed heap; 0.3 -> 0.65 GB over
+    a dozen parts of the paper world, about 0.3 GB with it), and with one worker per core
+    that is most of a big build's peak."""
+    gc.collect()
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _libc() -> Any:
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim  # noqa: B018 - glibc only
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to trim
+        return None
+    return libc
+
+
+_LIBC = _libc()
 
 
 def map_parts(
