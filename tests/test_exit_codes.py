@@ -44,9 +44,14 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     db = next(damaged.glob("*.sqlite*"))
     with sqlite3.connect(db) as conn:  # fold the WAL in, so the damage below hits real pages
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        # the pages of the issues the build reads (dbstat is SQLite's own page map)
+        page = conn.execute(
+            "SELECT max(pageno) FROM dbstat WHERE name='issues' AND pagetype='leaf'"
+        ).fetchone()[0]
     data = bytearray(db.read_bytes())
-    middle = len(data) // 2
-    data[middle : middle + 8192] = b"\xa5" * 8192
+    start = (page - 1) * size
+    data[start : start + size] = b"\xa5" * size
     db.write_bytes(bytes(data))
     return {"good": good, "nodups": nodups, "empty": empty, "damaged": damaged, "root": root}
 

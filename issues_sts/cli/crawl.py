@@ -270,6 +270,17 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
             f"{bad[0].repo}: {bad[0].message}",
             hint="",
         )
+    lossy = summary.lossy
+    if lossy:  # never `ok`: a dataset built from this store would silently miss threads
+        lost = sum(r.lost_comments for r in lossy)
+        threads = sum(r.lost_threads for r in lossy)
+        raise GitHubError(
+            f"the crawl lost {lost:,} comments of {threads:,} threads in "
+            f"{', '.join(r.repo for r in lossy)}: GitHub listed them but they could not be "
+            "stored",
+            hint=f"`issues-sts status --store {store}` lists them; run the same command again "
+            "to re-read them",
+        )
 
 
 def status(
@@ -286,7 +297,10 @@ def status(
     """Show what the crawl store holds per repository.
 
     `--json` prints a list of objects with keys repo, issues, pull_requests, comments, events,
-    duplicate_candidates, tombstones, status, current_name, last_sync.
+    duplicate_candidates, tombstones, status, current_name, last_sync, and the completeness
+    invariant: comments_expected (the issues' own counts), issues_short / comments_short (issues
+    whose stored comments fall short of their count, and by how many), lost_threads /
+    lost_comments (threads the crawl could not store whole: status `lossy`).
 
     Examples:
 
@@ -320,6 +334,7 @@ def status(
         "comments",
         "events",
         "candidates",
+        "comments missing",
         "last sync",
     ):
         table.add_column(
@@ -334,9 +349,21 @@ def status(
             str(row["comments"]),
             str(row["events"]),
             str(row["duplicate_candidates"]),
+            _missing(row),
             row["last_sync"] or "never",
         )
     out.print(table)
+
+
+def _missing(row: dict[str, Any]) -> str:
+    """The completeness invariant in a cell: comments the crawl lost, and comments GitHub counts
+    but does not list (deleted or hidden after the count; read again and confirmed)."""
+    parts = []
+    if row["lost_comments"] or row["lost_threads"]:
+        parts.append(f"{row['lost_comments']:,} lost ({row['lost_threads']:,} threads)")
+    if row["comments_short"]:
+        parts.append(f"{row['comments_short']:,} not listed ({row['issues_short']:,} issues)")
+    return "; ".join(parts) or "0"
 
 
 def register(app: typer.Typer) -> None:

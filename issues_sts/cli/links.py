@@ -26,6 +26,7 @@ from issues_sts.links.archive import load_rust_archive
 from issues_sts.links.evaluate import (
     DEFAULT_ANNOTATIONS,
     DEFAULT_CACHE,
+    NEOVIM_ANNOTATIONS,
     ONNX_ANNOTATIONS,
     SUBSETS,
     Results,
@@ -37,6 +38,7 @@ from issues_sts.links.evaluate import (
 )
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
 from issues_sts.links.stage import LINKS_FILE
+from issues_sts.sandbox.archive_crawl import crawl_archive_store
 from issues_sts.store import Store
 
 links_app = typer.Typer(
@@ -223,9 +225,11 @@ def evaluate_cmd(
         raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     files = list(annotations or [])
     if not files:
-        files = [DEFAULT_ANNOTATIONS] + [ONNX_ANNOTATIONS] * (
-            ONNX_ANNOTATIONS.is_file() and default_paths("onnxruntime")[0].is_dir()
-        )
+        files = [DEFAULT_ANNOTATIONS] + [
+            path
+            for path, kind in ((ONNX_ANNOTATIONS, "onnxruntime"), (NEOVIM_ANNOTATIONS, "neovim"))
+            if path.is_file() and default_paths(kind)[0].is_dir()
+        ]
     if len(files) > 1 and (archive or cache):
         raise ConfigError(
             "--archive and --cache go with a single --annotations file",
@@ -234,7 +238,11 @@ def evaluate_cmd(
     sets: dict[str, Results] = {}
     for path in files:
         with console.status(f"loading the archive of {path.name} and extracting links..."):
-            sets[path.stem] = evaluate(path, archive, cache)
+            # the modern rounds are scored on a GraphQL crawl of their archive, served as
+            # github.com serves it (64-bit ids, list pages without `closed_by`)
+            sets[path.stem] = evaluate(
+                path, archive, cache, loaders={"neovim": crawl_archive_store}
+            )
     if as_json:
         report = {
             name: {
@@ -242,6 +250,7 @@ def evaluate_cmd(
                 **r.scores(subset).metrics(),
                 "subsets": r.table(),
                 "rounds": r.by_round(),
+                "signals": r.by_signal(),
                 "strata": r.strata(),
             }
             for name, r in sets.items()

@@ -44,6 +44,7 @@ from issues_sts.crawl.chains import (
     ListChain,
     RefChain,
     RepoContext,
+    ThreadCheck,
 )
 from issues_sts.crawl.client import (
     BudgetReached,
@@ -59,7 +60,7 @@ from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
 from issues_sts.crawl.progress import CrawlProgress
 from issues_sts.crawl.pump import pump_flows
-from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
+from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, Want, pack, want, want_of
 from issues_sts.errors import (
     BadCredentials,
     GitHubError,
@@ -179,19 +180,26 @@ class RepoSync:
             lambda resource, items, left: self._on_page(repo, resource, items, left),
         )
         state = RepoState()
+        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for,
+        # and a closed issue's timeline comes with its thread.
+        by_threads = self.graphql_ok
+
+        def read_with_thread(raw: dict[str, Any]) -> bool:
+            wanted = want_of(raw)
+            return self.graphql_ok and wanted is not None and wanted.events
+
         feed = CandidateFeed(
             [],
             self.cfg.graphql_batch,
             self.cfg.max_candidates,
             lambda c: self._batch(ctx, c, state),
+            read_with_thread,
         )
 
         def on_comments(items: list[dict[str, Any]]) -> None:
             state.keyword_closed |= keyword_closes(items)
             feed.offer_comments(items)
 
-        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
-        by_threads = self.graphql_ok
         threads = ThreadFeed(
             lambda asks: self._threads(ctx, asks, on_comments),
             self.sizer,
@@ -237,6 +245,9 @@ class RepoSync:
             )
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
             yield [comments]
+        # the completeness invariant: every thread short of its count (or with a gap) is read
+        # again over REST, once per `updated_at`
+        yield (ThreadCheck(ctx, n, updated) for n, updated in self.threads_to_check(repo))
         worded, named, state.keyword_closed = self.comment_evidence(repo)
         state.open_numbers = self.store.open_numbers(repo)
         ranked, todo = self.candidates(repo, worded)
@@ -244,7 +255,11 @@ class RepoSync:
         batch = self.cfg.graphql_batch
         yield (self._batch(ctx, todo[i : i + batch], state) for i in range(0, len(todo), batch))
         yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
-        self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
+        gaps = self.store.gaps(repo)
+        summary.lost_threads = len(gaps)
+        summary.lost_comments = sum(max(0, g.expected - g.got) for g in gaps)
+        summary.short_counted = len(self.store.short_threads(repo))
+        self.store.upsert_repo(repo, status="lossy" if gaps else "ok", last_sync=utcnow())
 
     def comment_evidence(self, repo: str) -> tuple[set[int], set[int], set[int]]:
         """One pass over the stored comments: issues with duplicate wording, the numbers such
@@ -274,14 +289,40 @@ class RepoSync:
         ]
         return ranked, todo
 
-    def thread_todo(self, repo: str) -> list[tuple[int, str | None, int]]:
-        """Issues with comments whose thread is not stored for their current `updated_at`."""
-        stored = self.store.checkpoint_watermarks(repo, "thread:")
+    def threads_to_check(self, repo: str) -> list[tuple[int, str | None]]:
+        """Threads to read again over REST: those with a gap, and those whose stored comments
+        fall short of the issue's count (unless already read so at its current `updated_at`:
+        GitHub counts deleted and hidden comments it no longer lists)."""
+        updated = {n: u for n, u, _ in self.store.issue_threads(repo)}
+        verified = self.store.checkpoint_watermarks(repo, "verified:")
+        gaps = {g.number for g in self.store.gaps(repo)}
+        short = {n for n, _, _ in self.store.short_threads(repo)}
         return [
-            (n, updated, count)
-            for n, updated, count in self.store.issue_threads(repo)
-            if count > 0 and stored.get(f"thread:{n}", "\0") != updated
+            (n, updated.get(n))
+            for n in sorted(gaps | short)
+            if n in gaps or verified.get(f"verified:{n}", "\0") != updated.get(n)
         ]
+
+    def thread_todo(self, repo: str) -> list[Want]:
+        """Threads (and closed issues' timelines) not stored for their current `updated_at`."""
+        stored = self.store.checkpoint_watermarks(repo, "thread:")
+        todo = []
+        for n, updated, count, state, text, labels, reason in self.store.thread_facts(repo):
+            if stored.get(f"thread:{n}", "\0") == updated:
+                continue
+            labels_list = json.loads(labels or "[]")
+            wanted = want(
+                n,
+                updated,
+                count or 0,
+                closed=state == "closed",
+                text=text,
+                labels=labels_list,
+                state_reason=reason,
+            )
+            if wanted is not None:
+                todo.append(wanted)
+        return todo
 
     def _threads(
         self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]
@@ -528,7 +569,13 @@ class RepoEnds:
         result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
         stop: str | None = None
         if exc is None:
-            result.status = "ok"
+            result.status = "lossy" if result.lost_threads else "ok"
+            if result.lost_threads:
+                result.message = (
+                    f"{result.lost_comments:,} comments of {result.lost_threads:,} threads "
+                    "could not be stored"
+                )
+                log.error("%s: %s", result.repo, result.message)
         elif isinstance(exc, RepoNotFound):
             result.status, result.message = "missing", exc.one_line()
             log.warning("%s", exc.one_line())

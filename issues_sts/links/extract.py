@@ -53,6 +53,7 @@ from issues_sts.links.scoring import (
     combine,
     confirmed_later,
     fixed_later,
+    is_duplicate_label,
     last_word,
     parse_time,
     score_claim,
@@ -62,6 +63,7 @@ from issues_sts.links.scoring import (
 from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
+_POINTER_AFTER_CLOSE_SECONDS = 3600.0
 _ADDRESSEE = re.compile(r"^\s*@([\w-]+)")
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -484,11 +486,24 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
     claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
     a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
-    up to the duplicate label (when its `labeled` event is stored), else up to the close;
-    with several references in it, the first named. Fix reports ("resolved in #N"),
-    disagreements and bots that did not close the issue point at nothing. "Also #N" adds to
-    the same person's earlier pointer, which stays the first named (and so the canonical)."""
-    labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
+    up to the duplicate label (when its `labeled` event is stored), else up to the close, or
+    within an hour after it (the link a maintainer posts right after closing); with several
+    references in it, the first named in this repository (an upstream issue named beside the
+    local one it is tracked in is background). Disagreements and bots that did not close the
+    issue point at nothing; a fix report ("already fixed by #N") points at its fix only when
+    nothing else does. "Also #N" adds to the same person's earlier pointer, which stays the
+    first named (and so the canonical)."""
+    found = _pointer(thread, cfg, fixes=False) or _pointer(thread, cfg, fixes=True)
+    counters["evidence:label_pointer"] += bool(found)
+    return found
+
+
+def _pointer(thread: Thread, cfg: LinkConfig, *, fixes: bool) -> list[Statement]:
+    labelled = [
+        parse_time(e.created_at)
+        for e in thread.events
+        if e.event.lower() == "labeled" and is_duplicate_label(e.label or "duplicate", cfg)
+    ]
     until = (
         labelled[0]
         if labelled and labelled[0] is not None
@@ -501,9 +516,9 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         if (
             until is not None
             and when is not None
-            and (when - until).total_seconds() > _CONFIRM_SECONDS
+            and (when - until).total_seconds() > _POINTER_AFTER_CLOSE_SECONDS
         ):
-            continue  # said after the label or the close: not what they were about
+            continue  # said well after the label or the close: not what they were about
         who = standing(post, thread, cfg)
         maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
         if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
@@ -515,17 +530,21 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
             if _normalise(r, thread, cfg) != (thread.repo, thread.number)
         ]
         said = find_outcome(text)
-        if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
+        if not refs or said.disagrees or said.answers_no or said.reopens:
+            continue
+        if said.reports_fix != fixes:
             continue
         if found and post.author != found[0].author:
             break
-        claim = Claim(refs[0], WORDING, False, False, -1)
+        local = [r for r in refs if _normalise(r, thread, cfg)[0] == thread.repo]
+        ref = (local or refs)[0]
+        claim = Claim(ref, WORDING, False, False, -1)
         scored = score_claim(claim, post, thread, cfg)
         scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
         found = [
             Statement(
-                _normalise(refs[0], thread, cfg),
-                refs[0].kind,
+                _normalise(ref, thread, cfg),
+                ref.kind,
                 True,
                 post.created_at,
                 (index, -1),
@@ -539,7 +558,6 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         ]
         if not _ALSO.match(text):
             break
-    counters["evidence:label_pointer"] += bool(found)
     return found
 
 
@@ -840,6 +858,20 @@ def _choose_canonical(
     return out
 
 
+def _after_withdrawal(
+    statements: list[Statement], thread: Thread, counters: Counter[str]
+) -> list[Statement]:
+    """A duplicate label removed together with a reopen ("not actually a duplicate") takes
+    back everything said before it; what was said after (a new close) stands."""
+    if thread.withdrawn_at is None:
+        return statements
+    kept = [st for st in statements if st.time > thread.withdrawn_at]
+    counters["retracted_by_unlabel_and_reopen"] += sum(
+        st.positive for st in statements if st.time <= thread.withdrawn_at
+    )
+    return kept
+
+
 def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReading:
     """Links of one thread plus counters of every candidate it dropped."""
     cfg = cfg or LinkConfig()
@@ -864,6 +896,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     if not any(st.positive for st in statements):
         statements += _tracked_elsewhere(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
+    statements = _after_withdrawal(statements, thread, reading.counters)
     reading.links = _links(thread, statements, cfg)
     if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):
         reading.counters["duplicate_unknown_target"] += 1
