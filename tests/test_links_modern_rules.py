@@ -1,6 +1,6 @@
-"""Rules from the errors of the modern dev round nv-1 (neovim threads 2014-2026, read once
-scored): one small realistic thread per phenomenon, each positive next to a negative that
-keeps its old reading."""
+"""Rules from the errors of the modern rounds nv-1 and nv-2 (neovim threads 2014-2026, each
+read once it was scored): one small realistic thread per phenomenon, each positive next to a
+negative that keeps its old reading."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from issues_sts.links.model import Thread
 from tests.links_helpers import c, canonical, thread
 
 LABEL = ("closed:duplicate",)
+IN_2023 = 60 * 24 * 365 * 8  # minutes after the helpers' 2015 start: GitHub records state_reason
+LATER = IN_2023 + 60 * 24 * 400
 UPSTREAM = "https://github.com/editorconfig/editorconfig/issues/475#issuecomment-1"
 
 CASES: list[tuple[str, Thread, tuple[str, int] | int | None]] = [
@@ -57,7 +59,7 @@ CASES: list[tuple[str, Thread, tuple[str, int] | int | None]] = [
         12,
     ),
     (
-        "'Duplicate of #N?' answered 'Indeed, but it's easier to continue here': the other one goes",
+        "'Duplicate of #N?' answered 'Indeed, but it's easier to continue here': the other goes",
         thread(
             c("m1", "Duplicate of #12?", "MEMBER", 60),
             c(
@@ -189,6 +191,20 @@ CASES: list[tuple[str, Thread, tuple[str, int] | int | None]] = [
         5,
     ),
     (
+        "... 'may have been resolved in #N' (a hedged fix) points at nothing",
+        thread(
+            c(
+                "m",
+                "May have been resolved in https://github.com/acme/widgets/pull/31.",
+                "MEMBER",
+                60,
+            ),
+            closed_minute=60,
+            labels=LABEL,
+        ),
+        None,
+    ),
+    (
         "with a duplicate label, 'already fixed by #N' is the only pointer: the fix",
         thread(
             c("m", "already fixed by https://github.com/acme/widgets/pull/31", "MEMBER", 60),
@@ -204,6 +220,184 @@ CASES: list[tuple[str, Thread, tuple[str, int] | int | None]] = [
             closed_minute=60,
         ),
         None,
+    ),
+    # -- from the errors of round nv-2 (scored once, then opened) --------------------------------
+    (
+        "an issue open again with state_reason 'reopened': its duplicate close was undone",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", 60),
+            c("reporter", "That only covers the documentation, not the behaviour.", "NONE", 70),
+            state="open",
+            state_reason="reopened",
+        ),
+        None,
+    ),
+    (
+        "... an open issue never closed keeps a maintainer's firm claim",
+        thread(c("m", "Duplicate of #12", "MEMBER", 60), state="open"),
+        12,
+    ),
+    (
+        "a hedged claim, then a close as 'completed' years later: nobody acted on it",
+        thread(
+            c("reporter", "This issue is possibly a duplicate of #12.", "NONE", IN_2023),
+            closed_by="m",
+            state_reason="completed",
+            closed_minute=LATER,
+        ),
+        None,
+    ),
+    (
+        "... a firm claim by a maintainer stands however late the 'completed' close",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", IN_2023),
+            closed_by="m",
+            state_reason="completed",
+            closed_minute=LATER,
+        ),
+        12,
+    ),
+    (
+        "'I wouldn't say this is a duplicate of that' takes the earlier claim back",
+        thread(
+            c(
+                "m1",
+                "Related #12 (and many others, one of which may be a duplicate).",
+                "MEMBER",
+                60,
+            ),
+            c(
+                "m2",
+                "I wouldn't say this is a duplicate of #12. There's no way to do it now.",
+                "MEMBER",
+                70,
+            ),
+            state="open",
+        ),
+        None,
+    ),
+    (
+        "'Is this really a duplicate of #N?' from a maintainer doubts the claim",
+        thread(
+            c("m1", "Duplicate of #12", "MEMBER", 60),
+            c(
+                "m2",
+                "Is this really a duplicate of #12? The steps look completely different.",
+                "MEMBER",
+                70,
+            ),
+            closed_by="m2",
+            state_reason="completed",
+            closed_minute=80,
+        ),
+        None,
+    ),
+    (
+        "the author's 'just saw #N, close due to duplicate'",
+        thread(
+            c(
+                "reporter",
+                "just saw this https://github.com/acme/widgets/issues/12, close due to duplicate",
+                "NONE",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+            state_reason="duplicate",
+        ),
+        12,
+    ),
+    (
+        "'also fixed by #F. Closing as duplicate.' after a suggestion: the suggestion, not the fix",
+        thread(
+            c(
+                "reporter",
+                "could be related to https://github.com/acme/widgets/issues/12",
+                "NONE",
+                60,
+            ),
+            c(
+                "m",
+                "Thanks. Yes; same underlying issue, also fixed by #13. Closing as duplicate.",
+                "MEMBER",
+                120,
+            ),
+            closed_by="m",
+            closed_minute=120,
+            state_reason="duplicate",
+        ),
+        12,
+    ),
+    (
+        "... 'also see #N. Closing as duplicate.' names #N",
+        thread(
+            c("m", "Same underlying issue, see #13. Closing as duplicate.", "MEMBER", 120),
+            closed_by="m",
+            closed_minute=120,
+            state_reason="duplicate",
+        ),
+        13,
+    ),
+    (
+        "an untargeted 'Duplicate' does not point at another repository's issue in the body",
+        thread(
+            c("m", "Duplicate", "MEMBER", 60),
+            body="I reported it here first: https://github.com/other/plugin/issues/387",
+            closed_by="m",
+            closed_minute=60,
+            state_reason="duplicate",
+        ),
+        None,
+    ),
+    (
+        "... it does point at this repository's issue the body names",
+        thread(
+            c("m", "Duplicate", "MEMBER", 60),
+            body="This looks like https://github.com/acme/widgets/issues/12 again.",
+            closed_by="m",
+            closed_minute=60,
+            state_reason="duplicate",
+        ),
+        12,
+    ),
+    (
+        "nobody pointed before the duplicate close: a maintainer's 'See #N' hours later",
+        thread(
+            c("m1", "No. (Duplicate; please search closed issues first.)", "MEMBER", 60),
+            c("m2", "See https://github.com/acme/widgets/issues/21", "MEMBER", 240),
+            closed_by="m1",
+            closed_minute=60,
+            state_reason="not_planned",
+            labels=LABEL,
+        ),
+        21,
+    ),
+    (
+        "... days later it is another conversation",
+        thread(
+            c("m1", "No. (Duplicate; please search closed issues first.)", "MEMBER", 60),
+            c("m2", "See https://github.com/acme/widgets/issues/21", "MEMBER", 60 * 24 * 5),
+            closed_by="m1",
+            closed_minute=60,
+            state_reason="not_planned",
+            labels=LABEL,
+        ),
+        None,
+    ),
+    (
+        "a pointer naming a pull request and an issue points at the issue",
+        thread(
+            c(
+                "m",
+                "This was reverted by https://github.com/acme/widgets/pull/29, related "
+                "https://github.com/acme/widgets/issues/28. Please continue there.",
+                "MEMBER",
+                60,
+            ),
+            closed_minute=60,
+            labels=LABEL,
+        ),
+        28,
     ),
 ]
 

@@ -214,7 +214,10 @@ _NEGATION = re.compile(
     r"no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
     r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look|sound)\b"
     r"[^.!?\n]{0,40}$"
-    r"|\b(?:not|less)\s+convinced\b[^.!?\n]{0,40}$",
+    r"|\b(?:not|less)\s+convinced\b[^.!?\n]{0,40}$"
+    # "I wouldn't say this is a duplicate of that"; "Is this really a duplicate of #N?"
+    r"|\b(?:wouldn'?t|would\s+not)\s+(?:say|call|consider)\b[^.!?\n]{0,40}$"
+    r"|\b(?:is|was)\s+(?:this|it|that)\s+really\s+(?:an?\s+)?\W*$",
     re.I,
 )
 _TRAILING_NEGATION = re.compile(
@@ -304,6 +307,8 @@ _PREDICATE_BEFORE = re.compile(
     re.I,
 )
 _NOUN_BEFORE = re.compile(
+    # "close due to duplicate": the reason given for a close
+    r"\bclos(?:e|ed|ing)\s+(?:it\s+|this\s+)?(?:due\s+to|because\s+of|for\s+being)\s+(?:an?\s+)?$|"
     r"\b(?:a|an|the|as|another|definitely|clearly|certainly|obviously)\s+(?:(?:real|true|exact|clear|obvious|"
     r"complete|total|simple|actual|likely|probable|possible)\s+)?$"
     r"|(?:^|[.!?,;:]\s*)$",  # the cue opens its clause: "Duplicate, closing.", "Agreed, duplicate."
@@ -561,8 +566,27 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
         return None
     s, _ = _sentence_bounds(text, m.start(), m.end())
     prev, _ = _sentence_bounds(text, max(0, s - 2), max(0, s - 1)) if s > 0 else (0, 0)
-    before = [r for r in refs if r.start >= prev and r.end <= m.start() and r.number != self_number]
+    before = [
+        r
+        for r in refs
+        if r.start >= prev
+        and r.end <= m.start()
+        and r.number != self_number
+        and not names_a_fix(text, r)
+    ]
     return before[-1] if before else None
+
+
+# "also fixed by #38737. Closing as duplicate.": the fix is not what it duplicates
+_FIX_BEFORE = re.compile(
+    r"\b(?:fixed|resolved|addressed|solved)\s+(?:\w+\s+)?(?:by|in|via|with)\s*(?:pr\s*|pull\s+request\s*)?$",
+    re.I,
+)
+
+
+def names_a_fix(text: str, ref: Ref) -> bool:
+    """Is `ref` named as the fix ("fixed by #N", "resolved in #N")?"""
+    return bool(_FIX_BEFORE.search(text[max(0, ref.start - 40) : ref.start]))
 
 
 def _denies_untargeted(text: str, m: re.Match[str]) -> bool:
