@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from pydantic import ValidationError
 
-from issues_sts.cli.common import config_error, console, option_default
+from issues_sts.cli.common import config_error, console, option_default, quiet_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
@@ -50,7 +50,7 @@ def build_command(
         _default("store"), "--store", help="Crawl store directory (from `issues-sts crawl`)."
     ),
     out: Path = typer.Option(
-        _default("out"), "--out", help="Output folder: must be empty, absent, or an earlier build."
+        _default("out"), "--out", help="Output folder: empty, absent, or an earlier build."
     ),
     seed: int = typer.Option(
         _default("seed"), "--seed", help="Seed for splits, negatives and row order."
@@ -115,7 +115,7 @@ def build_command(
         "lossy or never started); the card and stats.json then name them. Without it such a "
         "store is refused (exit 3).",
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bars or lines."),
+    quiet: bool = quiet_option(),
 ) -> None:
     try:
         links = LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(alias))

@@ -83,7 +83,7 @@ def _summary(table: LinkTable) -> None:
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
     out_dir: Path = typer.Option(
-        DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."
+        DEFAULT_LINKS, "--out", help="Folder for links.parquet and link_counters.json."
     ),
     min_confidence: float = typer.Option(
         option_default(LinkConfig, "min_confidence"),

@@ -487,7 +487,7 @@ def pretrain_ran_command(
         typer.Option("--store", help="Crawl store instead: every issue's title and body."),
     ] = None,
     out: Annotated[
-        Path, typer.Option("--out", help="Where the pretrained RAN encoder goes.")
+        Path, typer.Option("--out", help="Folder the pretrained RAN encoder goes to.")
     ] = RUNS / "ran-mlm",
     model: Annotated[
         str, typer.Option("--model", help="ran-base, ran-small, ran-tiny or a RAN folder.")

@@ -164,11 +164,8 @@ class CrawlProgress:
         }
         if self.projection is not None:
             spent = self.spent()
-            numbers |= {
-                "spent": spent,
-                "planned": self.projection.cost,
-                "eta_seconds": round(eta_seconds(self.projection, spent, elapsed)),
-            }
+            left = eta_seconds(self.projection, spent, elapsed) if self._done < self.repos else 0
+            numbers |= {"spent": spent, "planned": self.projection.cost, "eta_seconds": round(left)}
         return numbers
 
     def _note(self, n: dict[str, object], event: str) -> str:
