@@ -11,12 +11,13 @@ import pytest
 import torch
 
 from issues_sts.errors import ConfigError, TrainingError
+from tests.conftest import cli_exit_code
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.config import RESUME_KEYS, TrainConfig
 from training.data import ZigzagCollator, load_pairs
 from training.losses import AnglELoss
 from training.models import load_encoder
-from training.schedule import linear_schedule
+from training.schedule import effective_warmup, linear_schedule
 from training.trainer import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +116,41 @@ def test_resume_keys_are_the_recipe_fields_of_the_config() -> None:
 def test_schedule_warms_up_then_decays_to_zero() -> None:
     factor = linear_schedule(warmup=2, total=6)
     assert [round(factor(s), 3) for s in range(7)] == [0.5, 1.0, 1.0, 0.75, 0.5, 0.25, 0.0]
+
+
+@pytest.mark.parametrize(("warmup", "total", "effective"), [(100, 4, 4), (2, 4, 2), (4, 4, 4)])
+def test_warmup_is_clamped_to_the_run(warmup: int, total: int, effective: int) -> None:
+    told: list[str] = []
+    assert effective_warmup(warmup, total, warn=told.append) == effective
+    assert len(told) == (warmup > total)
+
+
+def test_a_run_shorter_than_its_warmup_warns_and_reaches_its_learning_rate(
+    pairs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = recipe(pairs_dir, tmp_path / "run", max_steps=4, warmup_steps=100, valid_split=None)
+    train(config, tiny_encoder())
+    err = capsys.readouterr().err
+    assert "warning: --warmup-steps 100 is more than the run's 4 steps" in err
+    lrs = [r["lr"] for r in json.loads((tmp_path / "run" / "metrics.json").read_text())]
+    # the last step runs at the full rate (the log shows the rate after each step)
+    assert max(lrs) == pytest.approx(config.learning_rate)
+
+
+def test_rerunning_a_finished_run_trains_nothing_and_says_so(
+    pairs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "tiny"
+    tiny_encoder().save(model)
+    args = ["train", "--dataset", str(pairs_dir), "--model", str(model), "--out", str(tmp_path)]
+    args += ["--max-steps", "2", "--max-length", "16", "--batch-size", "8", "--valid-split", ""]
+    assert cli_exit_code(args) == 0
+    first = capsys.readouterr()
+    assert "trained 2 steps" in first.out
+    assert cli_exit_code(args) == 0
+    again = capsys.readouterr()
+    assert "already complete (2 steps" in again.out and "nothing trained" in again.out
+    assert "nan" not in (again.out + again.err).lower() and "0.0 pairs/s" not in again.out
 
 
 def test_collator_builds_zigzag_batches_with_identical_text_ids(tmp_path: Path) -> None:
