@@ -118,7 +118,8 @@ def test_a_crawl_into_a_log_file_shows_lines_at_a_steady_pace_through_its_waits(
 ) -> None:
     repo = next(iter(limited.corpus.repos))
     args = ["crawl", "--api-url", limited.api_url, "--repo", repo, "--store", str(tmp_path / "s")]
-    assert run([*args, "--plan"]).code == 0  # sizes it: the crawl's lines then carry an ETA
+    planned = run([*args, "--plan"])  # sizes it: the crawl's lines then carry an ETA
+    assert planned.code == 0 and "no token" in planned.err and "the plan's" in planned.err
     time.sleep(RESET)  # a fresh window for the crawl
     code, seen = _follow(
         [*args, "--progress-every", "1", "--log", str(tmp_path / "crawl.jsonl")],

@@ -96,6 +96,12 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
+def _crawl(gh: FakeGitHub, store: Path) -> list[str]:
+    """A quiet crawl of the fake's first repository into `store`."""
+    repo = next(iter(gh.corpus.repos))
+    return ["crawl", "--quiet", "--api-url", gh.api_url, "--repo", repo, "--store", str(store)]
+
+
 def _one_error_line(err: str, *needles: str) -> None:
     lines = [line for line in err.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
@@ -296,19 +302,7 @@ def test_4_a_closed_port_fails_within_seconds(tmp_path: Path) -> None:
 
 def test_5_a_rejected_token(github: FakeGitHub, tmp_path: Path) -> None:
     wrong = "ghp_" + "x" * 36
-    result = run(
-        [
-            "crawl",
-            "--quiet",
-            "--api-url",
-            github.api_url,
-            "--repo",
-            next(iter(github.corpus.repos)),
-            "--store",
-            str(tmp_path / "s"),
-        ],
-        GITHUB_TOKEN=wrong,
-    )
+    result = run(_crawl(github, tmp_path / "s"), GITHUB_TOKEN=wrong)
     assert result.code == 5
     _one_error_line(result.err, "token was rejected")
     assert wrong not in result.out + result.err
@@ -335,17 +329,7 @@ def test_6_an_output_the_os_refuses(
 def test_6_a_full_disk_under_a_log_or_a_metrics_file(
     github: FakeGitHub, pairs: dict[str, Path], tmp_path: Path
 ) -> None:
-    crawl = [
-        "crawl",
-        "--quiet",
-        "--api-url",
-        github.api_url,
-        "--repo",
-        next(iter(github.corpus.repos)),
-        "--store",
-        str(tmp_path / "s"),
-    ]
-    result = run([*crawl, "--log", str(FULL_DISK)], GITHUB_TOKEN=TOKEN)
+    result = run([*_crawl(github, tmp_path / "s"), "--log", str(FULL_DISK)], GITHUB_TOKEN=TOKEN)
     assert result.code == 6
     _one_error_line(result.err, "--log /dev/full stopped", "No space left on device")
     evaluate = ["evaluate", "--dataset", str(pairs["data"]), "--model", str(pairs["model"])]

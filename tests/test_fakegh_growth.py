@@ -3,9 +3,7 @@ fake GitHub grows the world it serves on request (an endpoint, `fake-github --gr
 
 from __future__ import annotations
 
-import signal
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,25 +68,6 @@ def test_the_served_world_grows_on_request_and_a_recrawl_catches_up(tmp_path: Pa
     with Store.open(tmp_path / "store") as store:
         known = store.known_numbers(repo)
     assert {int(i["number"]) for i in world.repos[repo].issues} <= known
-
-
-def test_fake_github_grow_serves_the_world_months_later() -> None:
-    proc = subprocess.Popen(
-        [*FAKE, "--world", "tiny", "--seed", "2", "--grow", "2", "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        lines = [proc.stdout.readline() for _ in range(5)]  # type: ignore[union-attr]
-        fields = dict(line.split(":", 1) for line in lines)
-        tiny = generate_world(preset("tiny", seed=2))
-        assert len(fields["repositories"].split()) == len(tiny.repos) + 2  # a repository a month
-        assert GROW_PATH in fields["grow it"]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0 and "Traceback" not in err
 
 
 def test_a_dropped_connection_is_no_traceback(capfd: pytest.CaptureFixture[str]) -> None:

@@ -192,11 +192,13 @@ def crawl(
     except ValidationError as exc:
         raise config_error(exc, "crawl") from None
     with json_log(log_file):
-        if found is None:
-            console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
         if plan:
             _print_plan(plan_crawl(cfg))
+            if found is None:  # what the plan just sized means at 60 requests an hour
+                console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
             return
+        if found is None:  # before the first request: what 60 requests an hour mean here
+            console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
         reporter = make_reporter(console, quiet=quiet, every=progress_every)
         summary = run_crawl(cfg, reporter=reporter, progress_every=progress_every)
         console.print(summary_table(summary))
