@@ -24,6 +24,7 @@ from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Plan, RepoPlan
 from issues_sts.crawl.progress import CrawlProgress, Projection, eta_seconds
 from issues_sts.crawl.runner import WaitAnnouncer
+from issues_sts.report import SilentReporter
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from tests.cli_process import env, run, script
@@ -41,36 +42,20 @@ class Clock:
         return self.now
 
 
-class Recorder:
+class Recorder(SilentReporter):
     """A Reporter that writes down what it was told."""
 
     def __init__(self) -> None:
         self.events: list[tuple[str, object]] = []
 
-    def __enter__(self) -> Recorder:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
     def stage(self, name: str, total: int | None = None) -> None:
         self.events.append(("stage", name))
 
-    def advance(
-        self,
-        steps: int = 1,
-        *,
-        total: int | None = None,
-        note: str | None = None,
-        milestone: bool = False,
-    ) -> None:
-        self.events.append(("milestone" if milestone else "advance", note))
+    def advance(self, steps: int = 1, *, note: str | None = None, **kw: object) -> None:
+        self.events.append(("milestone" if kw.get("milestone") else "advance", note))
 
     def notice(self, text: str) -> None:
         self.events.append(("notice", text))
-
-    def summary(self, *renderables: object) -> None:
-        return None
 
 
 @pytest.fixture(scope="module")

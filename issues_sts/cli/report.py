@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from issues_sts.report import Reporter
+from issues_sts.report import Reporter, SilentReporter
 
 # A line at least this often in a log while work moves (the crawl's --progress-every).
 PROGRESS_EVERY = 30.0
@@ -99,10 +99,11 @@ class RichReporter:
             self.console.print(renderable)
 
 
-class LineReporter:
+class LineReporter(SilentReporter):
     """The same verbs as plain timestamped lines, each flushed as it is written: a stage's
     start, every milestone, and otherwise at most one progress line per `every` seconds (the
-    crawl's heartbeat keeps one coming while it waits). `quiet`: notices and summary only."""
+    crawl's heartbeat keeps one coming while it waits). `quiet`: notices and summary only.
+    Nothing to start or stop around a run: the silent reporter's context is its own."""
 
     def __init__(
         self,
@@ -120,17 +121,6 @@ class LineReporter:
         self._total: int | None = None
         self._done = 0
         self._last_line = float("-inf")
-
-    def __enter__(self) -> LineReporter:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        return None
 
     def stage(self, name: str, total: int | None = None) -> None:
         self._stage, self._total, self._done = name, total, 0
