@@ -73,8 +73,10 @@ def _follow(args: list[str], log: Path) -> tuple[int, list[tuple[float, str]]]:
     seen: list[tuple[float, str]] = []
     with log.open("w") as sink:
         started = time.monotonic()
+        # as a user's shell starts it: buffered output, so only our own flushing shows lines
+        plain = {k: v for k, v in env().items() if k != "PYTHONUNBUFFERED"}
         proc = subprocess.Popen(
-            [script(), *args], stdout=sink, stderr=subprocess.STDOUT, env=env(), text=True
+            [script(), *args], stdout=sink, stderr=subprocess.STDOUT, env=plain, text=True
         )
         done = threading.Event()
 
