@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from issues_sts.errors import StoreError
+from issues_sts.errors import StoreError, os_errors
 
 try:  # the fast reader (a dependency); without it every read goes through sqlite3
     import adbc_driver_sqlite.dbapi as _adbc
@@ -32,6 +32,9 @@ _ADBC_BATCH_ROWS = "adbc.sqlite.query.batch_rows"
 _ADBC_ROWS = 1 << 20
 
 DB_NAME = "crawl.sqlite"
+# The effective configuration of the last crawl into this store (token left out): its
+# repositories are what the crawl was asked to fetch, so a build can tell which never started.
+CRAWL_CONFIG = "crawl-config.json"
 # 2: `raw` columns hold `pack_raw` blobs (compressed, texts kept once in their columns).
 # Version-1 stores hold JSON text there; readers accept both, so they keep working as they are.
 SCHEMA_VERSION = 2
@@ -42,7 +45,7 @@ CREATE TABLE IF NOT EXISTS repos(
     repo TEXT PRIMARY KEY,          -- owner/name as requested
     repo_id INTEGER,                -- GitHub's numeric id (stable across renames)
     current_name TEXT,              -- owner/name GitHub reports now (renames, transfers)
-    status TEXT NOT NULL DEFAULT 'pending',   -- pending | ok | missing
+    status TEXT NOT NULL DEFAULT 'pending',   -- pending | ok | missing | ...
     last_sync TEXT                  -- when the last complete sync finished (UTC ISO)
 );
 CREATE TABLE IF NOT EXISTS issues(
@@ -348,9 +351,15 @@ class Store:
         """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError."""
         root = Path(root)
         db = root / DB_NAME
+        if root.exists() and not root.is_dir():
+            raise StoreError(
+                f"--store {root} is a file, not a crawl store folder",
+                hint="point --store at the folder `issues-sts crawl` writes (default data/store)",
+            )
         if not db.exists() and not create:
             raise StoreError(f"no crawl store at {root}")
-        root.mkdir(parents=True, exist_ok=True)
+        with os_errors(StoreError, f"the crawl store {root} cannot be created"):
+            root.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(db, timeout=30, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -370,6 +379,11 @@ class Store:
                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+        except sqlite3.OperationalError as exc:  # read-only, locked, unopenable
+            raise StoreError(
+                f"the crawl store {db} cannot be opened for writing ({exc})",
+                hint="check the folder's permissions and free space, or point --store elsewhere",
+            ) from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"the crawl store {db} is corrupt or not a store ({exc})",
@@ -849,6 +863,20 @@ class Store:
         self._conn.create_function(
             "duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True
         )
+
+    def repo_states(self) -> dict[str, str]:
+        """Each repository's crawl status (`ok` only once a sync went through to the end)."""
+        return dict(self._conn.execute("SELECT repo, status FROM repos ORDER BY repo"))
+
+    def asked_repos(self) -> tuple[str, ...]:
+        """The repositories the last crawl into this store was asked for (crawl-config.json),
+        empty when no crawl wrote one (stores made by other tools)."""
+        try:
+            data = json.loads((self.root / CRAWL_CONFIG).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ()
+        repos = data.get("repos") if isinstance(data, dict) else None
+        return tuple(str(r) for r in repos) if isinstance(repos, list) else ()
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:

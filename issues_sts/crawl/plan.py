@@ -147,6 +147,18 @@ class Plan:
             t.graphql_response_seconds += p.graphql_response_seconds
         return t
 
+    def anonymous_requests(self) -> int:
+        """The REST requests of the same crawl without a token (no GraphQL: comments and
+        timelines over REST), at GitHub's 60 an hour."""
+        if not self.graphql:
+            return self.total().rest_requests
+        total = 0
+        for p in self.repos:
+            per_item = p.comments / p.items if p.items else 0.0  # REST lists PRs' comments too
+            counts = RepoCounts(p.repo, p.items, p.issues, per_item)
+            total += plan_repo(counts, graphql=False, a=self.assumptions).rest_requests
+        return total
+
     def save(self, store: Path) -> None:
         data = {
             "graphql": self.graphql,

@@ -57,20 +57,24 @@ from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
-from issues_sts.crawl.progress import CrawlProgress
+from issues_sts.crawl.progress import CrawlProgress, Projection
 from issues_sts.crawl.pump import pump_flows
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, Want, pack, want, want_of
+from issues_sts.crawl.token import HOW_TO_PASS
 from issues_sts.errors import (
     BadCredentials,
     GitHubError,
     RateLimited,
     RepoNotFound,
     SignalInterrupt,
+    StoreError,
     Unreachable,
+    os_errors,
 )
 from issues_sts.report import SILENT, Reporter
-from issues_sts.store import Checkpoint, Store, utcnow
+from issues_sts.store import CRAWL_CONFIG, Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
 # GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a duplicate.
@@ -87,7 +91,7 @@ def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
     return found
 
 
-CONFIG_FILE = "crawl-config.json"
+CONFIG_FILE = CRAWL_CONFIG
 
 
 def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
@@ -153,12 +157,12 @@ class RepoSync:
     phases: `pump_flows` runs several repositories' flows at once."""
 
     def __init__(
-        self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter
+        self, cfg: CrawlConfig, store: Store, client: GitHubClient, progress: CrawlProgress
     ) -> None:
         self.cfg = cfg
         self.store = store
         self.client = client
-        self.progress = CrawlProgress(reporter, len(cfg.repos))
+        self.progress = progress
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.sizer = PageSizer(
@@ -373,20 +377,27 @@ def run_crawl(
     http: httpx.Client | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] | None = None,
+    progress_every: float = 30.0,
 ) -> CrawlSummary:
     """Crawl `cfg.repos` into `cfg.store` and return what was done.
 
     Resumable (a second call continues where a killed one stopped) and incremental (a call
     after a finished crawl only asks what changed; unchanged lists answer free 304s).
     Raises BadCredentials when the token is rejected; a missing repository is reported in
-    the summary and skipped.
+    the summary and skipped. The progress line is refreshed at least every
+    `progress_every` seconds.
     """
     token = cfg.token_value()
     scrub = Scrubber([token])
     store = Store.open(cfg.store, create=True)
-    (cfg.store / CONFIG_FILE).write_text(
-        json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
-    )
+    try:
+        with os_errors(StoreError, f"the crawl store {cfg.store} cannot be written"):
+            (cfg.store / CONFIG_FILE).write_text(
+                json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
+            )
+    except StoreError:
+        store.close()
+        raise
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
@@ -404,15 +415,24 @@ def run_crawl(
     summary = CrawlSummary()
     started = clock()
     limiter.on_wait = WaitAnnouncer(
-        reporter, clock, cfg.pacing.announce_after, anonymous=token is None
+        reporter, clock, cfg.pacing.announce_after, anonymous=token is None, state=limiter.state
     )
-    sync = RepoSync(cfg, store, client, reporter)
+    plan = Plan.load(cfg.store)
+    progress = CrawlProgress(
+        reporter,
+        len(cfg.repos),
+        projection=Projection.of(plan, anonymous=token is None),
+        spent=lambda: client.stats.counted - client.stats.graphql + summary.graphql_points,
+        every=progress_every,
+        no_eta=_no_eta(plan),
+    )
+    sync = RepoSync(cfg, store, client, progress)
     try:
-        with reporter:
+        with reporter, progress:
             ends = RepoEnds(sync, summary, clock)
             # One more step than requests in flight: a page is committed while the next is fetched.
             pump_flows(
-                ends.flows(largest_first(cfg.repos, Plan.load(cfg.store))),
+                ends.flows(largest_first(cfg.repos, plan)),
                 client,
                 cfg.max_in_flight + 1,
                 flows_at_once=cfg.repos_at_once,
@@ -439,6 +459,12 @@ def run_crawl(
         if own_http:
             http.close()
     return summary
+
+
+def _no_eta(plan: Plan | None) -> str:
+    if plan is None:
+        return "ETA unknown (`issues-sts crawl --plan` sizes a first crawl)"
+    return "no ETA: a re-crawl asks only what changed"
 
 
 def _compare_with_plan(store: Path, summary: CrawlSummary) -> str | None:
@@ -498,21 +524,32 @@ def plan_crawl(
         asked_points=client.stats.graphql,
     )
     Store.open(cfg.store, create=True).close()
-    plan.save(cfg.store)
+    with os_errors(StoreError, f"the crawl plan cannot be saved in {cfg.store}"):
+        plan.save(cfg.store)
     return plan
 
 
 class WaitAnnouncer:
     """Says once, as a line, when a rate-limit wait starts and when it will end, with the cure
-    when there is one (no token: 60 requests an hour)."""
+    when there is one (no token: 60 requests an hour). A wait of `LONG_WAIT` or more also
+    says why and what would shorten it: it is where a crawl in a log looks hung."""
+
+    LONG_WAIT = 180.0
 
     def __init__(
-        self, reporter: Reporter, clock: Callable[[], float], at_least: float, *, anonymous: bool
+        self,
+        reporter: Reporter,
+        clock: Callable[[], float],
+        at_least: float,
+        *,
+        anonymous: bool,
+        state: Callable[[str], BucketState] | None = None,
     ) -> None:
         self.reporter = reporter
         self.clock = clock
         self.at_least = at_least
         self.anonymous = anonymous
+        self.state = state
         self._announced: dict[str, float] = {}
 
     def __call__(self, bucket: str, seconds: float) -> None:
@@ -521,13 +558,39 @@ class WaitAnnouncer:
             return
         self._announced[bucket] = until
         when = time.strftime("%H:%M:%S UTC", time.gmtime(until))
-        cure = (
-            "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN"
-            if self.anonymous
-            else ""
+        text = f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}"
+        if seconds >= self.LONG_WAIT:
+            text = (
+                f"waiting {seconds / 60:.0f} min for the {bucket} rate limit, until {when}: "
+                f"{self._why(bucket)}; {self._cure()}"
+            )
+        elif self.anonymous:
+            text += f"; no token: GitHub allows 60 requests an hour, {HOW_TO_PASS}"
+        self.reporter.notice(text)
+        log.info(
+            "%s",
+            text,
+            extra={"event": "wait", "data": {"bucket": bucket, "seconds": round(seconds, 1)}},
         )
-        self.reporter.notice(
-            f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}"
+
+    def _why(self, bucket: str) -> str:
+        if bucket.endswith("per-minute"):
+            return "GitHub's per-minute secondary limits (points and response time) are reached"
+        state = self.state(bucket) if self.state is not None else None
+        limit = f"{state.limit:,} " if state is not None and state.limit else ""
+        if state is not None and state.remaining == 0:
+            return f"this hour's {limit}{bucket} requests are spent"
+        return "GitHub asked the crawler to slow down (a secondary rate limit)"
+
+    def _cure(self) -> str:
+        if self.anonymous:
+            return (
+                "no token: GitHub allows 60 requests an hour; a token allows 5,000: "
+                f"{HOW_TO_PASS}, then run the same command (it resumes)"
+            )
+        return (
+            "nothing but time shortens it for this token; the crawl goes on by itself, or stop "
+            "it now (Ctrl-C) and run the same command later: it resumes where it stopped"
         )
 
 
