@@ -1,4 +1,4 @@
-"""Rules from the errors of the modern rounds nv-1 and nv-2 (neovim threads 2014-2026, each
+"""Rules from the errors of the modern rounds nv-1, nv-2 and nv-3 (neovim threads 2014-2026, each
 read once it was scored): one small realistic thread per phenomenon, each positive next to a
 negative that keeps its old reading."""
 
@@ -398,6 +398,100 @@ CASES: list[tuple[str, Thread, tuple[str, int] | int | None]] = [
             labels=LABEL,
         ),
         28,
+    ),
+    # -- from the errors of round nv-3 (scored once, then opened) --------------------------------
+    (
+        "'#N looks similar but it's not necessarily a duplicate' takes a suggestion back",
+        thread(
+            c("m", "I think this is a duplicate of #12?", "MEMBER", 60),
+            c(
+                "reporter",
+                "#12 looks similar but it's not necessarily a duplicate: the second "
+                "server is never asked.",
+                "NONE",
+                70,
+            ),
+            closed_by="m",
+            state_reason="completed",
+            closed_minute=90_000,
+        ),
+        None,
+    ),
+    (
+        "'Same as #N. Please close one of them as duplicate.' says no direction",
+        thread(
+            c(
+                "m",
+                "Same as #12. Depending on which has more useful info, please close one of "
+                "them as duplicate.",
+                "MEMBER",
+                60,
+            ),
+            state_reason="completed",
+        ),
+        None,
+    ),
+    (
+        "... 'Same as #N, please close this one as duplicate.' does",
+        thread(
+            c("m", "Same as #12, closing this one as a duplicate.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'No, that's the opposite issue.' then 'Actually it can still count as a duplicate.'",
+        thread(
+            c("u", "see #12", "NONE", 60),
+            c("reporter", "ok, it's a duplicate", "NONE", 70),
+            c("m", "No, that's like an opposite issue.", "MEMBER", 71),
+            c("m", "Actually it can still count as a duplicate.", "MEMBER", 72),
+            closed_minute=72,
+            labels=LABEL,
+        ),
+        12,
+    ),
+    (
+        "... without the second thought the 'No' stands",
+        thread(
+            c("u", "see #12", "NONE", 60),
+            c("reporter", "ok, it's a duplicate", "NONE", 70),
+            c("m", "No, that's like an opposite issue.", "MEMBER", 71),
+            state_reason="completed",
+        ),
+        None,
+    ),
+    (
+        "the closer quoting the line that names #N points at it",
+        thread(
+            c(
+                "m",
+                "> I can reproduce the abort as described in "
+                "https://github.com/acme/widgets/issues/18\n\nNo need to open a second issue "
+                "for it.",
+                "MEMBER",
+                60,
+            ),
+            closed_minute=60,
+            state_reason="duplicate",
+        ),
+        18,
+    ),
+    (
+        "... a quote when the closer names another issue of their own: their own",
+        thread(
+            c(
+                "m",
+                "> as described in https://github.com/acme/widgets/issues/18\n\nSee "
+                "https://github.com/acme/widgets/issues/19",
+                "MEMBER",
+                60,
+            ),
+            closed_minute=60,
+            state_reason="duplicate",
+        ),
+        19,
     ),
 ]
 

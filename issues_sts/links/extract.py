@@ -282,9 +282,25 @@ def _after_untargeted(
         return statements + _withdrawals(post, index, earlier, who)
     affirms = reading.affirms or (reading.affirms_hedged and _closes_right_after(post, thread, cfg))
     if affirms and earlier and standing(post, thread, cfg):
-        return [
+        confirmed = [
             replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st
             for st in statements
+        ]
+        # "No, that's the opposite issue." then "Actually it can still count as a duplicate.":
+        # the affirmation takes back the withdrawal, so the claim is made again, now
+        withdrawn = [key for key in earlier if _last_about(statements, key).positive is False]
+        counters["reaffirmed_after_withdrawal"] += len(withdrawn)
+        return confirmed + [
+            replace(
+                _last_positive(confirmed, key),
+                time=post.created_at,
+                order=(index, -1),
+                author=post.author or "",
+                url=post.url,
+                association=post.author_association,
+                standing=True,
+            )
+            for key in withdrawn
         ]
     if affirms and not earlier and standing(post, thread, cfg):
         ref = _earlier_reference(thread, index, cfg, first=reading.plural, before=reading.affirm_at)
@@ -308,6 +324,14 @@ def _after_untargeted(
                 )
             ]
     return statements
+
+
+def _last_about(statements: list[Statement], key: Key) -> Statement:
+    return [st for st in statements if st.key == key][-1]
+
+
+def _last_positive(statements: list[Statement], key: Key) -> Statement:
+    return [st for st in statements if st.key == key and st.positive][-1]
 
 
 def _closes_right_after(post: Post, thread: Thread, cfg: LinkConfig) -> bool:
@@ -545,6 +569,15 @@ def _pointing(
         if _normalise(r, thread, cfg) != (thread.repo, thread.number)
     ]
     said = find_outcome(text)
+    if not refs and not said.disagrees:
+        # "> I can reproduce it as described in #N" quoted back by the closer: the quoted line's
+        # issue is what they point at (only when they name no other)
+        text = text_mod.quoted_lines(post.body)
+        refs = [
+            r
+            for r in find_refs(text, thread.repo)
+            if _normalise(r, thread, cfg) != (thread.repo, thread.number)
+        ]
     if not refs or said.disagrees or said.answers_no or said.reopens:
         return None
     if said.reports_fix != fixes or (fixes and is_hedged_reply(text)):

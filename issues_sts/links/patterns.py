@@ -452,6 +452,13 @@ _EITHER = re.compile(r"\beither\b", re.I)
 _OR = re.compile(r"^[^.!?\n]*?,?\s+or\b", re.I)
 
 
+_EITHER_WAY = re.compile(
+    r"\bclose\s+(?:one|either)(?:\s+of\s+(?:them|these|the\s+two|us))?(?:\s+as\s+(?:a\s+)?dup\w*)?\b"
+    r"|\bwhichever\s+(?:one\s+)?(?:has|is)\b",
+    re.I,
+)
+
+
 def _one_of_several(before: str, after: str) -> bool:
     return bool(_EITHER.search(before) and _OR.search(after))
 
@@ -769,6 +776,10 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
             begins, e = _sentence_bounds(text, m.start(), end)
             if _one_of_several(text[begins : m.start()], text[end:e]):
                 reading.skips.extend(["one_of_several"] * len(targets))
+                continue
+            if _EITHER_WAY.search(text):
+                # "Same as #N. ... please close one of them as duplicate": no direction
+                reading.skips.extend(["either_way"] * len(targets))
                 continue
             question = (
                 "?" in text[end : e + 1]

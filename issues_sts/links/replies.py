@@ -74,6 +74,8 @@ _DISAGREES = re.compile(
     # "This was about X failing, not the build process."
     r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
     # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
+    # "#4 looks similar but it's not necessarily a duplicate"
+    r"|\bnot\s+necessar(?:il)?y\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
     # "#4 does not sound like a duplicate of this issue"
     r"|\b(?:does|did)(?:n'?t|\s+not)\s+(?:sound|seem|look)\s+like\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
     # "#4 does not have this issue": the suggested issue is another problem
