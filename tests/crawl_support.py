@@ -75,6 +75,20 @@ def keyword_closed(corpus: Corpus) -> set[tuple[str, int]]:
     }
 
 
+def closed_duplicates(corpus: Corpus) -> set[tuple[str, int]]:
+    from issues_sts.crawl.candidates import says_duplicate_itself
+
+    return {
+        (name, int(i["number"]))
+        for name, repo in corpus.repos.items()
+        for i in repo.issues
+        if i.get("state") == "closed"
+        and "pull_request" not in i
+        and int(i["number"]) not in repo.deleted | repo.gone | set(repo.transferred)
+        and says_duplicate_itself(i.get("labels") or [], i.get("state_reason"))
+    }
+
+
 def evidence_named(corpus: Corpus) -> set[tuple[str, int]]:
     """(repo, number) that duplicate-worded comments or events' canonicals name."""
     from issues_sts.crawl.candidates import has_duplicate_wording, referenced_numbers
@@ -155,10 +169,13 @@ def assert_store_matches_corpus(store: Path, corpus: Corpus, *, graphql: bool) -
         if r["event"] in marks and r["duplicate_number"] in (None, r["number"])
     }
     # REST events name no canonical: only a keyword close open again (an unmark?) needs them
+    # REST timelines (no canonical named) only where they can change a link: a keyword close
+    # open again (an unmark?), a closed issue GitHub calls a duplicate (who closed it?)
+    rest_worthy = keyword_closed(corpus) | closed_duplicates(corpus)
     wanted = (
         dup_events(corpus)
         if graphql
-        else {e for e in dup_events(corpus) if (e[0], e[1]) in keyword_closed(corpus)}
+        else {e for e in dup_events(corpus) if (e[0], e[1]) in rest_worthy}
     )
     assert got_events == wanted
     if graphql:

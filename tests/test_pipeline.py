@@ -158,3 +158,36 @@ def test_todays_shapes_are_read_as_the_world_meant_them(modern: tuple[object, Pa
     }
     assert len(withdrawn) >= 10
     assert not withdrawn & set(found), "a duplicate close taken back still makes a link"
+
+
+def test_without_graphql_a_closing_bot_is_known_from_its_rest_timeline(tmp_path: Path) -> None:
+    """REST lists name no closer; a closed issue GitHub calls a duplicate gets its REST timeline
+    (cheap: a few in a hundred issues), so a triage bot's close is known there too."""
+    from issues_sts.sandbox.worlds.generator import WorldConfig
+
+    corpus = generate_world(
+        WorldConfig(
+            seed=3, repos=1, issues_per_repo=900, duplicate_rate=0.12, start="2023-01-01T00:00:00Z"
+        )
+    )
+    with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}), graphql=False)) as github:
+        cfg = CrawlConfig(
+            repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=tmp_path / "s"
+        )  # type: ignore[arg-type]
+        assert run_crawl(cfg).ok
+    name, data = next(iter(corpus.repos.items()))
+    bots = [n for n, how in data.truth_evidence.items() if how == "bot_closed"]
+    # closed since GitHub records `state_reason: duplicate`, or labelled: GitHub calls them
+    # duplicates, which is what earns a REST timeline
+    assert len(bots) >= 3 and all(
+        data.issue(n)["state_reason"] == "duplicate"  # type: ignore[index]
+        or any("dup" in lab["name"] for lab in data.issue(n)["labels"])  # type: ignore[index]
+        for n in bots
+    )
+    with Store.open(tmp_path / "s") as store:
+        closes = store.events_frame().filter(pl.col("event") == "closed")
+        by_bot = set(closes.filter(pl.col("actor_type") == "Bot")["number"].to_list())
+        usable = build_links(store).links.filter(pl.col("usable"))
+    assert set(bots) <= by_bot
+    found = {n: t for n, t in usable.select("number", "target_number").iter_rows()}
+    assert sum(found.get(n) == data.truth_duplicates[n][1] for n in bots) / len(bots) >= 0.9

@@ -245,9 +245,11 @@ def _print_plan(plan: Plan) -> None:
         f"GraphQL); an answer takes {a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; "
         f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment"
         + (
-            ""
+            f"; each closed issue's timeline (the duplicate evidence: closes, labels, marks) "
+            f"~{a.events_per_closed:g} events of {a.event_kb:g} KiB"
             if plan.graphql
-            else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)"
+            else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked); REST "
+            f"timelines for {a.closed_duplicate_share:.0%} of issues (closed duplicates)"
         )
     )
     out.print(table)

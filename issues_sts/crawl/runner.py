@@ -37,6 +37,7 @@ from issues_sts.crawl.candidates import (
     has_duplicate_wording,
     rank_candidates,
     referenced_numbers,
+    says_duplicate_itself,
 )
 from issues_sts.crawl.chains import (
     Chain,
@@ -54,7 +55,7 @@ from issues_sts.crawl.client import (
     make_http_client,
 )
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
-from issues_sts.crawl.feed import CandidateFeed
+from issues_sts.crawl.feed import CandidateFeed, strong_evidence
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.pacing import BucketState
@@ -110,12 +111,18 @@ class RepoState:
     def __init__(self) -> None:
         self.keyword_closed: set[int] = set()  # issues closed with the "Duplicate of" keyword
         self.open_numbers: set[int] = set()  # issues that are open now
+        self.closed_duplicates: set[int] = set()  # closed, and GitHub calls them duplicates
 
     def rest_worthy(self, number: int) -> bool:
-        """Whether a REST timeline (no canonical named) can change this issue's link: only an
-        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
-        have retracted the keyword's mark (a closed one's last word stands)."""
-        return number in self.keyword_closed and number in self.open_numbers
+        """Whether a REST timeline (no canonical named) can change this issue's link, where
+        that is cheap (a few in a hundred issues): an issue closed with the "Duplicate of #N"
+        keyword and open again, where an unmark may have retracted the keyword's mark; and a
+        closed issue GitHub calls a duplicate (label, `state_reason`), whose timeline says who
+        closed it (REST lists name no closer: a triage bot acts for the maintainers) and which
+        duplicate labels it carried."""
+        return (
+            number in self.keyword_closed and number in self.open_numbers
+        ) or number in self.closed_duplicates
 
 
 class ResolveChain:
@@ -213,11 +220,17 @@ class RepoSync:
 
         def on_issues(items: list[dict[str, Any]]) -> None:
             for item in items:
+                number = int(item["number"])
                 (
                     state.open_numbers.add
                     if item.get("state") == "open"
                     else state.open_numbers.discard
-                )(int(item["number"]))
+                )(number)
+                (
+                    state.closed_duplicates.add
+                    if item.get("state") == "closed" and strong_evidence(item)
+                    else state.closed_duplicates.discard
+                )(number)
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
@@ -254,6 +267,11 @@ class RepoSync:
         yield (ThreadCheck(ctx, n, updated) for n, updated in self.threads_to_check(repo))
         worded, named, state.keyword_closed = self.comment_evidence(repo)
         state.open_numbers = self.store.open_numbers(repo)
+        state.closed_duplicates = {
+            n
+            for n, reason, _, labels in self.store.issue_evidence(repo)
+            if n not in state.open_numbers and says_duplicate_itself(json.loads(labels), reason)
+        }
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
