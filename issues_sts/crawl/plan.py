@@ -127,9 +127,10 @@ def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -
         batches = max(math.ceil(threads / 100), math.ceil(nodes / a.thread_batch_comments))
         candidates = math.ceil(issues * a.candidate_share / 50)
         points = batches + candidates
-        graphql_seconds = points * a.latency_base + (
-            comments * a.comment_kb + events * a.event_kb
-        ) * a.latency_per_kb
+        graphql_seconds = (
+            points * a.latency_base
+            + (comments * a.comment_kb + events * a.event_kb) * a.latency_per_kb
+        )
         rest = 1 + list_pages
         seconds = rest * page_seconds + graphql_seconds
     else:
