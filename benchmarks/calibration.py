@@ -3,7 +3,7 @@ dataset's quality, measured in the real archives of ../shared/data and in the ge
 world over the same years, side by side, each with a stated tolerance.
 
     .venv/bin/python -m benchmarks.calibration                     # all three archives
-    .venv/bin/python -m benchmarks.calibration --scale 0.02 --json calibration.json
+    .venv/bin/python -m benchmarks.calibration --scale 0.05 --json calibration.json
 
 Each real archive is compared with the paper world's items created in the same years (the
 era its habits are calibrated on, `issues_sts.sandbox.worlds.eras`):
@@ -225,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--shared", type=Path, default=_default_shared(), help="../shared/data")
-    parser.add_argument("--scale", type=float, default=0.02, help="of the paper world")
+    parser.add_argument(
+        "--scale", type=float, default=0.05, help="of the paper world (smaller: noisier shares)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="processes (archives, the world)")
     parser.add_argument("--json", type=Path, help="write every figure here")

@@ -98,6 +98,22 @@ LABELLED: list[tuple[str, str | None]] = [
     ("http://localhost:8080/api/v1/issues?token=", None),
     ("color: #3f7868; background: #e387550", None),
     ("0x3f786850e387550fdab836ed7e6dc881de23001b is the contract address", None),
+    # Docker and npm registry credentials: base64 of user:password (issue 24)
+    (
+        '{\n  "auths": {\n    "registry.example.org": {\n      "auth": '
+        '"ZGVwbG95OnMzY3IzdC1wYXNzdzByZA=="\n    }\n  }\n}',
+        "docker_auth",
+    ),
+    (
+        '{"auths": {"ghcr.io": {"email": "me@example.org"}, "registry.example.org": '
+        '{"auth": "ZGVwbG95OnMzY3IzdC1wYXNzdzByZA=="}}}',
+        "docker_auth",
+    ),
+    ("//registry.example.org/:_auth=ZGVwbG95OnMzY3IzdC1wYXNzdzByZA==", "npm_auth"),
+    # look-alikes: an "auths" map without credentials, a credential helper, an "auth" setting
+    ('{"auths": {"registry.example.org": {}}, "credsStore": "desktop"}', None),
+    ('{"credHelpers": {"gcr.io": "gcloud"}, "auth": "required"}', None),
+    ('{"oauth": {"auth": "none"}, "mode": "auth"}', None),
 ]
 
 

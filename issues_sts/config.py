@@ -33,7 +33,9 @@ def option_args(config: BaseModel) -> list[str]:
             continue
         if not option.always and value == info.get_default(call_default_factory=True):
             continue
-        if isinstance(value, tuple):
+        if isinstance(value, bool):  # a flag: named when on
+            args += [option.flag] if value else []
+        elif isinstance(value, tuple):
             for item in value:
                 args += [option.flag, "=".join(item) if isinstance(item, tuple) else str(item)]
         else:

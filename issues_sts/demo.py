@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from rich.console import Console
 
-from issues_sts.errors import OutputDirError
+from issues_sts.errors import OutputDirError, OutputError, os_errors
 from issues_sts.report import SILENT, Reporter
 
 MARKER = ".issues-sts-demo"
@@ -66,7 +66,7 @@ def prepare_directory(directory: Path) -> None:
         if not (directory / MARKER).exists():
             raise OutputDirError(
                 f"{directory} is not empty and was not written by `issues-sts demo`",
-                hint="pass --dir with a new or empty directory",
+                hint="pass --out with a new or empty folder",
             )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -92,7 +92,8 @@ def run_demo(cfg: DemoConfig, console: Console, *, reporter: Reporter = SILENT) 
     from issues_sts.sandbox.github.settings import FakeSettings
     from issues_sts.sandbox.worlds.generator import generate_world, preset
 
-    prepare_directory(cfg.directory)
+    with os_errors(OutputError, f"--out {cfg.directory} cannot be written"):
+        prepare_directory(cfg.directory)
     result = DemoResult(cfg.directory)
     timed = _Timer(console, result)
     with timed("generate", f"generating a GitHub world ({cfg.world}, seed {cfg.seed})"):

@@ -2,7 +2,8 @@
 
     IssuesStsError                 every error a user can cause or meet; has a `hint`
     ├── ConfigError                bad repos.yaml, bad option values
-    ├── StoreError                 missing, empty or corrupt crawl store
+    ├── StoreError                 missing, empty, corrupt or unwritable crawl store
+    │   └── IncompleteStore        repositories not crawled to the end (build refuses them)
     ├── GitHubError                carries status, url (never the token), request id
     │   ├── BadCredentials         401: the token was rejected
     │   ├── RepoNotFound           the repository does not exist or is not visible
@@ -12,19 +13,26 @@
     ├── DatasetError               the build cannot produce a trustworthy dataset
     │   ├── NoDuplicates           the store has no usable duplicate links
     │   ├── LeakageError           an issue would cross splits
-    │   └── OutputDirError         --out holds something that is not ours
+    │   └── OutputError            an output file or folder cannot be written
+    │       └── OutputDirError     --out holds something that is not ours
     ├── TokenizerError             an unknown or unloadable tokenizer
     ├── HubError                   the Hub refused a push, or could not be reached
     ├── TrainingError              bad training data, model or checkpoint
     └── Interrupted                Ctrl-C (130) or SIGTERM (143); says what was kept
 
 The CLI turns each into one line: ``error: <message> (<hint>)`` and the exit status of
-`EXIT_CODES`; tracebacks only with ``--debug``. `SignalInterrupt` is not an error a user
-causes: it is how a SIGTERM reaches the code that knows what to keep, the way Ctrl-C's
-KeyboardInterrupt does.
+`EXIT_CODES`; tracebacks only with ``--debug``, which keeps the status. An `OSError` becomes
+one of these where the code knows what it was touching (`os_errors`): the store's is a
+StoreError, an output's an OutputError, training's a TrainingError.
+
+`SignalInterrupt` is not an error a user causes: it is how a SIGTERM reaches the code that
+knows what to keep, the way Ctrl-C's KeyboardInterrupt does.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class IssuesStsError(Exception):
@@ -50,6 +58,13 @@ class ConfigError(IssuesStsError):
 class StoreError(IssuesStsError):
     exit_code = 3
     default_hint = "run `issues-sts crawl` first, or point --store at a crawl store"
+
+
+class IncompleteStore(StoreError):
+    default_hint = (
+        "run the same `issues-sts crawl` again to finish it, or pass --allow-incomplete to "
+        "build from what is there (the card and stats.json then name what is missing)"
+    )
 
 
 class GitHubError(IssuesStsError):
@@ -110,7 +125,11 @@ class LeakageError(DatasetError):
     pass
 
 
-class OutputDirError(DatasetError):
+class OutputError(DatasetError):
+    default_hint = "choose another output path, or make this one writable"
+
+
+class OutputDirError(OutputError):
     default_hint = "choose an empty --out directory or one written by an earlier build"
 
 
@@ -162,6 +181,21 @@ class SignalInterrupt(KeyboardInterrupt):
         self.signum = signum
 
 
+def describe_os_error(exc: OSError) -> str:
+    """`Permission denied: /data/store` from an OSError, without Python's [Errno 13] prefix."""
+    return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+
+
+@contextmanager
+def os_errors(kind: type[IssuesStsError], what: str, *, hint: str | None = None) -> Iterator[None]:
+    """An OSError inside becomes `kind` (its exit status): the operating system refused
+    something while the code was working on `what` (the crawl store, an output, training)."""
+    try:
+        yield
+    except OSError as exc:
+        raise kind(f"{what}: {describe_os_error(exc)}", hint=hint) from exc
+
+
 def interruption(exc: BaseException) -> type[Interrupted]:
     """Which Interrupted a KeyboardInterrupt stands for: SIGTERM's or Ctrl-C's."""
     return Terminated if isinstance(exc, SignalInterrupt) else Interrupted
@@ -173,22 +207,34 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (0, "success"),
     (
         1,
-        "an unexpected error (a bug, or an operating-system failure): rerun with --debug and "
-        "report it",
+        "an unexpected error (a bug, or an operating-system failure no check foresaw): rerun "
+        "with --debug and report it",
     ),
-    (ConfigError.exit_code, "bad configuration or usage (options, repos.yaml, tokenizer)"),
-    (StoreError.exit_code, "crawl store missing, empty, damaged or not writable"),
+    (
+        ConfigError.exit_code,
+        "bad configuration or usage (options, splits, repos.yaml, tokenizer)",
+    ),
+    (
+        StoreError.exit_code,
+        "crawl store missing, empty, damaged, incomplete (build) or not writable",
+    ),
     (
         GitHubError.exit_code,
-        "GitHub error: unreachable, a repository that does not exist, retries exhausted",
+        "GitHub error: unreachable, a repository that does not exist, retries exhausted, "
+        "or a crawl that lost data",
     ),
-    (BadCredentials.exit_code, "the GitHub token was rejected"),
+    (BadCredentials.exit_code, "the GitHub token was rejected or malformed"),
     (
         DatasetError.exit_code,
-        "dataset problem: no usable duplicates, bad or unwritable output folder",
+        "dataset or output problem: no usable duplicates, an output folder or file that is bad "
+        "or cannot be written",
     ),
     (HubError.exit_code, "Hugging Face Hub problem: unreachable, refused, no token"),
-    (TrainingError.exit_code, "training problem: data, model or checkpoint"),
+    (
+        TrainingError.exit_code,
+        "training problem: data (one label only), model, checkpoint, or a run folder that "
+        "cannot be written",
+    ),
     (Interrupted.exit_code, "interrupted by Ctrl-C (what was kept and how to resume is printed)"),
     (Terminated.exit_code, "terminated by SIGTERM (as for Ctrl-C)"),
 )

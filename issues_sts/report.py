@@ -3,7 +3,10 @@
 Runners (`run_crawl`, `run_build`, the demo) take a `Reporter` and call four verbs on it:
 
     stage(name, total)      a new unit of work starts (a repository, a build stage)
-    advance(n, total, note) it moved on; `total` when it became known, `note` a short status
+    advance(n, total, note, milestone)
+                            it moved on; `total` when it became known, `note` a short status;
+                            a `milestone` (a repository starts or ends) is a line of its own
+                            in a log, whatever the pace of the other lines
     notice(text)            a line that must be seen even with --quiet (waits, retries)
     summary(*renderables)   the result, printed once at the end
 
@@ -35,7 +38,12 @@ class Reporter(Protocol):
     def stage(self, name: str, total: int | None = None) -> None: ...
 
     def advance(
-        self, steps: int = 1, *, total: int | None = None, note: str | None = None
+        self,
+        steps: int = 1,
+        *,
+        total: int | None = None,
+        note: str | None = None,
+        milestone: bool = False,
     ) -> None: ...
 
     def notice(self, text: str) -> None: ...
@@ -60,7 +68,14 @@ class SilentReporter:
     def stage(self, name: str, total: int | None = None) -> None:
         return None
 
-    def advance(self, steps: int = 1, *, total: int | None = None, note: str | None = None) -> None:
+    def advance(
+        self,
+        steps: int = 1,
+        *,
+        total: int | None = None,
+        note: str | None = None,
+        milestone: bool = False,
+    ) -> None:
         return None
 
     def notice(self, text: str) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from issues_sts.errors import StoreError
+from issues_sts.errors import StoreError, os_errors
 
 try:  # the fast reader (a dependency); without it every read goes through sqlite3
     import adbc_driver_sqlite.dbapi as _adbc
@@ -32,6 +32,9 @@ _ADBC_BATCH_ROWS = "adbc.sqlite.query.batch_rows"
 _ADBC_ROWS = 1 << 20
 
 DB_NAME = "crawl.sqlite"
+# The effective configuration of the last crawl into this store (token left out): its
+# repositories are what the crawl was asked to fetch, so a build can tell which never started.
+CRAWL_CONFIG = "crawl-config.json"
 # 2: `raw` columns hold `pack_raw` blobs (compressed, texts kept once in their columns).
 # Version-1 stores hold JSON text there; readers accept both, so they keep working as they are.
 SCHEMA_VERSION = 2
@@ -42,7 +45,7 @@ CREATE TABLE IF NOT EXISTS repos(
     repo TEXT PRIMARY KEY,          -- owner/name as requested
     repo_id INTEGER,                -- GitHub's numeric id (stable across renames)
     current_name TEXT,              -- owner/name GitHub reports now (renames, transfers)
-    status TEXT NOT NULL DEFAULT 'pending',   -- pending | ok | missing
+    status TEXT NOT NULL DEFAULT 'pending',   -- pending | ok | missing | ...
     last_sync TEXT                  -- when the last complete sync finished (UTC ISO)
 );
 CREATE TABLE IF NOT EXISTS issues(
@@ -78,6 +81,14 @@ CREATE TABLE IF NOT EXISTS events(
     raw BLOB NOT NULL DEFAULT '{}',  -- pack_raw (or JSON text)
     PRIMARY KEY(repo, number, event_key)
 );
+CREATE TABLE IF NOT EXISTS gaps(    -- threads the crawl could not store whole (it says so)
+    repo TEXT NOT NULL, number INTEGER NOT NULL,
+    expected INTEGER,               -- comments GitHub counted for the thread when it was asked
+    got INTEGER,                    -- comments stored from that answer
+    reason TEXT,                    -- why: e.g. "comments without an id"
+    updated_at TEXT,
+    PRIMARY KEY(repo, number)
+);
 CREATE TABLE IF NOT EXISTS redirects(  -- issues GitHub answered with 301 (transferred)
     repo TEXT NOT NULL, number INTEGER NOT NULL,
     to_repo TEXT NOT NULL, to_number INTEGER NOT NULL,
@@ -95,6 +106,18 @@ CREATE TABLE IF NOT EXISTS checkpoints(
     PRIMARY KEY(repo, resource)
 );
 """
+
+
+# Columns added to `events` after stores were first written (ALTER TABLE on open): what the
+# close and label history say, and which issue a MarkedAsDuplicateEvent is about (it also
+# shows on the canonical's timeline).
+_EVENT_EXTRA_COLUMNS = (
+    ("actor_type", "TEXT"),  # User | Bot (GraphQL __typename; REST actor.type)
+    ("label", "TEXT"),  # labeled / unlabeled: the label's name
+    ("state_reason", "TEXT"),  # closed / reopened: lower-case, as REST spells it
+    ("duplicate_repo", "TEXT"),  # (un)marked_as_duplicate: the issue marked
+    ("duplicate_number", "INTEGER"),
+)
 
 
 def utcnow() -> str:
@@ -239,12 +262,18 @@ _EVENT_COLUMNS = (
     "canonical_number",
     "source",
     "raw",
+    *(name for name, _ in _EVENT_EXTRA_COLUMNS),
 )
 _EVENT_UPSERT = (
     f"INSERT INTO events({', '.join(_EVENT_COLUMNS)}) "
     f"VALUES({', '.join('?' * len(_EVENT_COLUMNS))}) "
     "ON CONFLICT(repo, number, event_key) DO UPDATE SET event=excluded.event, "
     "actor=excluded.actor, created_at=excluded.created_at, "
+    "actor_type=COALESCE(excluded.actor_type, events.actor_type), "
+    "label=COALESCE(excluded.label, events.label), "
+    "state_reason=COALESCE(excluded.state_reason, events.state_reason), "
+    "duplicate_repo=COALESCE(excluded.duplicate_repo, events.duplicate_repo), "
+    "duplicate_number=COALESCE(excluded.duplicate_number, events.duplicate_number), "
     "canonical_repo=COALESCE(excluded.canonical_repo, events.canonical_repo), "
     "canonical_number=COALESCE(excluded.canonical_number, events.canonical_number), "
     "source=CASE WHEN excluded.canonical_repo IS NULL AND events.canonical_repo IS NOT NULL "
@@ -284,6 +313,28 @@ PART_ISSUES = 20_000
 Part = tuple[str, int, int]  # repo, first number, last number
 
 
+def _add_missing_columns(
+    conn: sqlite3.Connection, table: str, columns: tuple[tuple[str, str], ...]
+) -> None:
+    """Columns a newer issues-sts added: a store written before gets them, empty (NULL)."""
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    for name, kind in columns:
+        if name not in have:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A thread the crawl could not store whole: GitHub counted `expected` comments and the
+    crawl stored `got` (a comment without an id, an answer cut short)."""
+
+    repo: str
+    number: int
+    expected: int
+    got: int
+    reason: str
+
+
 class Store:
     """A crawl store directory holding `crawl.sqlite`. The connection is private: every SQL
     statement of the project is a typed method here, so the schema can change in one file."""
@@ -300,9 +351,15 @@ class Store:
         """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError."""
         root = Path(root)
         db = root / DB_NAME
+        if root.exists() and not root.is_dir():
+            raise StoreError(
+                f"--store {root} is a file, not a crawl store folder",
+                hint="point --store at the folder `issues-sts crawl` writes (default data/store)",
+            )
         if not db.exists() and not create:
             raise StoreError(f"no crawl store at {root}")
-        root.mkdir(parents=True, exist_ok=True)
+        with os_errors(StoreError, f"the crawl store {root} cannot be created"):
+            root.mkdir(parents=True, exist_ok=True)
         try:
             conn = sqlite3.connect(db, timeout=30, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -313,10 +370,20 @@ class Store:
             # further in surfaces as a StoreError when a page is read (see _frame).
             conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             conn.executescript(_SCHEMA)
+            _add_missing_columns(conn, "events", _EVENT_EXTRA_COLUMNS)
+            conn.execute(
+                "CREATE INDEX IF NOT EXISTS events_by_duplicate ON events(duplicate_number) "
+                "WHERE duplicate_number IS NOT NULL"
+            )
             conn.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
                 (str(SCHEMA_VERSION),),
             )
+        except sqlite3.OperationalError as exc:  # read-only, locked, unopenable
+            raise StoreError(
+                f"the crawl store {db} cannot be opened for writing ({exc})",
+                hint="check the folder's permissions and free space, or point --store elsewhere",
+            ) from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"the crawl store {db} is corrupt or not a store ({exc})",
@@ -397,10 +464,14 @@ class Store:
         events: Iterable[dict[str, Any]] = (),
         checkpoint: Checkpoint | None = None,
         checkpoints: Iterable[Checkpoint] = (),
+        gaps: Iterable[Gap] = (),
+        whole: Iterable[int] = (),
     ) -> None:
         """Store one fetched page and its checkpoint(s) atomically. Items are raw REST objects;
         events are already-flattened rows for the `events` table (a row without a canonical
-        never erases one an earlier GraphQL answer stored)."""
+        never erases one an earlier GraphQL answer stored). `gaps` records threads of `repo`
+        this page could not store whole, `whole` the numbers whose threads it stored whole
+        (their earlier gaps are closed)."""
         with self.transaction() as conn:
             self._insert_many(
                 conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number")
@@ -410,7 +481,18 @@ class Store:
             )
             rows = list(events)
             if rows:
-                conn.executemany(_EVENT_UPSERT, [tuple(r[c] for c in _EVENT_COLUMNS) for r in rows])
+                conn.executemany(
+                    _EVENT_UPSERT, [tuple(r.get(c) for c in _EVENT_COLUMNS) for r in rows]
+                )
+            closed = [(repo, int(n)) for n in whole]
+            if closed:
+                conn.executemany("DELETE FROM gaps WHERE repo=? AND number=?", closed)
+            now = utcnow()
+            conn.executemany(
+                "INSERT OR REPLACE INTO gaps(repo, number, expected, got, reason, updated_at) "
+                "VALUES(?,?,?,?,?,?)",
+                [(g.repo, g.number, g.expected, g.got, g.reason, now) for g in gaps],
+            )
             for cp in [*([checkpoint] if checkpoint is not None else []), *checkpoints]:
                 self._put_checkpoint(conn, cp)
 
@@ -674,7 +756,11 @@ class Store:
         return pl.concat(found) if found else pl.DataFrame(schema=schema)
 
     def events_frame(
-        self, *, repo: str | None = None, span: tuple[int, int] | None = None
+        self,
+        *,
+        repo: str | None = None,
+        span: tuple[int, int] | None = None,
+        marks_of_others: bool = False,
     ) -> pl.DataFrame:
         schema = {
             "repo": pl.Utf8,
@@ -686,14 +772,38 @@ class Store:
             "canonical_repo": pl.Utf8,
             "canonical_number": pl.Int64,
             "source": pl.Utf8,
+            "actor_type": pl.Utf8,
+            "label": pl.Utf8,
+            "state_reason": pl.Utf8,
+            "duplicate_repo": pl.Utf8,
+            "duplicate_number": pl.Int64,
         }
         where, params = _where(repo, None, span)
+        if marks_of_others:  # see marks_about
+            where = (
+                "WHERE duplicate_number IS NOT NULL AND event IN ('marked_as_duplicate', "
+                "'unmarked_as_duplicate') AND NOT (lower(repo)=lower(duplicate_repo) AND "
+                "number=duplicate_number)"
+            )
+            params = ()
+            if span is not None:
+                where += " AND duplicate_number BETWEEN ? AND ?"
+                params = span
         return self._frame(
             f"SELECT {', '.join(schema)} FROM events {where} ORDER BY repo, number, created_at, "
             "event_key",
             schema,
             params,
         )
+
+    def marks_about(
+        self, names: Iterable[str], span: tuple[int, int] | None = None
+    ) -> pl.DataFrame:
+        """Duplicate marks stored on another issue's timeline (the canonical's) that are about
+        an issue of the repository going by `names` (lower case), within `span` of numbers."""
+        frame = self.events_frame(marks_of_others=True, span=span)
+        wanted = list(names)
+        return frame.filter(pl.col("duplicate_repo").str.to_lowercase().is_in(wanted))
 
     def redirects_frame(self) -> pl.DataFrame:
         schema = {"repo": pl.Utf8, "number": pl.Int64, "to_repo": pl.Utf8, "to_number": pl.Int64}
@@ -716,7 +826,19 @@ class Store:
              AND i.is_pull_request=0
              AND (lower(i.state_reason)='duplicate' OR duplicate_labels(i.labels)
                   OR EXISTS (SELECT 1 FROM comments c WHERE c.repo=i.repo AND c.number=i.number
-                             AND duplicate_wording(c.body))))
+                             AND duplicate_wording(c.body)))),
+          (SELECT COALESCE(SUM(i.comments), 0) FROM issues i WHERE i.repo=r.repo
+             AND i.tombstone IS NULL AND i.is_pull_request=0),
+          (SELECT COUNT(*) FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL
+             AND i.is_pull_request=0 AND i.comments >
+               (SELECT COUNT(*) FROM comments c WHERE c.repo=i.repo AND c.number=i.number)),
+          (SELECT COALESCE(SUM(i.comments - (SELECT COUNT(*) FROM comments c
+                                             WHERE c.repo=i.repo AND c.number=i.number)), 0)
+             FROM issues i WHERE i.repo=r.repo AND i.tombstone IS NULL AND i.is_pull_request=0
+               AND i.comments >
+                 (SELECT COUNT(*) FROM comments c WHERE c.repo=i.repo AND c.number=i.number)),
+          (SELECT COUNT(*) FROM gaps g WHERE g.repo=r.repo),
+          (SELECT COALESCE(SUM(MAX(g.expected - g.got, 0)), 0) FROM gaps g WHERE g.repo=r.repo)
         FROM repos r ORDER BY r.repo
         """
         self._duplicate_evidence_functions()
@@ -731,8 +853,35 @@ class Store:
             "events",
             "tombstones",
             "duplicate_candidates",
+            # the completeness invariant: each issue's stored comments against its `comments`
+            # count (issues short of it, and by how many), and threads the crawl knows it lost
+            "comments_expected",
+            "issues_short",
+            "comments_short",
+            "lost_threads",
+            "lost_comments",
         )
         return [dict(zip(keys, row, strict=True)) for row in self._conn.execute(sql)]
+
+    def gaps(self, repo: str | None = None) -> list[Gap]:
+        """The threads the crawl could not store whole (all repositories, or one)."""
+        where, params = ("WHERE repo=?", (repo,)) if repo else ("", ())
+        rows = self._rows(
+            f"SELECT repo, number, expected, got, reason FROM gaps {where} ORDER BY repo, number",
+            params,
+        )
+        return [Gap(r[0], r[1], r[2] or 0, r[3] or 0, r[4] or "") for r in rows]
+
+    def short_threads(self, repo: str) -> list[tuple[int, int, int]]:
+        """(number, comments count, stored) of the live issues of `repo` whose stored comments
+        fall short of the count the issue list gave."""
+        return self._rows(
+            "SELECT i.number, i.comments, COALESCE(k.n, 0) FROM issues i LEFT JOIN "
+            "(SELECT number, COUNT(*) AS n FROM comments WHERE repo=? GROUP BY number) k "
+            "ON k.number=i.number WHERE i.repo=? AND i.tombstone IS NULL AND "
+            "i.is_pull_request=0 AND COALESCE(k.n, 0) < i.comments ORDER BY i.number",
+            (repo, repo),
+        )
 
     def _duplicate_evidence_functions(self) -> None:
         """`duplicate_labels(labels_json)` and `duplicate_wording(body)` for SQL: the crawler's
@@ -745,6 +894,20 @@ class Store:
         self._conn.create_function(
             "duplicate_wording", 1, lambda v: int(says_duplicate(v)), deterministic=True
         )
+
+    def repo_states(self) -> dict[str, str]:
+        """Each repository's crawl status (`ok` only once a sync went through to the end)."""
+        return dict(self._conn.execute("SELECT repo, status FROM repos ORDER BY repo"))
+
+    def asked_repos(self) -> tuple[str, ...]:
+        """The repositories the last crawl into this store was asked for (crawl-config.json),
+        empty when no crawl wrote one (stores made by other tools)."""
+        try:
+            data = json.loads((self.root / CRAWL_CONFIG).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ()
+        repos = data.get("repos") if isinstance(data, dict) else None
+        return tuple(str(r) for r in repos) if isinstance(repos, list) else ()
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
@@ -776,6 +939,18 @@ class Store:
             "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number",
             (repo,),
         ).fetchall()
+
+    def thread_facts(
+        self, repo: str
+    ) -> Iterator[tuple[int, str | None, int, str | None, str, str, str | None]]:
+        """(number, updated_at, comment count, state, title + body, labels JSON, state_reason)
+        of the live, non-PR issues of `repo`: what decides how a thread is asked."""
+        yield from self._conn.execute(
+            "SELECT number, updated_at, comments, state, COALESCE(title, '') || char(10) || "
+            "COALESCE(body, ''), labels, state_reason FROM issues "
+            "WHERE repo=? AND tombstone IS NULL AND is_pull_request=0 ORDER BY number",
+            (repo,),
+        )
 
     def comment_bodies(self, repo: str) -> Iterator[tuple[int, str]]:
         yield from self._conn.execute(

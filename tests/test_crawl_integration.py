@@ -185,14 +185,15 @@ def test_store_keeps_config_without_token(tmp_path: Path) -> None:
 
 
 def test_candidates_are_asked_while_the_lists_still_page(tmp_path: Path) -> None:
-    """Timeline questions fill the lists' waits instead of adding a tail after them."""
-    corpus = small_world(seed=12, repos=1, issues=200)
+    """Timeline questions (closed issues with their threads, open candidates in batches) fill
+    the lists' waits instead of adding a tail after them."""
+    corpus = small_world(seed=12, repos=1, issues=400)
     with FakeGitHub(corpus) as gh:
         summary = crawl(gh, tmp_path, per_page=10, graphql_batch=5)
-        paths = [r.path for r in gh.log]
+        log = list(gh.log)  # in the order answers ended: a GraphQL batch takes longer
     assert summary.ok
-    first_graphql = next(i for i, p in enumerate(paths) if p.endswith("/graphql"))
-    last_list = max(i for i, p in enumerate(paths) if "/issues/comments" in p or "/issues?" in p)
+    first_graphql = min(r.t for r in log if r.path.endswith("/graphql"))
+    last_list = max(r.t for r in log if "/issues/comments" in r.path or "/issues?" in r.path)
     assert first_graphql < last_list
     assert_store_matches_corpus(tmp_path, corpus, graphql=True)
 

@@ -180,7 +180,22 @@ def test_rest_event_row_uses_the_node_id_like_graphql() -> None:
         },
     )
     assert row is not None and row["event_key"] == "MADE_1" and row["canonical_number"] is None
-    assert gql.rest_event_row("acme/widgets", 3, {"event": "labeled", "id": 1}) is None
+    assert gql.rest_event_row("acme/widgets", 3, {"event": "commented", "id": 1}) is None
+
+
+def test_only_duplicate_labels_keep_their_history() -> None:
+    def labeled(name: str) -> dict:
+        event = {"event": "labeled", "id": 1, "label": {"name": name}, "actor": {"login": "m"}}
+        row = gql.rest_event_row("acme/widgets", 3, event)
+        assert row is not None and row["label"] == name
+        return row
+
+    assert gql.worth_keeping(labeled("status:duplicate"))
+    assert not gql.worth_keeping(labeled("bug"))
+    closed = {"event": "closed", "id": 2, "state_reason": "duplicate", "actor": {"type": "Bot"}}
+    row = gql.rest_event_row("acme/widgets", 3, closed)
+    assert row is not None and gql.worth_keeping(row)
+    assert (row["state_reason"], row["actor_type"]) == ("duplicate", "Bot")
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,7 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(
         "issues"
     ) in card
 
-    assert cli_exit_code(["diff", str(v1), str(v2), "--json", str(tmp_path / "diff.json")]) == 0
+    assert cli_exit_code(["diff", str(v1), str(v2), "--json-out", str(tmp_path / "diff.json")]) == 0
     report = json.loads((tmp_path / "diff.json").read_text())
     assert report == json.loads((v2 / "changes.json").read_text())
     assert report["issues_changed_split"] == 0
@@ -129,7 +129,8 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(
         gained
     ) == 20  # examples are capped
     assert all(r["signal"] and r["evidence_url"] for r in report["links_gained_examples"])
-    assert "duplicate links gained" in capsys.readouterr().err
+    shown = capsys.readouterr()
+    assert "duplicate links gained" in shown.out and "different seeds" not in shown.out
 
     with serve_fake_hub(token=HF_TOKEN) as hub:
         env = _hub_env(hub.url, tmp_path / "hf-home")
@@ -200,7 +201,7 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(
             == (v2 / "pairs.parquet").read_bytes()
         )
         remote = _run(
-            ["-m", "issues_sts.cli.app", "diff", f"{REPO}@v1", f"{REPO}@v2", "--json", "-"], env
+            ["-m", "issues_sts.cli.app", "diff", f"{REPO}@v1", f"{REPO}@v2", "--json"], env
         )
         assert remote.returncode == 0, remote.stderr[-2000:]
         assert json.loads(remote.stdout)["pairs"] == report["pairs"]

@@ -20,7 +20,7 @@ def _demo(directory: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         "-m",
         "issues_sts.cli.app",
         "demo",
-        "--dir",
+        "--out",
         str(directory),
         "--quiet",
         *extra,

@@ -1,37 +1,56 @@
-"""`issues-sts fake-github` serves until interrupted and prints what a crawler needs."""
+"""`issues-sts fake-github` serves until interrupted and prints what a crawler needs, months
+later with `--grow N`."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
+
+from issues_sts.sandbox.github.server import GROW_PATH
+from issues_sts.sandbox.worlds.generator import generate_world, preset
 
 COMMAND = [sys.executable, "-m", "issues_sts.cli.app", "fake-github"]
 
 
-def test_serves_a_world_and_stops_on_ctrl_c() -> None:
+@contextmanager
+def serving(*args: str) -> Iterator[dict[str, str]]:
+    """Start `fake-github ARGS`, yield what it printed (api url, token, ...), stop it with
+    Ctrl-C; its exit status is checked on the way out, and its stderr lands in "stderr"."""
     proc = subprocess.Popen(
-        [*COMMAND, "--world", "tiny", "--seed", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    fields: dict[str, str] = {}
     try:
-        lines = [proc.stdout.readline() for _ in range(4)]  # type: ignore[union-attr]
-        fields = dict(line.split(":", 1) for line in lines)
-        api_url, token = fields["api url"].strip(), fields["token"].strip()
+        lines = [proc.stdout.readline() for _ in range(5)]  # type: ignore[union-attr]
+        fields |= {key: value.strip() for key, value in (line.split(":", 1) for line in lines)}
+        yield fields
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, fields["stderr"] = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in fields["stderr"]
+
+
+def test_serves_a_world_and_stops_on_ctrl_c() -> None:
+    with serving("--world", "tiny", "--seed", "2") as fields:
+        api_url, token = fields["api url"], fields["token"]
         repo = fields["repositories"].split()[0]
         answer = httpx.get(
             f"{api_url}/repos/{repo}/issues?state=all", headers={"Authorization": f"token {token}"}
         )
         assert answer.status_code == 200 and len(answer.json()) == 30
-    finally:
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0
-    assert "stopped after 1 requests" in err
+    assert "stopped after 1 requests" in fields["stderr"]
+
+
+def test_serves_the_world_months_later() -> None:
+    with serving("--world", "tiny", "--seed", "2", "--grow", "2", "--quiet") as fields:
+        tiny = generate_world(preset("tiny", seed=2))
+        assert len(fields["repositories"].split()) == len(tiny.repos) + 2  # a repository a month
+        assert GROW_PATH in fields["grow it"]
 
 
 def test_unknown_world_is_a_one_line_error() -> None:

@@ -35,6 +35,7 @@ ITEM = """
       }
       ... on UnmarkedAsDuplicateEvent {
         id createdAt canonical { ... on Issue { number repository { nameWithOwner } } }
+        duplicate { ... on Issue { number } }
       }
     }
     pageInfo { hasNextPage endCursor }
@@ -61,11 +62,13 @@ def ask(gh: FakeGitHub, query: str, **variables: object) -> httpx.Response:
 
 
 def canonicals(answer: dict, numbers: list[int]) -> dict[int, tuple[str, int] | None]:
-    """What a crawler concludes: the canonical of each issue's latest (un)marked event."""
+    """What a crawler concludes: the canonical of each issue's latest (un)marked event about
+    itself (a mark of another issue as a duplicate of this one shows on its timeline too)."""
     found: dict[int, tuple[str, int] | None] = {}
     for n in numbers:
         nodes = answer["data"]["repository"][f"issue_{n}"]["timelineItems"]["nodes"]
-        last = nodes[-1] if nodes else None
+        own = [m for m in nodes if (m.get("duplicate") or {}).get("number", n) == n]
+        last = own[-1] if own else None
         if last and last["__typename"] == "MarkedAsDuplicateEvent" and last["canonical"]:
             found[n] = (
                 last["canonical"]["repository"]["nameWithOwner"],

@@ -142,6 +142,7 @@ def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
         "modern_phrase",
         "question_confirmed",
         "bot_closed",
+        "relabelled",
     }
 
 

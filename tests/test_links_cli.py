@@ -321,7 +321,9 @@ def test_evaluate_the_modern_set_from_an_onnxruntime_shaped_archive(
         row = st.issues_frame(
             numbers=[2], repo="microsoft/onnxruntime", columns=("closed_by", "labels")
         ).row(0)
-        assert row[0] == "maint" and "duplicate" in row[1]
+        assert row[0] == "maint" and "duplicate" not in row[1]  # relabelled away...
+        events = st.events_frame(repo="microsoft/onnxruntime").filter(pl.col("number") == 2)
+        assert "duplicate" in events["label"].to_list()  # ...but its history says it was one
 
 
 def test_evaluate_refuses_archive_with_several_sets(
@@ -347,3 +349,18 @@ def test_evaluate_refuses_archive_with_several_sets(
         == 2
     )
     assert "single --annotations" in capsys.readouterr().err
+
+
+def test_show_leaves_out_what_a_link_does_not_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "store"
+    with Store.open(root, create=True) as st:  # GitHub's schema lets the association be null
+        st.write_page(
+            "acme/widgets",
+            issues=[issue(1), issue(2)],
+            comments=[comment(2, "Duplicate of #1", cid=1, assoc=None)],  # type: ignore[arg-type]
+        )
+    assert _run(["links", "show", "acme/widgets#2", "--store", str(root)]) == 0
+    shown = capsys.readouterr().out
+    assert "  by maint at 2015-03-02" in shown and "None" not in shown

@@ -245,6 +245,30 @@ def test_the_two_readings_of_each_fresh_rust_round_agree(
     assert got.kappa >= kappa, got
 
 
+# (round, threads labelled in both readings, same call and canonical, lowest kappa accepted):
+# each neovim round's second reading by another AI assistant reader, blind to the first
+NEOVIM_SECOND_READINGS = [
+    (1, 48, 48, 0.95),
+    (2, 48, 48, 0.95),
+    (3, 46, 45, 0.95),
+    (4, 41, 40, 0.85),
+]
+
+
+@pytest.mark.parametrize(("round_", "threads", "same", "kappa"), NEOVIM_SECOND_READINGS)
+def test_the_two_readings_of_each_neovim_round_agree(
+    round_: int, threads: int, same: int, kappa: float
+) -> None:
+    second = Path(f"data/annotations/neovim_nv{round_}_second_reading.csv")
+    if not second.exists():
+        pytest.skip(f"no second reading of round nv-{round_} in data/annotations")
+    got = agreement(
+        read_annotations(Path("data/annotations/neovim_duplicates.csv")), read_annotations(second)
+    )
+    assert (got.threads, got.link) == (threads, same)
+    assert got.kappa >= kappa, got
+
+
 def test_rounds_are_listed_in_their_numeric_order() -> None:
     rows = [
         Annotation(R, n, "hard_negative", None, "", "dev", round_)
@@ -252,3 +276,41 @@ def test_rounds_are_listed_in_their_numeric_order() -> None:
     ]
     got = list(Results(rows, {}).by_round())
     assert got == ["1", "2", "10", "onnx-1", "onnx-2"]
+
+
+def test_signal_kinds_say_what_each_thread_holds(tmp_path: Path) -> None:
+    from issues_sts.links.evaluate import signal_kinds
+    from issues_sts.sandbox.stores import raw_comment, raw_issue
+    from issues_sts.store import Store
+
+    repo = "neovim/neovim"
+    issues = [raw_issue(repo, n, f"t{n}") for n in range(1, 7)]
+    issues[0]["labels"] = [{"name": "closed:duplicate"}]
+    issues[1]["state_reason"] = "duplicate"
+    comments = [
+        raw_comment(repo, 3, 30, "Duplicate of #1"),
+        raw_comment(repo, 4, 40, "This looks like a dupe of #1."),
+    ]
+    mark = {
+        "repo": repo,
+        "number": 1,
+        "event_key": "MADE_1",
+        "event": "marked_as_duplicate",
+        "actor": "m",
+        "created_at": "2025-01-01T00:00:00Z",
+        "canonical_repo": repo,
+        "canonical_number": 1,
+        "source": "graphql",
+        "raw": "{}",
+        "duplicate_repo": repo,
+        "duplicate_number": 5,
+    }
+    with Store.open(tmp_path / "s", create=True) as store:
+        store.write_page(repo, issues=issues, comments=comments, events=[mark])
+        kinds = signal_kinds(store, [(repo, n) for n in range(1, 7)])
+    assert kinds[(repo, 1)] == {"label"}
+    assert kinds[(repo, 2)] == {"state_reason"}
+    assert kinds[(repo, 3)] == {"keyword"}
+    assert kinds[(repo, 4)] == {"wording"}
+    assert kinds[(repo, 5)] == {"event"}  # shown on #1's timeline, about #5
+    assert kinds[(repo, 6)] == {"none"}

@@ -165,9 +165,21 @@ PHENOMENA: list[tuple[str, Thread, int | None]] = [
         None,
     ),
     (
-        "label + 'Fixed by #40' is a fix, not a pointer",
+        # neovim's `closed:duplicate` + "already fixed by #N": the readers' target is the fix
+        # (round nv-1), when nothing else is pointed at
+        "label + 'Fixed by #40' alone points at the fix",
         _labelled(c("m", "Fixed by #40", "MEMBER", 60), closed_by="m", closed_minute=61),
-        None,
+        40,
+    ),
+    (
+        "label + a pointer and 'Fixed by #40': the pointer, not the fix",
+        _labelled(
+            c("m", "See #12.", "MEMBER", 50),
+            c("m", "Fixed by #40", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
     ),
     (
         "state_reason duplicate + pointer",

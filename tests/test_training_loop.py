@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError, TrainingError
+from tests.conftest import cli_exit_code
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.config import RESUME_KEYS, TrainConfig
 from training.data import ZigzagCollator, load_pairs
 from training.losses import AnglELoss
 from training.models import load_encoder
-from training.schedule import linear_schedule
+from training.schedule import effective_warmup, linear_schedule
 from training.trainer import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,6 +118,41 @@ def test_schedule_warms_up_then_decays_to_zero() -> None:
     assert [round(factor(s), 3) for s in range(7)] == [0.5, 1.0, 1.0, 0.75, 0.5, 0.25, 0.0]
 
 
+@pytest.mark.parametrize(("warmup", "total", "effective"), [(100, 4, 4), (2, 4, 2), (4, 4, 4)])
+def test_warmup_is_clamped_to_the_run(warmup: int, total: int, effective: int) -> None:
+    told: list[str] = []
+    assert effective_warmup(warmup, total, warn=told.append) == effective
+    assert len(told) == (warmup > total)
+
+
+def test_a_run_shorter_than_its_warmup_warns_and_reaches_its_learning_rate(
+    pairs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = recipe(pairs_dir, tmp_path / "run", max_steps=4, warmup_steps=100, valid_split=None)
+    train(config, tiny_encoder())
+    err = capsys.readouterr().err
+    assert "warning: --warmup-steps 100 is more than the run's 4 steps" in err
+    lrs = [r["lr"] for r in json.loads((tmp_path / "run" / "metrics.json").read_text())]
+    # the last step runs at the full rate (the log shows the rate after each step)
+    assert max(lrs) == pytest.approx(config.learning_rate)
+
+
+def test_rerunning_a_finished_run_trains_nothing_and_says_so(
+    pairs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "tiny"
+    tiny_encoder().save(model)
+    args = ["train", "--dataset", str(pairs_dir), "--model", str(model), "--out", str(tmp_path)]
+    args += ["--max-steps", "2", "--max-length", "16", "--batch-size", "8", "--valid-split", ""]
+    assert cli_exit_code(args) == 0
+    first = capsys.readouterr()
+    assert "trained 2 steps" in first.out
+    assert cli_exit_code(args) == 0
+    again = capsys.readouterr()
+    assert "already complete (2 steps" in again.out and "nothing trained" in again.out
+    assert "nan" not in (again.out + again.err).lower() and "0.0 pairs/s" not in again.out
+
+
 def test_collator_builds_zigzag_batches_with_identical_text_ids(tmp_path: Path) -> None:
     data = make_pairs_folder(tmp_path / "d", {"train": 4})
     pairs = load_pairs(str(data), "train")
@@ -134,9 +170,10 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
     loaded = datasets.load_dataset(str(data))
     loaded.save_to_disk(str(tmp_path / "disk"))
     assert load_pairs(str(tmp_path / "disk"), "valid").text1 == load_pairs(str(data), "valid").text1
-    assert len(load_pairs(str(data), "validation")) == 2  # alias of `valid`
-    with pytest.raises(TrainingError, match="no split 'test'"):
-        load_pairs(str(data), "test")
+    # only the splits the dataset has: `validation` is not quietly taken for `valid`
+    for missing in ("validation", "test"):
+        with pytest.raises(ConfigError, match=f"no split '{missing}' .*it has train, valid"):
+            load_pairs(str(data), missing)
     datasets.Dataset.from_dict({"text": ["a"]}).save_to_disk(str(tmp_path / "bad"))
     with pytest.raises(TrainingError, match="lacks columns"):
         load_pairs(str(tmp_path / "bad"), "train")

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from issues_sts.errors import TrainingError
 from training.config import TrainConfig
-from training.data import load_pairs
+from training.data import eval_pairs
 from training.evaluation import SimilarityEvaluator
 from training.models import build_encoder, encoder_type
 from training.plots import plot_similarity_density
@@ -122,7 +122,9 @@ def run_variant(config: AblationConfig, name: str) -> dict[str, Any]:
             train_seconds=round(result.train_seconds, 1),
             valid_spearman=result.best_metric,
         )
-    pairs = load_pairs(base.data, config.split, base.max_eval_pairs)
+    pairs = eval_pairs(
+        base.data, config.split, base.max_eval_pairs, limit_option="--max-eval-pairs"
+    )
     evaluator = SimilarityEvaluator(pairs, config.split, base.eval_batch_size, base.max_length)
     metrics = evaluator(encoder)
     row.update({k: metrics[k] for k in TABLE_METRICS})

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from issues_sts.errors import OutputError, os_errors
 from training.ablate import AblationConfig, AblationResult, run_ablation
 from training.checkpoint import PROGRESS_FILE
 from training.config import TrainConfig, TrainResult
-from training.data import load_pairs
+from training.data import eval_pairs
 from training.evaluation import SimilarityEvaluator
 from training.losses import LossConfig
 from training.models import build_encoder
@@ -48,8 +49,8 @@ def evaluate(
     """Spearman x100 (primary), Pearson, ROC-AUC, best-threshold accuracy/F1 of `model` on
     `split`; optionally the density plot (PNG) and the metrics (JSON) written to disk.
     `model` None evaluates the untrained offline backbone."""
+    pairs = eval_pairs(data, split, max_pairs)  # a wrong split fails before the model loads
     encoder = build_encoder(str(resolve_model(model)) if model else None, pooling, max_length)
-    pairs = load_pairs(data, split, max_pairs)
     evaluator = SimilarityEvaluator(pairs, split, batch_size, max_length)
     metrics = evaluator(encoder)
     if plot:
@@ -57,10 +58,12 @@ def evaluate(
             f"{Path(str(model)).name if model else 'backbone'} on {split}: Spearman "
             f"{metrics['spearman']:.2f}"
         )
-        plot_similarity_density(evaluator.last_scores, pairs.labels, Path(plot), title)
+        with os_errors(OutputError, f"--plot {plot} cannot be written"):
+            plot_similarity_density(evaluator.last_scores, pairs.labels, Path(plot), title)
     if output:
-        Path(output).parent.mkdir(parents=True, exist_ok=True)
-        Path(output).write_text(json.dumps(metrics, indent=2) + "\n")
+        with os_errors(OutputError, f"--json-out {output} cannot be written"):
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
+            Path(output).write_text(json.dumps(metrics, indent=2, allow_nan=False) + "\n")
     return metrics
 
 

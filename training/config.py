@@ -81,6 +81,8 @@ class TrainResult(BaseModel):
     interrupted: bool = False
     #: the signal that stopped it (SIGINT 2, SIGTERM 15; 0 when not interrupted)
     stop_signal: int = 0
+    #: the run had finished before this call: nothing was trained (a rerun of the command)
+    already_complete: bool = False
     best_metric: float | None
     valid: dict[str, float] = {}
     train_seconds: float = 0.0

@@ -10,14 +10,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError, TrainingError
 
 REQUIRED_COLUMNS = ("text1", "text2", "label")
-#: the released dataset calls the middle split `valid`; other datasets say `validation`
-SPLIT_ALIASES = {
-    "valid": ("valid", "validation", "dev"),
-    "validation": ("validation", "valid", "dev"),
-}
 
 
 @dataclass(frozen=True)
@@ -35,6 +30,40 @@ class PairSet:
         if count is None or count >= len(self):
             return self
         return PairSet(self.text1[:count], self.text2[:count], self.labels[:count])
+
+    def stratified(self, count: int | None) -> PairSet:
+        """`count` pairs with the labels in the split's proportions (each label at least once
+        when `count` allows): the first rows of each label, in the split's order. A split's
+        first rows may all be negatives, and a correlation over one label means nothing."""
+        if count is None or count >= len(self):
+            return self
+        values, sizes = np.unique(self.labels, return_counts=True)
+        wanted = np.maximum(np.floor(sizes / len(self) * count), 1).astype(int)
+        while wanted.sum() > count:  # more labels than room: the largest give way
+            wanted[np.argmax(wanted)] -= 1
+        for i in np.argsort(-sizes):  # what rounding left goes to the largest labels
+            if wanted.sum() < count:
+                wanted[i] += min(count - wanted.sum(), sizes[i] - wanted[i])
+        keep = np.zeros(len(self), dtype=bool)
+        for value, n in zip(values, wanted, strict=True):
+            keep[np.flatnonzero(self.labels == value)[:n]] = True
+        rows = np.flatnonzero(keep)
+        return PairSet(
+            [self.text1[i] for i in rows], [self.text2[i] for i in rows], self.labels[rows]
+        )
+
+    def require_both_labels(self, what: str) -> PairSet:
+        """TrainingError unless the pairs hold more than one label: a correlation with a
+        constant label, and an ROC curve, are undefined."""
+        values = np.unique(self.labels)
+        if len(values) < 2:
+            raise TrainingError(
+                f"{what} holds only label {values[0]:g} pairs ({len(self)}): Spearman, Pearson "
+                "and ROC-AUC need both labels",
+                hint="evaluate a split with positives and negatives (a built dataset's valid "
+                "and test have both)",
+            )
+        return self
 
 
 def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
@@ -65,19 +94,19 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
 def load_pairs(
     source: str, split: str, limit: int | None = None, *, option: str = "--split"
 ) -> PairSet:
-    """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows. `option` is
-    the command-line option that chose `split`, named in the error when it does not exist."""
+    """Load one split's (text1, text2, label) pairs; `limit` keeps the first rows. `split`
+    must be a split the dataset has (a usage error, exit 2, otherwise); `option` is the
+    command-line option that chose it, named in that error."""
     loaded = _load_dataset_dict(source)
     if not hasattr(loaded, "keys"):  # a single save_to_disk Dataset has no splits
         table = loaded
     else:
-        name = next((s for s in SPLIT_ALIASES.get(split, (split,)) if s in loaded), None)
-        if name is None:
-            raise TrainingError(
+        if split not in loaded:
+            raise ConfigError(
                 f"{source!r} has no split {split!r} (it has {', '.join(loaded.keys())})",
                 hint=f"choose {option} among those",
             )
-        table = loaded[name]
+        table = loaded[split]
     missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
     if missing:
         raise TrainingError(
@@ -94,6 +123,20 @@ def load_pairs(
             f"split {split!r} of {source!r} is empty", hint="build the dataset again"
         )
     return pairs
+
+
+def eval_pairs(
+    source: str,
+    split: str,
+    limit: int | None = None,
+    *,
+    option: str = "--split",
+    limit_option: str = "--max-pairs",
+) -> PairSet:
+    """The pairs to evaluate on: `limit` of them drawn stratified, both labels required."""
+    pairs = load_pairs(source, split, None, option=option).stratified(limit)
+    what = f"split {split!r} of {source!r}" + (f" ({limit_option} {limit})" if limit else "")
+    return pairs.require_both_labels(what)
 
 
 def text_id(token_ids: Sequence[int]) -> int:

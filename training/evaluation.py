@@ -9,6 +9,8 @@ treat the task as duplicate detection.
 
 from __future__ import annotations
 
+import math
+import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -18,6 +20,7 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics.pairwise import paired_cosine_distances
 
+from issues_sts.errors import TrainingError
 from training.data import PairSet
 from training.models.base import Encoder
 
@@ -72,19 +75,34 @@ def _threshold(ranked: np.ndarray, k: int) -> float:
 
 
 def similarity_metrics(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    """All metrics of cosine `scores` against `labels` (x100 for the correlations)."""
+    """All metrics of cosine `scores` against `labels` (x100 for the correlations).
+
+    Never NaN: labels of one value, or scores that are all equal (a collapsed model), leave the
+    correlations undefined, and that is a TrainingError saying so, not a NaN in a table or in
+    JSON. scipy's warnings about it are not passed on."""
     scores = np.asarray(scores, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
     positive = (
         labels >= 0.5 if set(np.unique(labels)) <= {0.0, 1.0} else labels >= np.median(labels)
     )
-    metrics = {
-        "spearman": float(spearmanr(labels, scores)[0]) * 100,
-        "pearson": float(pearsonr(labels, scores)[0]) * 100,
-        "roc_auc": float(roc_auc_score(positive, scores))
-        if 0 < positive.sum() < len(positive)
-        else float("nan"),
-    }
+    if not 0 < positive.sum() < len(positive):
+        raise TrainingError(
+            f"all {len(labels)} pairs carry one label: the metrics are undefined",
+            hint="evaluate pairs with both labels",
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant input: reported below, in one line
+        metrics = {
+            "spearman": float(spearmanr(labels, scores)[0]) * 100,
+            "pearson": float(pearsonr(labels, scores)[0]) * 100,
+            "roc_auc": float(roc_auc_score(positive, scores)),
+        }
+    if any(math.isnan(v) for v in metrics.values()):
+        raise TrainingError(
+            f"the model gives all {len(scores)} pairs the same similarity "
+            f"({float(scores[0]):.4f}): the correlations are undefined",
+            hint="check the model (a collapsed or untrained head?) and its --pooling",
+        )
     accuracy, accuracy_threshold = best_accuracy(scores, positive)
     f1, precision, recall, f1_threshold = best_f1(scores, positive)
     metrics.update(

@@ -36,8 +36,8 @@ from torch import Tensor, nn
 from issues_sts.errors import TrainingError
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
-from training.progress import TrainProgress
-from training.schedule import linear_schedule
+from training.progress import TrainProgress, warning
+from training.schedule import effective_warmup, linear_schedule
 
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
@@ -120,8 +120,8 @@ def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) 
     else:
         raise TrainingError(
             f"{source} is neither a crawl store nor a built dataset folder",
-            hint="pass --data a folder with crawl.sqlite (issues-sts crawl) or data/*.parquet "
-            "(issues-sts build)",
+            hint="pass --store a folder with crawl.sqlite (issues-sts crawl) or --dataset one "
+            "with data/*.parquet (issues-sts build)",
         )
     return texts[:limit] if limit is not None else texts
 
@@ -213,7 +213,10 @@ def pretrain(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, linear_schedule(config.warmup_steps, config.steps)
+        optimizer,
+        linear_schedule(
+            effective_warmup(config.warmup_steps, config.steps, warn=warning), config.steps
+        ),
     )
     losses, tokens, started = [], 0, time.perf_counter()
     with TrainProgress(config.steps, enabled=progress, label="MLM", unit="tok") as bar:

@@ -17,6 +17,11 @@ from rich.progress import (
 console = Console(stderr=True)
 
 
+def warning(text: str) -> None:
+    """One line on stderr that a run's user must see (a setting the run had to change)."""
+    console.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
 class TrainProgress:
     """Context manager; does nothing when disabled (other DDP ranks, --no-progress)."""
 
@@ -34,15 +39,16 @@ class TrainProgress:
             TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("loss {task.fields[loss]:.4f}"),
-            TextColumn(f"{{task.fields[rate]:.1f}} {unit}/s"),
+            TextColumn("loss {task.fields[loss]}"),
+            TextColumn(f"{{task.fields[rate]}} {unit}/s"),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,
             disable=not enabled,
         )
+        # "-" until the first step of this run: no loss or rate is known before it
         self._task = self._progress.add_task(
-            "train", total=total, completed=completed, loss=float("nan"), rate=0.0
+            "train", total=total, completed=completed, loss="-", rate="-"
         )
 
     def __enter__(self) -> TrainProgress:
@@ -58,4 +64,4 @@ class TrainProgress:
         self._progress.stop()
 
     def advance(self, loss: float, rate: float) -> None:
-        self._progress.update(self._task, advance=1, loss=loss, rate=rate)
+        self._progress.update(self._task, advance=1, loss=f"{loss:.4f}", rate=f"{rate:.1f}")

@@ -39,15 +39,23 @@ from training.checkpoint import (
     save_checkpoint,
 )
 from training.config import RESUME_KEYS, TrainConfig, TrainResult
-from training.data import Batch, PairSet, ZigzagCollator, batches, epoch_order, load_pairs
+from training.data import (
+    Batch,
+    PairSet,
+    ZigzagCollator,
+    batches,
+    epoch_order,
+    eval_pairs,
+    load_pairs,
+)
 from training.evaluation import SimilarityEvaluator
 from training.losses import AnglELoss
 from training.metrics_log import MetricsLog
 from training.model_card import model_card
 from training.models import build_encoder, load_encoder
 from training.models.base import Encoder
-from training.progress import TrainProgress
-from training.schedule import linear_schedule
+from training.progress import TrainProgress, warning
+from training.schedule import effective_warmup, linear_schedule
 
 
 def seed_everything(seed: int) -> None:
@@ -97,7 +105,7 @@ def check_resume_compatible(saved: dict[str, Any], config: TrainConfig) -> None:
     if changed:
         raise TrainingError(
             f"{config.output} holds a run with different {', '.join(changed)}",
-            hint="use another --output, or --no-resume to start over there",
+            hint="use another --out, or --no-resume to start over there",
         )
 
 
@@ -192,8 +200,11 @@ class Trainer:
             )
         self.micro_per_epoch = micro
         self.total_steps = total_steps(config, micro)
+        warmup = effective_warmup(
+            config.warmup_steps, self.total_steps, warn=warning if self.process.is_main else None
+        )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, linear_schedule(config.warmup_steps, self.total_steps)
+            self.optimizer, linear_schedule(warmup, self.total_steps)
         )
         if resuming:
             self._restore(load_trainer_state(self.out / "last"))
@@ -211,11 +222,12 @@ class Trainer:
     def _make_evaluator(self) -> SimilarityEvaluator | None:
         if not self.config.valid_split:
             return None
-        pairs = load_pairs(
+        pairs = eval_pairs(
             self.config.data,
             self.config.valid_split,
             self.config.max_eval_pairs,
             option="--valid-split (or '' to train without validation)",
+            limit_option="--max-eval-pairs",
         )
         return SimilarityEvaluator(
             pairs,
@@ -249,12 +261,13 @@ class Trainer:
             )
         stop_at = self.progress.step + (self.config.stop_after_steps or self.total_steps)
         self.guard = InterruptGuard(announce=self.process.is_main)
+        finished_before = self.progress.step >= self.total_steps  # a rerun of a finished run
         with (
             self.guard,
             TrainProgress(
                 self.total_steps,
                 self.progress.step,
-                enabled=self.config.progress and self.process.is_main,
+                enabled=self.config.progress and self.process.is_main and not finished_before,
             ) as bar,
         ):
             while self.progress.step < min(self.total_steps, stop_at) and not self.interrupted:
@@ -267,8 +280,9 @@ class Trainer:
             and self.progress.extra.get("evaluated_step") != self.progress.step
         ):
             self._evaluate()
-        self._checkpoint()
-        return self._result()
+        if not finished_before:
+            self._checkpoint()
+        return self._result().model_copy(update={"already_complete": finished_before})
 
     def _run_epoch(self, bar: TrainProgress, stop_at: int) -> None:
         progress, config = self.progress, self.config

@@ -7,6 +7,7 @@ import functools
 import signal
 import sqlite3
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,15 +16,19 @@ from rich.markup import escape
 
 from issues_sts import __version__
 from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
+from issues_sts.cli.aliases import rewrite
 from issues_sts.cli.common import console, resume_command
 from issues_sts.errors import (
     EXIT_CODES,
+    ConfigError,
     Interrupted,
     IssuesStsError,
     SignalInterrupt,
     StoreError,
+    describe_os_error,
     interruption,
 )
+from issues_sts.secrets import scrubbed_output
 
 EXIT_CODES_HELP = (
     "Exit codes: " + "; ".join(f"{code} {text.split(':')[0]}" for code, text in EXIT_CODES) + "."
@@ -101,6 +106,10 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise SignalInterrupt(signum)
 
 
+def _note_line(text: str) -> None:
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 def _error_line(text: str) -> None:
     console.print(f"[red]error:[/red] {escape(text)}", markup=True, highlight=False, soft_wrap=True)
 
@@ -135,18 +144,42 @@ def _store_failure(exc: sqlite3.Error) -> StoreError:
     )
 
 
+def _traceback(exc: BaseException) -> None:
+    """--debug: the traceback on stderr (scrubbed like every other output)."""
+    console.print(
+        "".join(traceback.format_exception(exc)).rstrip(),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _failure(exc: BaseException) -> tuple[str, int]:
+    """The one line and the exit status of an exception that ended a command."""
+    if isinstance(exc, IssuesStsError):
+        return exc.one_line(), exc.exit_code
+    if isinstance(exc, sqlite3.Error):  # the store's database failed where no stage expected it
+        return _store_failure(exc).one_line(), StoreError.exit_code
+    if isinstance(exc, OSError):  # the operating system refused something no check foresaw
+        return (
+            f"{describe_os_error(exc)} (fix the cause, or rerun with --debug for the traceback)",
+            1,
+        )
+    return (
+        f"unexpected {type(exc).__name__}: {exc} (a bug: rerun with --debug and report it)",
+        1,
+    )
+
+
 def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
-    """Run `app_` on `args` and return the process exit status; never raises but with --debug."""
+    """Run `app_` on `args` and return the process exit status; never raises. With --debug an
+    error also shows its traceback, and the status stays the one of the table."""
     debug = "--debug" in args
+    args = rewrite(args, _note_line)  # retired option names, still accepted for a release
     try:
         result = app_(args=list(args), prog_name=prog, standalone_mode=False)
-    except IssuesStsError as exc:
-        if isinstance(exc, Interrupted):
-            return _interrupted(exc, args, prog)
-        if debug:
-            raise
-        _error_line(exc.one_line())
-        return exc.exit_code
+    except Interrupted as exc:
+        return _interrupted(exc, args, prog)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt) as exc:
@@ -154,20 +187,13 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
         return _interrupted(interruption(cause or exc)(), args, prog)
     except _CLICK_EXCEPTION as exc:  # usage errors: click prints them with the usage line
         exc.show()  # type: ignore[attr-defined]
-        return 2
-    except sqlite3.Error as exc:  # the store's database failed where no stage expected it
+        return ConfigError.exit_code
+    except Exception as exc:
+        line, code = _failure(exc)
         if debug:
-            raise
-        _error_line(_store_failure(exc).one_line())
-        return StoreError.exit_code
-    except OSError as exc:  # the operating system refused something no check foresaw
-        if debug:
-            raise
-        _error_line(
-            f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''} "
-            "(fix the cause, or rerun with --debug for the traceback)"
-        )
-        return 1
+            _traceback(exc)
+        _error_line(line)
+        return code
     # standalone_mode=False hands back what the command returned; an Exit caught inside
     # click comes back as its code. Anything that is not an int is success.
     return result if isinstance(result, int) else 0
@@ -178,7 +204,8 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        code = run(app, args, "issues-sts")
+        with scrubbed_output():
+            code = run(app, args, "issues-sts")
     finally:
         signal.signal(signal.SIGTERM, previous)
     sys.exit(code)

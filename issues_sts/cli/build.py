@@ -8,8 +8,8 @@ from typing import Any
 import typer
 from pydantic import ValidationError
 
-from issues_sts.cli.common import config_error, console, option_default
-from issues_sts.cli.report import RichReporter
+from issues_sts.cli.common import config_error, console, option_default, quiet_option
+from issues_sts.cli.report import make_reporter
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.dataset.summary import summary_tables
@@ -50,7 +50,7 @@ def build_command(
         _default("store"), "--store", help="Crawl store directory (from `issues-sts crawl`)."
     ),
     out: Path = typer.Option(
-        _default("out"), "--out", help="Output folder: must be empty, absent, or an earlier build."
+        _default("out"), "--out", help="Output folder: empty, absent, or an earlier build."
     ),
     seed: int = typer.Option(
         _default("seed"), "--seed", help="Seed for splits, negatives and row order."
@@ -104,11 +104,18 @@ def build_command(
     ),
     version: str | None = typer.Option(
         _default("version"),
-        "--version",
+        "--dataset-version",
         help="Version name for the card and the Hub tag "
         "(default v1, or the previous build's plus one).",
     ),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    allow_incomplete: bool = typer.Option(
+        False,
+        "--allow-incomplete",
+        help="Build even when the store's crawl is not complete (repositories pending, failed, "
+        "lossy or never started); the card and stats.json then name them. Without it such a "
+        "store is refused (exit 3).",
+    ),
+    quiet: bool = quiet_option(),
 ) -> None:
     try:
         links = LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
@@ -125,11 +132,12 @@ def build_command(
             text_recipe=text_recipe,  # type: ignore[arg-type]
             previous=previous,
             version=version,
+            allow_incomplete=allow_incomplete,
         )
     except ValidationError as exc:
         raise config_error(exc, "build") from None
     try:
-        reporter = RichReporter(console, bars=not quiet)
+        reporter = make_reporter(console, quiet=quiet)
         reporter.summary(*summary_tables(run_build(cfg, reporter=reporter)))
     except KeyboardInterrupt as exc:
         raise interruption(exc)(

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from issues_sts.errors import ConfigError
+from issues_sts.secrets import SCRUB
 
 DATA_DIR = Path("data")
 DEFAULT_STORE = DATA_DIR / "store"
@@ -30,12 +32,24 @@ for _console in (console, out):
         _console.width = 160
 
 
+# The shared option vocabulary (cli/aliases.py keeps the retired names working for a release):
+# every command takes --quiet with this meaning.
+QUIET_HELP = "No progress bars, lines or spinners; results, warnings and errors still print."
+
+
+def quiet_option() -> Any:
+    """The `--quiet` option, declared the same way by every command."""
+    return typer.Option(False, "--quiet", help=QUIET_HELP)
+
+
 def env_token(*names: str) -> str | None:
-    """The first non-empty environment variable among `names`."""
+    """The first non-empty environment variable among `names`, stripped; every shape it was
+    given in is known to the process's scrubber from then on."""
     for name in names:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
+        raw = os.environ.get(name, "")
+        if raw.strip():
+            SCRUB.add(raw)
+            return raw.strip()
     return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +17,23 @@ from issues_sts.cli.common import (
     DEFAULT_STORE,
     config_error,
     console,
-    env_token,
     option_default,
     out,
+    quiet_option,
 )
-from issues_sts.cli.report import RichReporter
-from issues_sts.crawl.client import Scrubber
+from issues_sts.cli.logfile import json_log
+from issues_sts.cli.report import PROGRESS_EVERY, make_reporter
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary
 from issues_sts.crawl.plan import Plan, plan_table_rows
-from issues_sts.crawl.progress import summary_table
+from issues_sts.crawl.progress import summary_data, summary_table
 from issues_sts.crawl.runner import plan_crawl, run_crawl
+from issues_sts.crawl.token import HOW_TO_PASS, find_token, raw_token_shapes
 from issues_sts.errors import GitHubError, Interrupted, Terminated
 from issues_sts.repos import load_repos, parse_repo_name
+from issues_sts.secrets import SCRUB
 from issues_sts.store import SCHEMA_VERSION, Store
+
+log = logging.getLogger("issues_sts.crawl")
 
 CRAWL_HELP = """Crawl GitHub issues, comments and duplicate evidence into a resumable store.
 
@@ -67,29 +72,6 @@ after a finished one is incremental (unchanged lists cost only free 304 answers)
 """
 
 
-class _ScrubFilter(logging.Filter):
-    def __init__(self, scrub: Scrubber) -> None:
-        super().__init__()
-        self.scrub = scrub
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.scrub(record.getMessage())
-        record.args = ()
-        return True
-
-
-def _setup_log(path: Path | None, scrub: Scrubber) -> logging.Handler | None:
-    if path is None:
-        return None
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    handler.addFilter(_ScrubFilter(scrub))
-    logger = logging.getLogger("issues_sts")
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    return handler
-
-
 def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
     if repo:
         return tuple(parse_repo_name(r) for r in repo)
@@ -105,7 +87,8 @@ def crawl(
     token: str | None = typer.Option(
         None,
         "--token",
-        help="GitHub token (default: $GITHUB_TOKEN or $GH_TOKEN).",
+        help="GitHub token (default: $GITHUB_TOKEN, $GH_TOKEN, then the one `gh auth login` "
+        "saved). Surrounding whitespace is dropped; one with whitespace inside is refused.",
         show_default=False,
     ),
     repos: Path | None = typer.Option(
@@ -167,10 +150,18 @@ def crawl(
         help="Seconds to wait for one answer before retrying it.",
     ),
     log_file: Path | None = typer.Option(
-        None, "--log", help="Write a debug log of every request here (token scrubbed)."
+        None,
+        "--log",
+        help="Also write JSON lines here, for machines: every request, retry and wait, "
+        "progress events and the summary (token scrubbed).",
     ),
-    quiet: bool = typer.Option(
-        False, "--quiet", help="No progress bars; the summary is still printed."
+    quiet: bool = quiet_option(),
+    progress_every: float = typer.Option(
+        PROGRESS_EVERY,
+        "--progress-every",
+        min=1,
+        help="When stderr is not a terminal (a log file, nohup, a scheduler): a progress line "
+        "at least this often, in seconds.",
     ),
     plan: bool = typer.Option(
         False,
@@ -181,11 +172,13 @@ def crawl(
     ),
 ) -> None:
     """Crawl GitHub issues, comments and duplicate evidence into a resumable store."""
-    secret = token or env_token("GITHUB_TOKEN", "GH_TOKEN")
+    for shape in raw_token_shapes(token, api_url):  # known before any of them is checked
+        SCRUB.add(shape)
+    found = find_token(token, api_url)
     try:
         cfg = CrawlConfig(
             repos=_repo_list(repos, repo),
-            token=SecretStr(secret) if secret else None,
+            token=SecretStr(found.value) if found else None,
             api_url=api_url,
             store=store,
             graphql=not no_graphql,
@@ -198,25 +191,36 @@ def crawl(
         )
     except ValidationError as exc:
         raise config_error(exc, "crawl") from None
-    if secret is None:
-        console.print("[yellow]no token: GitHub allows 60 requests per hour without one[/yellow]")
-    handler = _setup_log(log_file, Scrubber([secret]))
-    if plan:
-        try:
+    with json_log(log_file):
+        if plan:
             _print_plan(plan_crawl(cfg))
-        finally:
-            if handler is not None:
-                logging.getLogger("issues_sts").removeHandler(handler)
-                handler.close()
-        return
-    try:
-        summary = run_crawl(cfg, reporter=RichReporter(console, bars=not quiet))
-    finally:
-        if handler is not None:
-            logging.getLogger("issues_sts").removeHandler(handler)
-            handler.close()
-    console.print(summary_table(summary))
+            if found is None:  # what the plan just sized means at 60 requests an hour
+                console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
+            return
+        if found is None:  # before the first request: what 60 requests an hour mean here
+            console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
+        reporter = make_reporter(console, quiet=quiet, every=progress_every)
+        summary = run_crawl(cfg, reporter=reporter, progress_every=progress_every)
+        console.print(summary_table(summary))
+        log.info("crawl summary", extra={"event": "summary", "data": summary_data(summary)})
     _verdict(summary, cfg.store)
+
+
+def _anonymous_line(store: Path) -> str:
+    """What crawling without a token means for this crawl, said before its first request."""
+    head = "no token: GitHub allows 60 requests an hour without one"
+    plan = Plan.load(store) if store.is_dir() else None
+    if plan is None:
+        return (
+            f"{head}; `issues-sts crawl --plan` says how long this crawl would take. To crawl "
+            f"faster, {HOW_TO_PASS}"
+        )
+    requests = plan.anonymous_requests()
+    with_token = plan.total().hours(plan.assumptions)
+    return (
+        f"{head}: the plan's {requests:,} requests would take {requests / 60:,.1f} h "
+        f"({with_token:.1f} h with a token). To crawl faster, {HOW_TO_PASS}"
+    )
 
 
 def _print_plan(plan: Plan) -> None:
@@ -241,9 +245,11 @@ def _print_plan(plan: Plan) -> None:
         f"GraphQL); an answer takes {a.latency_base:g} s + {a.latency_per_kb * 1000:g} ms per KiB; "
         f"{a.issue_kb:g} KiB per issue, {a.comment_kb:g} KiB per comment"
         + (
-            ""
+            f"; each closed issue's timeline (the duplicate evidence: closes, labels, marks) "
+            f"~{a.events_per_closed:g} events of {a.event_kb:g} KiB"
             if plan.graphql
-            else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked)"
+            else f", {a.comments_per_item:g} comments per item (no GraphQL: not asked); REST "
+            f"timelines for {a.closed_duplicate_share:.0%} of issues (closed duplicates)"
         )
     )
     out.print(table)
@@ -270,6 +276,17 @@ def _verdict(summary: CrawlSummary, store: Path) -> None:
             f"{bad[0].repo}: {bad[0].message}",
             hint="",
         )
+    lossy = summary.lossy
+    if lossy:  # never `ok`: a dataset built from this store would silently miss threads
+        lost = sum(r.lost_comments for r in lossy)
+        threads = sum(r.lost_threads for r in lossy)
+        raise GitHubError(
+            f"the crawl lost {lost:,} comments of {threads:,} threads in "
+            f"{', '.join(r.repo for r in lossy)}: GitHub listed them but they could not be "
+            "stored",
+            hint=f"`issues-sts status --store {store}` lists them; run the same command again "
+            "to re-read them",
+        )
 
 
 def status(
@@ -282,11 +299,15 @@ def status(
         "--compact",
         help="First shrink a store written before schema 2 (raw objects packed, then VACUUM).",
     ),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Show what the crawl store holds per repository.
 
     `--json` prints a list of objects with keys repo, issues, pull_requests, comments, events,
-    duplicate_candidates, tombstones, status, current_name, last_sync.
+    duplicate_candidates, tombstones, status, current_name, last_sync, and the completeness
+    invariant: comments_expected (the issues' own counts), issues_short / comments_short (issues
+    whose stored comments fall short of their count, and by how many), lost_threads /
+    lost_comments (threads the crawl could not store whole: status `lossy`).
 
     Examples:
 
@@ -298,7 +319,8 @@ def status(
     """
     with Store.open(store) as db:
         if compact:
-            with console.status("compacting the store (raw objects packed, then VACUUM)"):
+            spinner = console.status("compacting the store (raw objects packed, then VACUUM)")
+            with nullcontext() if quiet else spinner:
                 before, after = db.compact()
             console.print(f"compacted {store}: {before / 1e6:,.0f} MB -> {after / 1e6:,.0f} MB")
         elif db.schema_version() < SCHEMA_VERSION and not as_json:
@@ -320,6 +342,7 @@ def status(
         "comments",
         "events",
         "candidates",
+        "comments missing",
         "last sync",
     ):
         table.add_column(
@@ -334,9 +357,21 @@ def status(
             str(row["comments"]),
             str(row["events"]),
             str(row["duplicate_candidates"]),
+            _missing(row),
             row["last_sync"] or "never",
         )
     out.print(table)
+
+
+def _missing(row: dict[str, Any]) -> str:
+    """The completeness invariant in a cell: comments the crawl lost, and comments GitHub counts
+    but does not list (deleted or hidden after the count; read again and confirmed)."""
+    parts = []
+    if row["lost_comments"] or row["lost_threads"]:
+        parts.append(f"{row['lost_comments']:,} lost ({row['lost_threads']:,} threads)")
+    if row["comments_short"]:
+        parts.append(f"{row['comments_short']:,} not listed ({row['issues_short']:,} issues)")
+    return "; ".join(parts) or "0"
 
 
 def register(app: typer.Typer) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DATA_DIR, activation_line, console
-from issues_sts.cli.report import RichReporter
+from issues_sts.cli.common import DATA_DIR, activation_line, console, quiet_option
+from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from issues_sts.sandbox.worlds.generator import PRESETS
 
@@ -23,7 +23,7 @@ Examples:
 
     issues-sts demo
 
-    issues-sts demo --world small --no-train --dir /tmp/demo
+    issues-sts demo --world small --no-train --out /tmp/demo
 
     issues-sts demo --seed 3 --max-length 256
 """
@@ -37,7 +37,9 @@ NEXT_STEPS = """Next, against the real GitHub and Hub:
 
 def demo_command(
     directory: Path = typer.Option(
-        DATA_DIR / "demo", "--dir", help="Where every artefact is written (replaced on re-runs)."
+        DATA_DIR / "demo",
+        "--out",
+        help="Folder every artefact is written to (replaced on re-runs).",
     ),
     world: str = typer.Option(
         "demo", "--world", help="Generated world size: tiny, small, demo (default) or large."
@@ -50,7 +52,7 @@ def demo_command(
         128, "--max-length", help="Token limit used for training and evaluation."
     ),
     batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training batch."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+    quiet: bool = quiet_option(),
 ) -> None:
     if world not in PRESETS:
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
@@ -62,7 +64,7 @@ def demo_command(
         max_length=max_length,
         batch_size=batch_size,
     )
-    print_summary(run_demo(cfg, console, reporter=RichReporter(console, bars=not quiet)))
+    print_summary(run_demo(cfg, console, reporter=make_reporter(console, quiet=quiet)))
 
 
 def print_summary(result: DemoResult) -> None:

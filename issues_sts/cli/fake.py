@@ -5,11 +5,12 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import typer
 
-from issues_sts.cli.common import console, out
+from issues_sts.cli.common import console, out, quiet_option
 from issues_sts.errors import ConfigError
 from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.settings import FAULT_KINDS, FakeSettings
@@ -31,6 +32,12 @@ Examples:
 
     issues-sts fake-github --rust-archive ../shared/data/rust-issue-archive
         --rate-limit 500 --reset-seconds 10
+
+    issues-sts fake-github --port 8765 --grow 1    # the same world a month later
+
+An incremental crawl by hand: crawl the served world, then grow it while it is served
+(`curl -X POST http://127.0.0.1:PORT/_fake/grow`: a month of new issues, comments, duplicates
+and merges, and a new repository) or restart it with `--grow 1`, and crawl again.
 """
 
 
@@ -80,6 +87,14 @@ def fake_github_command(
     enterprise: bool = typer.Option(
         False, "--enterprise", help="Serve under /api/v3 like GitHub Enterprise Server."
     ),
+    grow: int = typer.Option(
+        0,
+        "--grow",
+        min=0,
+        help="Serve the world N months later: N growths of new issues, comments, duplicates, "
+        "merges and a repository (POST /_fake/grow adds one while serving).",
+    ),
+    quiet: bool = quiet_option(),
 ) -> None:
     try:
         settings = FakeSettings(
@@ -94,9 +109,9 @@ def fake_github_command(
     except ValueError as exc:
         raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
     corpus = load_corpus(
-        world, seed, rust_archive, rust_limit, repos=repos, issues=issues, scale=scale
+        world, seed, rust_archive, rust_limit, repos=repos, issues=issues, scale=scale, quiet=quiet
     )
-    serve(corpus, settings, port)
+    serve(corpus, settings, port, grow=grow)
 
 
 def load_corpus(
@@ -108,16 +123,17 @@ def load_corpus(
     repos: int | None = None,
     issues: int | None = None,
     scale: float = 0.01,
+    quiet: bool = False,
 ) -> Corpus:
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
         from issues_sts.sandbox.worlds.rust import load_rust_archive
 
-        with console.status(f"loading {rust_archive}"):
+        with _spinner(f"loading {rust_archive}", quiet):
             corpus = load_rust_archive(rust_archive, limit=rust_limit)
     elif world == "paper":
-        corpus = _paper_corpus(seed, scale)
+        corpus = _paper_corpus(seed, scale, quiet)
     else:
         from issues_sts.sandbox.worlds.generator import PRESETS, WorldConfig, generate_world, preset
 
@@ -133,7 +149,7 @@ def load_corpus(
             cfg = WorldConfig(**{**base.__dict__, **overrides})
         except ValueError as exc:
             raise ConfigError(str(exc), hint="see `issues-sts fake-github --help`") from None
-        with console.status(f"generating the {world!r} world (seed {seed})"):
+        with _spinner(f"generating the {world!r} world (seed {seed})", quiet):
             corpus = generate_world(cfg)
     console.print(
         f"{len(corpus.repos)} repositories, {corpus.total_items():,} issues and pull requests, "
@@ -142,22 +158,27 @@ def load_corpus(
     return corpus
 
 
-def _paper_corpus(seed: int, scale: float) -> Corpus:
+def _spinner(text: str, quiet: bool) -> AbstractContextManager[object]:
+    return nullcontext() if quiet else console.status(text)
+
+
+def _paper_corpus(seed: int, scale: float, quiet: bool = False) -> Corpus:
     from issues_sts.sandbox.worlds.paper import PaperConfig, generate_paper_world
 
     try:
         cfg = PaperConfig(seed=seed, scale=scale)
     except ValueError as exc:
         raise ConfigError(str(exc), hint="pass --scale between 0.001 and 1") from None
-    with console.status(
+    with _spinner(
         f"generating the paper world at scale {scale} (about {cfg.expected_items():,} items, seed "
-        f"{seed})"
+        f"{seed})",
+        quiet,
     ):
         return generate_paper_world(cfg)
 
 
-def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:
-    from issues_sts.sandbox.github.server import FakeGitHub
+def serve(corpus: Corpus, settings: FakeSettings, port: int, *, grow: int = 0) -> None:
+    from issues_sts.sandbox.github.server import GROW_PATH, FakeGitHub
 
     try:
         gh = FakeGitHub(corpus, settings, port=port)
@@ -166,10 +187,13 @@ def serve(corpus: Corpus, settings: FakeSettings, port: int) -> None:
             f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", hint="choose another --port, or 0"
         ) from None
     with gh:
+        for _ in range(grow):
+            gh.grow()
         out.print(f"api url:     {gh.api_url}")
         out.print(f"graphql url: {gh.graphql_url if settings.graphql else '(disabled)'}")
         out.print(f"token:       {next(iter(settings.tokens))}")
         out.print("repositories: " + " ".join(corpus.repos))
+        out.print(f"grow it:     curl -X POST {gh.root_url}{GROW_PATH}   (a month more)")
         console.print("serving until Ctrl-C")
         stop = threading.Event()
         # Explicit handlers: a shell may start us with SIGINT ignored, and SIGTERM should stop

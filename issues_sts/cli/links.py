@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import polars as pl
@@ -19,13 +20,15 @@ from issues_sts.cli.common import (
     console,
     option_default,
     out,
+    quiet_option,
 )
-from issues_sts.errors import ConfigError
+from issues_sts.errors import ConfigError, OutputError, os_errors
 from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.links.archive import load_rust_archive
 from issues_sts.links.evaluate import (
     DEFAULT_ANNOTATIONS,
     DEFAULT_CACHE,
+    NEOVIM_ANNOTATIONS,
     ONNX_ANNOTATIONS,
     SUBSETS,
     Results,
@@ -37,6 +40,7 @@ from issues_sts.links.evaluate import (
 )
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
 from issues_sts.links.stage import LINKS_FILE
+from issues_sts.sandbox.archive_crawl import crawl_archive_store
 from issues_sts.store import Store
 
 links_app = typer.Typer(
@@ -53,10 +57,14 @@ def _config(min_confidence: float, aliases: list[str]) -> LinkConfig:
         raise config_error(exc, "links extract") from None
 
 
-def _run(store_dir: Path, cfg: LinkConfig) -> tuple[LinkTable, LinkConfig]:
+def _spinner(text: str, quiet: bool) -> AbstractContextManager[object]:
+    return nullcontext() if quiet else console.status(text)
+
+
+def _run(store_dir: Path, cfg: LinkConfig, quiet: bool = False) -> tuple[LinkTable, LinkConfig]:
     """The links and the effective config (the store's renames merged in, as the stage used
     them)."""
-    with Store.open(store_dir) as store, console.status("reading duplicate evidence..."):
+    with Store.open(store_dir) as store, _spinner("reading duplicate evidence...", quiet):
         effective = cfg.model_copy(
             update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))}
         )
@@ -77,7 +85,7 @@ def _summary(table: LinkTable) -> None:
 def extract_cmd(
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
     out_dir: Path = typer.Option(
-        DEFAULT_LINKS, "--out", help="Where links.parquet and link_counters.json go."
+        DEFAULT_LINKS, "--out", help="Folder for links.parquet and link_counters.json."
     ),
     min_confidence: float = typer.Option(
         option_default(LinkConfig, "min_confidence"),
@@ -92,6 +100,7 @@ def extract_cmd(
         help="Read the rust issue archive instead of --store (loaded once into --cache).",
     ),
     cache: Path = typer.Option(DEFAULT_CACHE, "--cache", help="Where --archive's store is cached."),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Extract duplicate links from a crawl store: writes links.parquet, link_counters.json and
     link_config.json, then prints the counts by signal and every drop counter.
@@ -104,16 +113,17 @@ def extract_cmd(
             --alias mozilla/rust=rust-lang/rust
     """
     if archive is not None:
-        with console.status("loading the rust issue archive..."):
+        with _spinner("loading the rust issue archive...", quiet):
             load_rust_archive(archive, cache).close()
         store = cache  # the loader records the archive's old repository names as store facts
     cfg = _config(min_confidence, alias)
-    table, cfg = _run(store, cfg)
-    path = table.write(out_dir)
-    table.write_counters(out_dir)
-    (out_dir / "link_config.json").write_text(
-        json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
-    )
+    table, cfg = _run(store, cfg, quiet)
+    with os_errors(OutputError, f"--out {out_dir} cannot be written"):
+        path = table.write(out_dir)
+        table.write_counters(out_dir)
+        (out_dir / "link_config.json").write_text(
+            json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n"
+        )
     _summary(table)
     console.print(
         f"{table.counters.get('usable_links', 0)} usable of {table.links.height} links -> {path}"
@@ -137,6 +147,7 @@ def show_cmd(
         None, "--links", help="A links.parquet to read instead of the store."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON on stdout."),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Show every link of one issue (as duplicate and as canonical) with its evidence.
 
@@ -147,14 +158,14 @@ def show_cmd(
         issues-sts links show rust-lang/rust#12345 --links data/dataset/links.parquet --json
     """
     repo, number = _parse_issue(issue)
-    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig())[0].links
+    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig(), quiet)[0].links
     key = pl.col("repo").str.to_lowercase() == repo.lower()
     t_key = pl.col("target_repo").str.to_lowercase() == repo.lower()
     rows = frame.filter(
         (key & (pl.col("number") == number)) | (t_key & (pl.col("target_number") == number))
     )
     if as_json:
-        out.print(json.dumps(rows.to_dicts(), indent=2, default=str))
+        out.print(json.dumps(rows.to_dicts(), indent=2, default=str), markup=False, highlight=False)
         return
     if rows.is_empty():
         console.print(f"no duplicate links for {repo}#{number}")
@@ -170,7 +181,7 @@ def show_cmd(
             f"  signal {r['signal']}  confidence {r['confidence']:.3f}  signals "
             f"{', '.join(r['signals'])}"
         )
-        out.print(f"  by {r['author']} ({r['author_association']}) at {r['created_at']}")
+        out.print(_by_line(r), markup=False)
         for url in r["evidence_urls"]:
             out.print(f"  evidence {url}")
         if r["cluster_id"] is not None:
@@ -204,6 +215,7 @@ def evaluate_cmd(
         "test (held out) or all. The summary always shows all three.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
+    quiet: bool = quiet_option(),
 ) -> None:
     """Precision and recall of the extractor on the annotated threads (ids and numbers only).
 
@@ -223,9 +235,11 @@ def evaluate_cmd(
         raise ConfigError(f"unknown --subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
     files = list(annotations or [])
     if not files:
-        files = [DEFAULT_ANNOTATIONS] + [ONNX_ANNOTATIONS] * (
-            ONNX_ANNOTATIONS.is_file() and default_paths("onnxruntime")[0].is_dir()
-        )
+        files = [DEFAULT_ANNOTATIONS] + [
+            path
+            for path, kind in ((ONNX_ANNOTATIONS, "onnxruntime"), (NEOVIM_ANNOTATIONS, "neovim"))
+            if path.is_file() and default_paths(kind)[0].is_dir()
+        ]
     if len(files) > 1 and (archive or cache):
         raise ConfigError(
             "--archive and --cache go with a single --annotations file",
@@ -233,8 +247,12 @@ def evaluate_cmd(
         )
     sets: dict[str, Results] = {}
     for path in files:
-        with console.status(f"loading the archive of {path.name} and extracting links..."):
-            sets[path.stem] = evaluate(path, archive, cache)
+        with _spinner(f"loading the archive of {path.name} and extracting links...", quiet):
+            # the modern rounds are scored on a GraphQL crawl of their archive, served as
+            # github.com serves it (64-bit ids, list pages without `closed_by`)
+            sets[path.stem] = evaluate(
+                path, archive, cache, loaders={"neovim": crawl_archive_store}
+            )
     if as_json:
         report = {
             name: {
@@ -242,11 +260,13 @@ def evaluate_cmd(
                 **r.scores(subset).metrics(),
                 "subsets": r.table(),
                 "rounds": r.by_round(),
+                "signals": r.by_signal(),
                 "strata": r.strata(),
             }
             for name, r in sets.items()
         }
-        out.print(json.dumps({**report[next(iter(report))], "sets": report}, indent=2))
+        text = json.dumps({**report[next(iter(report))], "sets": report}, indent=2, allow_nan=False)
+        out.print(text, markup=False, highlight=False)
         return
     for name, results in sets.items():
         out.print(
@@ -258,6 +278,14 @@ def evaluate_cmd(
         )
         out.print(f"\n{subset}:", markup=False)
         out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
+
+
+def _by_line(row: dict[str, object]) -> str:
+    """`  by alice (MEMBER) at 2024-01-02T...`, leaving out what the link does not know."""
+    who = row.get("author") or "someone unknown"
+    role = f" ({row['author_association']})" if row.get("author_association") else ""
+    when = f" at {row['created_at']}" if row.get("created_at") else ""
+    return f"  by {who}{role}{when}"
 
 
 def register(app: typer.Typer) -> None:

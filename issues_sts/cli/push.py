@@ -8,13 +8,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, console, env_token, out
+from issues_sts.cli.common import DEFAULT_OUT, console, env_token, out, quiet_option
 from issues_sts.errors import ConfigError, interruption
+from issues_sts.secrets import SCRUB
 
 HELP = """Upload the dataset folder written by `issues-sts build` to a Hugging Face dataset
 repository, in one commit: the repository is created if needed, every built file is uploaded
 (after checking it against manifest.json) and files the build no longer has are deleted.
-The revision is tagged with the build's version (`issues-sts build --version`, default v1,
+The revision is tagged with the build's version (`build --dataset-version`, default v1,
 then v2... with `--previous`), so `load_dataset(REPO, revision="v1")` gets a version back.
 Prints the dataset URL.
 
@@ -49,6 +50,7 @@ def push_command(
         help="Tag for the pushed revision (default: the build's version; "
         "'' for none). A tag that holds other data is refused.",
     ),
+    quiet: bool = quiet_option(),
 ) -> None:
     from issues_sts.dataset.previous import build_version
     from issues_sts.hub.push import push_dataset
@@ -59,6 +61,13 @@ def push_command(
             hint="e.g. --repo-id me/github-issues",
         )
     endpoint = os.environ.get("HF_ENDPOINT") or None
+    if quiet:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    if token is not None:
+        SCRUB.add(token)
+        token = token.strip()
     try:
         result = push_dataset(
             dataset,

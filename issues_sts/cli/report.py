@@ -1,7 +1,11 @@
-"""The reporter the CLI passes to runners: one rich progress line per stage on stderr."""
+"""The reporters the CLI passes to runners, on stderr: rich bars in a terminal, plain lines at
+a steady pace anywhere else (`> log 2>&1`, nohup, a scheduler), where rich would draw nothing
+until the end."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from types import TracebackType
 
 from rich.console import Console
@@ -13,6 +17,18 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+
+from issues_sts.report import Reporter, SilentReporter
+
+# A line at least this often in a log while work moves (the crawl's --progress-every).
+PROGRESS_EVERY = 30.0
+
+
+def make_reporter(console: Console, *, quiet: bool, every: float = PROGRESS_EVERY) -> Reporter:
+    """Bars when `console` is a terminal, lines otherwise; `quiet`: notices and summary only."""
+    if console.is_terminal:
+        return RichReporter(console, bars=not quiet)
+    return LineReporter(console, quiet=quiet, every=every)
 
 
 class RichReporter:
@@ -59,7 +75,14 @@ class RichReporter:
     def stage(self, name: str, total: int | None = None) -> None:
         self._task = self.progress.add_task(name, total=total, note="", shown_total=_shown(total))
 
-    def advance(self, steps: int = 1, *, total: int | None = None, note: str | None = None) -> None:
+    def advance(
+        self,
+        steps: int = 1,
+        *,
+        total: int | None = None,
+        note: str | None = None,
+        milestone: bool = False,
+    ) -> None:
         if self._task is None:
             return
         if total is not None:
@@ -74,6 +97,65 @@ class RichReporter:
     def summary(self, *renderables: object) -> None:
         for renderable in renderables:
             self.console.print(renderable)
+
+
+class LineReporter(SilentReporter):
+    """The same verbs as plain timestamped lines, each flushed as it is written: a stage's
+    start, every milestone, and otherwise at most one progress line per `every` seconds (the
+    crawl's heartbeat keeps one coming while it waits). `quiet`: notices and summary only.
+    Nothing to start or stop around a run: the silent reporter's context is its own."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        quiet: bool = False,
+        every: float = PROGRESS_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.every = every
+        self.clock = clock
+        self._stage = ""
+        self._total: int | None = None
+        self._done = 0
+        self._last_line = float("-inf")
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        self._stage, self._total, self._done = name, total, 0
+        if not self.quiet:
+            self._line(name + (f" ({total:,})" if total is not None else ""))
+
+    def advance(
+        self,
+        steps: int = 1,
+        *,
+        total: int | None = None,
+        note: str | None = None,
+        milestone: bool = False,
+    ) -> None:
+        self._done += steps
+        if total is not None:
+            self._total = total
+        # a little slack: a heartbeat every `every` s must not miss its turn by a millisecond
+        due = self.clock() - self._last_line >= 0.95 * self.every
+        if self.quiet or not (milestone or due):
+            return
+        count = f"{self._done}/{_shown(self._total)}"
+        self._line(f"{self._stage} {count}" + (f": {note}" if note else ""))
+
+    def notice(self, text: str) -> None:
+        self._line(text)
+
+    def summary(self, *renderables: object) -> None:
+        for renderable in renderables:
+            self.console.print(renderable)
+
+    def _line(self, text: str) -> None:
+        self._last_line = self.clock()
+        stamp = time.strftime("%H:%M:%S")
+        self.console.print(f"[{stamp}] {text}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _shown(total: int | None) -> str:

@@ -1,10 +1,11 @@
 """`issues-sts train | evaluate | ablate | pretrain-ran`: AnglE training on the built dataset.
 
 Same conventions as the other commands: `--dataset` is what `issues-sts build` wrote (or a
-Hub id), `--out` is where results go, `--quiet` turns progress bars off, `--max-pairs`
-limits the pairs evaluated. Each command builds one frozen config and calls one function of
-`training.api`; failures are `TrainingError`s (exit 8) printed on one line by `app.main`.
-Torch loads only when a command runs, so `issues-sts --help` stays fast.
+Hub id), `--out` is the folder results go to (a file is `--json-out` or `--plot`), `--quiet`
+turns progress bars off, `--max-train-pairs` / `--max-eval-pairs` limit the pairs trained and
+evaluated (`evaluate --max-pairs`: it only evaluates). Each command builds one frozen config
+and calls one function of `training.api`; failures are `TrainingError`s (exit 8) printed on
+one line by `app.main`. Torch loads only when a command runs, so `issues-sts --help` stays fast.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, config_error, console
+from issues_sts.cli.common import DEFAULT_OUT, QUIET_HELP, config_error, console
 from issues_sts.cli.common import out as stdout
-from issues_sts.errors import ConfigError, Interrupted, Terminated
+from issues_sts.errors import ConfigError, Interrupted, Terminated, TrainingError, os_errors
+from issues_sts.store import Store
 
 #: where runs go unless --out says otherwise
 RUNS = Path("runs")
@@ -55,9 +57,7 @@ MaxLength = Annotated[
     int,
     typer.Option("--max-length", help="Tokens per text for training and evaluation (paper: 512)."),
 ]
-Quiet = Annotated[
-    bool, typer.Option("--quiet", help="No progress bars; the summary is still printed.")
-]
+Quiet = Annotated[bool, typer.Option("--quiet", help=QUIET_HELP)]
 Seed = Annotated[
     int, typer.Option("--seed", help="Seed of initialisation, batch order and dropout.")
 ]
@@ -74,10 +74,24 @@ MaxTrainPairs = Annotated[
     int | None,
     typer.Option("--max-train-pairs", help="Train on the first N pairs of the train split only."),
 ]
-MaxPairs = Annotated[
+MaxEvalPairs = Annotated[
     int | None,
-    typer.Option("--max-pairs", help="Evaluate on the first N pairs of each evaluated split only."),
+    typer.Option(
+        "--max-eval-pairs",
+        help="Evaluate on N pairs of each evaluated split only, both labels in the split's "
+        "proportions.",
+    ),
 ]
+EvalMaxPairs = Annotated[
+    int | None,
+    typer.Option(
+        "--max-pairs",
+        help="Evaluate on N pairs only, both labels in the split's proportions (the first "
+        "pairs of each label).",
+    ),
+]
+# What the OS refuses while training (a read-only run folder, a full disk) is training's.
+TRAINING_FILES = "training cannot read or write a file it needs"
 ValidSplit = Annotated[
     str | None,
     typer.Option(
@@ -169,7 +183,7 @@ def train_command(
         ),
     ] = None,
     max_train_pairs: MaxTrainPairs = None,
-    max_pairs: MaxPairs = None,
+    max_eval_pairs: MaxEvalPairs = None,
     loss: Annotated[
         str,
         typer.Option(
@@ -267,7 +281,7 @@ def train_command(
             eval_steps=eval_steps,
             save_steps=save_steps,
             max_train_pairs=max_train_pairs,
-            max_eval_pairs=max_pairs,
+            max_eval_pairs=max_eval_pairs,
             resume=resume,
             device=device,
             progress=not quiet,
@@ -275,7 +289,8 @@ def train_command(
         ),
         "train",
     )
-    result = train(config)
+    with os_errors(TrainingError, TRAINING_FILES):
+        result = train(config)
     best = (
         f", best {config.valid_split} Spearman {result.best_metric:.2f}"
         if result.best_metric is not None
@@ -288,6 +303,13 @@ def train_command(
             f"{result.output / 'last'}{best}",
             hint="the same command continues from that checkpoint",
         )
+    if result.already_complete:
+        stdout.print(
+            f"the run in {result.output} is already complete ({result.steps} steps{best}); "
+            f"nothing trained; model: {result.model_dir} (--no-resume starts it over)",
+            soft_wrap=True,
+        )
+        return
     if result.steps < result.total_steps:
         console.print(
             f"stopped after step {result.steps} of {result.total_steps} (--stop-after-steps); "
@@ -311,45 +333,54 @@ Examples:
     issues-sts evaluate --model runs/angle --dataset data/dataset --split test --plot test.png
 
     issues-sts evaluate --dataset data/dataset --json
+
+    issues-sts evaluate --model runs/angle --max-pairs 200 --json-out runs/angle/test.json
+
+A split whose pairs carry one label only is refused (exit 8): the metrics would be undefined.
 """
 
 
 def evaluate_command(
     dataset: Dataset = str(DEFAULT_OUT),
     model: Model = None,
-    split: Annotated[str, typer.Option("--split", help="train, valid or test.")] = "test",
+    split: Annotated[
+        str,
+        typer.Option("--split", help="A split the dataset has (a built one: train, valid, test)."),
+    ] = "test",
     pooling: Pooling = None,
     max_length: Annotated[
         int | None,
         typer.Option("--max-length", help="Tokens per text (default: the model's own limit)."),
     ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Texts per forward pass.")] = 64,
-    max_pairs: MaxPairs = None,
+    max_pairs: EvalMaxPairs = None,
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write the cosine density-by-label PNG here.")
     ] = None,
-    out_file: Annotated[
-        Path | None, typer.Option("--out", help="Write the metrics as JSON to this file.")
+    json_out: Annotated[
+        Path | None, typer.Option("--json-out", help="Write the metrics as JSON to this file.")
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the metrics as JSON on stdout instead of a table.")
     ] = False,
+    quiet: Quiet = False,
 ) -> None:
     from training.api import evaluate
 
-    metrics = evaluate(
-        model,
-        dataset,
-        split,
-        pooling=pooling,
-        max_length=max_length,
-        batch_size=batch_size,
-        max_pairs=max_pairs,
-        plot=plot,
-        output=out_file,
-    )
+    with os_errors(TrainingError, TRAINING_FILES):
+        metrics = evaluate(
+            model,
+            dataset,
+            split,
+            pooling=pooling,
+            max_length=max_length,
+            batch_size=batch_size,
+            max_pairs=max_pairs,
+            plot=plot,
+            output=json_out,
+        )
     if as_json:
-        stdout.print(json.dumps(metrics))
+        stdout.print(json.dumps(metrics, allow_nan=False), markup=False, highlight=False)
         return
     table = Table(title=f"{model or 'offline backbone'} on {split}")
     table.add_column("metric")
@@ -401,7 +432,7 @@ def ablate_command(
     seed: Seed = 42,
     precision: Precision = "auto",
     max_train_pairs: MaxTrainPairs = None,
-    max_pairs: MaxPairs = None,
+    max_eval_pairs: MaxEvalPairs = None,
     valid_split: ValidSplit = "valid",
     quiet: Quiet = False,
 ) -> None:
@@ -422,14 +453,15 @@ def ablate_command(
             seed=seed,
             precision=precision,  # type: ignore[arg-type]  # pydantic checks it
             max_train_pairs=max_train_pairs,
-            max_eval_pairs=max_pairs,
+            max_eval_pairs=max_eval_pairs,
             valid_split=valid_split or None,
             progress=not quiet,
         ),
         "ablate",
     )
     names = [v.strip() for v in variants.split(",") if v.strip()]
-    result = ablate(AblationConfig(base=base, variants=names, split=split))
+    with os_errors(TrainingError, TRAINING_FILES):
+        result = ablate(AblationConfig(base=base, variants=names, split=split))
     stdout.print(result.table_path.read_text())
     console.print(f"table: {result.table_path}")
 
@@ -455,7 +487,7 @@ def pretrain_ran_command(
         typer.Option("--store", help="Crawl store instead: every issue's title and body."),
     ] = None,
     out: Annotated[
-        Path, typer.Option("--out", help="Where the pretrained RAN encoder goes.")
+        Path, typer.Option("--out", help="Folder the pretrained RAN encoder goes to.")
     ] = RUNS / "ran-mlm",
     model: Annotated[
         str, typer.Option("--model", help="ran-base, ran-small, ran-tiny or a RAN folder.")
@@ -492,6 +524,7 @@ def pretrain_ran_command(
             "--set", help="RAN config field of a fresh preset, e.g. window_size=128 (repeatable)."
         ),
     ] = None,
+    quiet: Quiet = False,
 ) -> None:
     from training.pretrain_ran import PretrainConfig, parse_settings, pretrain
 
@@ -499,6 +532,8 @@ def pretrain_ran_command(
         raise ConfigError(
             "pass exactly one of --dataset and --store", hint="see `issues-sts pretrain-ran --help`"
         )
+    if store is not None:  # what is wrong with a store is the store's (exit 3), as elsewhere
+        Store.open(store).close()
     source = dataset if dataset is not None else store
     assert source is not None  # exactly one of them, checked above
     config = _config(
@@ -520,7 +555,8 @@ def pretrain_ran_command(
         ),
         "pretrain-ran",
     )
-    result = pretrain(config)
+    with os_errors(TrainingError, TRAINING_FILES):
+        result = pretrain(config, progress=not quiet)
     console.print(
         f"pretrained {config.model} on {result.texts} texts: {len(result.losses)} steps, "
         f"{result.tokens} tokens in {result.seconds:.0f}s; MLM loss {result.first_loss:.3f} "

@@ -22,6 +22,17 @@ def has_duplicate_wording(text: str | None) -> bool:
     return says_duplicate(text)
 
 
+def mentions_issue(text: str | None) -> bool:
+    """Does `text` point at any issue (#N, owner/repo#N or an issue URL)?"""
+    return bool(text) and bool(_ISSUE_REF.search(text or "") or _URL_REF.search(text or ""))
+
+
+def says_duplicate_itself(labels: Iterable[object], state_reason: str | None) -> bool:
+    """GitHub's own word that an issue is a duplicate: `state_reason` or a duplicate label."""
+    names = [lab.get("name", "") if isinstance(lab, dict) else str(lab) for lab in labels]
+    return (state_reason or "").lower() == DUPLICATE_STATE_REASON or labels_say_duplicate(names)
+
+
 def referenced_numbers(text: str | None, repo: str) -> set[int]:
     """Issue numbers of `repo` that `text` points at (#N, or a full github.com URL)."""
     if not text:

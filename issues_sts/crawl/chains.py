@@ -166,6 +166,7 @@ class TimelineChain:
                 for e in page.data
                 if isinstance(e, dict)
                 and (r := gql.rest_event_row(self.ctx.repo, self.number, e)) is not None
+                and gql.worth_keeping(r)
             ]
         nxt = page.next_url if page.status == 200 else None
         done = nxt is None
@@ -261,6 +262,46 @@ class GraphQLChain:
         self.todo = list(batch.more) + rest
         self.after = {n: c for n, c in self.after.items() if n in rest} | dict(batch.more)
         self.ctx.page_done("graphql", len(rows), 0)
+
+
+class ThreadCheck:
+    """One issue's comments over REST (`GET /issues/{n}/comments`, every page), for a thread
+    the crawl could not store whole or whose stored comments fall short of the issue's count.
+    REST keys every comment by its id, so a listing that completes closes the thread's gap;
+    one GitHub no longer answers (deleted or moved meanwhile) leaves it."""
+
+    def __init__(self, ctx: RepoContext, number: int, updated_at: str | None) -> None:
+        self.ctx = ctx
+        self.number = number
+        self.updated_at = updated_at
+        self.url: str | None = f"{ctx.api_path}/issues/{number}/comments?per_page={ctx.per_page}"
+        self.stored = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.url is None
+
+    def next_step(self) -> Step | None:
+        url = self.url
+        if url is None:
+            return None
+        return lambda client: client.get(url, expect=(404, 410))
+
+    def commit(self, page: Page) -> None:
+        repo, store = self.ctx.repo, self.ctx.store
+        items: list[dict[str, Any]] = (
+            page.data if page.status == 200 and isinstance(page.data, list) else []
+        )
+        self.stored += len(items)
+        self.url = page.next_url if page.status == 200 else None
+        if self.url is not None:
+            store.write_page(repo, comments=items)
+        elif page.status == 200:
+            verified = Checkpoint(repo, f"verified:{self.number}", since=self.updated_at, done=True)
+            store.write_page(repo, comments=items, checkpoint=verified, whole=[self.number])
+        # else: deleted or moved meanwhile; a gap the thread had stays, and says so
+        self.ctx.summary.comments += len(items)
+        self.ctx.page_done("threads", len(items), 0 if self.url is None else None)
 
 
 def _repo_of(issue: dict[str, Any]) -> str | None:

@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -24,6 +24,7 @@ from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.pacing import LimitHit, PacingConfig, TransientError, Verdict
 from issues_sts.crawl.pagination import next_url, same_origin
 from issues_sts.errors import BadCredentials, GitHubError, RetriesExhausted, Unreachable
+from issues_sts.secrets import Scrubber
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -60,18 +61,6 @@ class CrawlCancelled(Exception):
 
 class GraphQLUnavailable(Exception):
     """`/graphql` answered 404 or refused us: fall back to REST timelines."""
-
-
-class Scrubber:
-    """Removes secrets from any text before it reaches a log, an error or a file."""
-
-    def __init__(self, secrets: Iterable[str | None]) -> None:
-        self.secrets = [s for s in secrets if s]
-
-    def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return text
 
 
 def make_http_client(api_url: str, token: str | None, *, timeout: float = 30.0) -> httpx.Client:

@@ -88,7 +88,7 @@ class RepoSummary:
     """What one repository's sync did (counts are of this run, not of the store)."""
 
     repo: str
-    status: str = "pending"  # ok | missing | stopped | failed
+    status: str = "pending"  # ok | lossy | missing | stopped | failed
     message: str = ""
     pages: int = 0
     issues: int = 0
@@ -104,6 +104,10 @@ class RepoSummary:
     )
     thread_points: int = 0  # of them, for issue threads (the rest: duplicate candidates)
     seconds: float = 0.0
+    gaps: int = 0  # threads this run found short (then asked REST for)
+    lost_threads: int = 0  # threads still short at the end: their comments were not all stored
+    lost_comments: int = 0
+    short_counted: int = 0  # issues whose count exceeds what GitHub lists (deleted, hidden)
 
 
 @dataclass
@@ -143,3 +147,8 @@ class CrawlSummary:
     @property
     def ok(self) -> bool:
         return self.stopped is None and all(r.status in ("ok", "missing") for r in self.repos)
+
+    @property
+    def lossy(self) -> list[RepoSummary]:
+        """Repositories whose sync ended but could not store every comment GitHub listed."""
+        return [r for r in self.repos if r.status == "lossy"]

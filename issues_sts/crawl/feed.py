@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from issues_sts.crawl.candidates import has_duplicate_wording
+from issues_sts.crawl.candidates import has_duplicate_wording, says_duplicate_itself
 from issues_sts.crawl.chains import IDLE, Chain, ListChain, Step
-from issues_sts.links.vocabulary import DUPLICATE_STATE_REASON, labels_say_duplicate
 
 
 def _number(comment: dict[str, Any]) -> int | None:
@@ -24,13 +23,7 @@ def _number(comment: dict[str, Any]) -> int | None:
 
 def strong_evidence(issue: dict[str, Any]) -> bool:
     """A duplicate closure or a duplicate label: worth a timeline before any comment is read."""
-    labels = [
-        lab.get("name", "") if isinstance(lab, dict) else str(lab)
-        for lab in issue.get("labels") or []
-    ]
-    return (
-        issue.get("state_reason") or ""
-    ).lower() == DUPLICATE_STATE_REASON or labels_say_duplicate(labels)
+    return says_duplicate_itself(issue.get("labels") or [], issue.get("state_reason"))
 
 
 class CandidateFeed:
@@ -42,11 +35,13 @@ class CandidateFeed:
         batch: int,
         limit: int,
         make_batch: Callable[[list[tuple[int, str | None]]], Chain],
+        read_with_thread: Callable[[dict[str, Any]], bool] = lambda raw: False,
     ) -> None:
         self.lists = lists
         self.batch = batch
         self.limit = limit
         self.make_batch = make_batch
+        self.read_with_thread = read_with_thread  # its timeline comes with its thread: skip it
         self.issues: dict[int, str | None] = {}  # non-PR issues seen in this run -> updated_at
         self.worded: set[int] = set()
         self.pending: dict[int, str | None] = {}
@@ -55,7 +50,7 @@ class CandidateFeed:
 
     def offer_issues(self, items: list[dict[str, Any]]) -> None:
         for raw in items:
-            if raw.get("pull_request") is not None:
+            if raw.get("pull_request") is not None or self.read_with_thread(raw):
                 continue
             number, updated = int(raw["number"]), raw.get("updated_at")
             self.issues[number] = updated

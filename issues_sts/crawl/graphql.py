@@ -1,8 +1,16 @@
-"""Batched GraphQL queries for duplicate candidates: the only API naming the canonical issue.
+"""Batched GraphQL queries for the duplicate evidence that lives in timelines.
 
 One query asks for many issues at once through aliases (`i123: issue(number: 123) {...}`),
-each with `stateReason(enableDuplicate: true)` and its MARKED/UNMARKED_AS_DUPLICATE_EVENT
-timeline items. Pure functions: building queries and turning answers into event rows.
+each with `stateReason(enableDuplicate: true)` and its timeline items of the kinds that bear
+on duplicates (`EVENT_TYPES`): who closed it and why, reopens, the label history, and
+`MarkedAsDuplicateEvent`s, the only place that names the canonical issue (and, on the
+canonical's own timeline, the duplicate). Pure functions: building queries and turning
+answers into event rows.
+
+Two traps of GitHub's schema: `Issue.stateReason` reports a duplicate close as NOT_PLANNED
+unless asked with `enableDuplicate: true`, and `ClosedEvent.stateReason`, which takes no such
+argument, always does (the REST list's `state_reason` says "duplicate" for the last close). A
+`Bot` actor's GraphQL login lacks the `[bot]` its REST login has.
 """
 
 from __future__ import annotations
@@ -13,20 +21,38 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from issues_sts.links.vocabulary import is_duplicate_label
+
 _REF = (
     "__typename ... on Issue { number repository { nameWithOwner } } "
     "... on PullRequest { number repository { nameWithOwner } }"
 )
-_EVENT_FIELDS = f"id createdAt actor {{ login }} canonical {{ {_REF} }} duplicate {{ {_REF} }}"
+ACTOR = "actor { __typename login }"
+_MARK_FIELDS = f"id createdAt {ACTOR} canonical {{ {_REF} }} duplicate {{ {_REF} }}"
+# The timeline items that bear on duplicates, and what the crawl asks of each.
+EVENT_TYPES = (
+    "CLOSED_EVENT",
+    "REOPENED_EVENT",
+    "LABELED_EVENT",
+    "UNLABELED_EVENT",
+    "MARKED_AS_DUPLICATE_EVENT",
+    "UNMARKED_AS_DUPLICATE_EVENT",
+)
+EVENT_FRAGMENTS = (
+    f"... on ClosedEvent {{ id createdAt {ACTOR} stateReason }} "
+    f"... on ReopenedEvent {{ id createdAt {ACTOR} }} "
+    f"... on LabeledEvent {{ id createdAt {ACTOR} label {{ name }} }} "
+    f"... on UnlabeledEvent {{ id createdAt {ACTOR} label {{ name }} }} "
+    f"... on MarkedAsDuplicateEvent {{ {_MARK_FIELDS} }} "
+    f"... on UnmarkedAsDuplicateEvent {{ {_MARK_FIELDS} }}"
+)
 
 
 def _items(first: int, after: str | None) -> str:
     cursor = f", after: {json.dumps(after)}" if after else ""
     return (
-        "timelineItems(itemTypes: [MARKED_AS_DUPLICATE_EVENT, UNMARKED_AS_DUPLICATE_EVENT], "
-        f"first: {int(first)}{cursor}) {{ nodes {{ __typename "
-        f"... on MarkedAsDuplicateEvent {{ {_EVENT_FIELDS} }} "
-        f"... on UnmarkedAsDuplicateEvent {{ {_EVENT_FIELDS} }} }} "
+        f"timelineItems(itemTypes: [{', '.join(EVENT_TYPES)}], "
+        f"first: {int(first)}{cursor}) {{ nodes {{ __typename {EVENT_FRAGMENTS} }} "
         "pageInfo { hasNextPage endCursor } }"
     )
 
@@ -75,6 +101,10 @@ def refused_as_too_heavy(answer: dict[str, Any]) -> bool:
 
 
 EVENT_NAMES = {
+    "ClosedEvent": "closed",
+    "ReopenedEvent": "reopened",
+    "LabeledEvent": "labeled",
+    "UnlabeledEvent": "unlabeled",
     "MarkedAsDuplicateEvent": "marked_as_duplicate",
     "UnmarkedAsDuplicateEvent": "unmarked_as_duplicate",
 }
@@ -116,21 +146,39 @@ def _ref(node: Any) -> tuple[str | None, int | None]:
     return repo, int(node["number"])
 
 
+def actor_of(actor: Any) -> tuple[str | None, str | None]:
+    """(REST login, type) of a GraphQL `Actor`: a `Bot`'s login gets REST's `[bot]`."""
+    if not isinstance(actor, dict) or not actor.get("login"):
+        return None, None
+    login, kind = str(actor["login"]), str(actor.get("__typename") or "User")
+    if kind == "Bot" and not login.endswith("[bot]"):
+        login += "[bot]"
+    return login, kind
+
+
 def event_row(repo: str, number: int, node: dict[str, Any]) -> dict[str, Any] | None:
     """One `events` table row from a GraphQL timeline node (None for other item types)."""
     event = EVENT_NAMES.get(str(node.get("__typename")))
     if event is None or not node.get("id"):
         return None
     canonical_repo, canonical_number = _ref(node.get("canonical"))
+    duplicate_repo, duplicate_number = _ref(node.get("duplicate"))
+    actor, actor_type = actor_of(node.get("actor"))
+    reason = node.get("stateReason")
     return {
         "repo": repo,
         "number": number,
         "event_key": str(node["id"]),
         "event": event,
-        "actor": (node.get("actor") or {}).get("login"),
+        "actor": actor,
+        "actor_type": actor_type,
         "created_at": node.get("createdAt"),
         "canonical_repo": canonical_repo,
         "canonical_number": canonical_number,
+        "duplicate_repo": duplicate_repo,
+        "duplicate_number": duplicate_number,
+        "label": (node.get("label") or {}).get("name"),
+        "state_reason": str(reason).lower() if reason else None,
         "source": "graphql",
         "raw": json.dumps(node, sort_keys=True, separators=(",", ":")),
     }
@@ -159,7 +207,9 @@ def parse_batch(repo: str, numbers: Sequence[int], answer: dict[str, Any]) -> Ba
             continue
         items = node.get("timelineItems") or {}
         rows = [
-            row for n in items.get("nodes") or [] if (row := event_row(repo, number, n)) is not None
+            row
+            for n in items.get("nodes") or []
+            if (row := event_row(repo, number, n)) is not None and worth_keeping(row)
         ]
         result.events[number] = rows
         info = items.get("pageInfo") or {}
@@ -181,24 +231,42 @@ def fatal_errors(answer: dict[str, Any]) -> list[str]:
     )
 
 
+REST_EVENTS = frozenset(EVENT_NAMES.values())
+
+
 def rest_event_row(repo: str, number: int, event: dict[str, Any]) -> dict[str, Any] | None:
     """One `events` row from a REST timeline event (REST does not name the canonical).
     The key is the node id, as GraphQL's, so both sources describe the same event once."""
     name = event.get("event")
-    if name not in ("marked_as_duplicate", "unmarked_as_duplicate"):
+    if name not in REST_EVENTS:
         return None
     key = event.get("node_id") or event.get("id")
     if key is None:
         return None
+    found = event.get("actor")
+    actor: dict[str, Any] = found if isinstance(found, dict) else {}
     return {
         "repo": repo,
         "number": number,
         "event_key": str(key),
         "event": name,
-        "actor": (event.get("actor") or {}).get("login"),
+        "actor": actor.get("login"),
+        "actor_type": actor.get("type"),
         "created_at": event.get("created_at"),
         "canonical_repo": None,
         "canonical_number": None,
+        "duplicate_repo": None,
+        "duplicate_number": None,
+        "label": (event.get("label") or {}).get("name"),
+        "state_reason": event.get("state_reason"),
         "source": "rest",
         "raw": json.dumps(event, sort_keys=True, separators=(",", ":")),
     }
+
+
+def worth_keeping(row: dict[str, Any]) -> bool:
+    """Which events the store keeps: the duplicate events, closes and reopens, and the history
+    of labels that say "duplicate" (a repository's other labels come and go by the thousand)."""
+    if row["event"] in ("labeled", "unlabeled"):
+        return bool(row.get("label")) and bool(is_duplicate_label(row["label"]))
+    return True

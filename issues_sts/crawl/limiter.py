@@ -47,7 +47,8 @@ class Limiter:
         self._buckets: dict[str, BucketState] = {}
         self._in_flight: dict[str, int] = {}
         self._total_in_flight = 0
-        self._waited_until = 0.0
+        self._sleepers = 0  # threads sleeping at the gate now
+        self._asleep_since = 0.0  # since when one has been
         self._recent: deque[Sent] = deque()  # answered requests of the last minute
         self._flying: dict[int, Sent] = {}  # requests in flight, with an estimated duration
         self._estimate: dict[str, float] = {}  # decaying maximum of response seconds per bucket
@@ -101,7 +102,7 @@ class Limiter:
                 self.stats.secondary_waits += 1
                 if self.on_wait is not None:  # the announcer says only long ones, once each
                     self.on_wait(f"{bucket} per-minute", delay)
-                self.sleep(min(delay, self.cfg.minute / 60))  # a second on GitHub's clock
+                self._sleep(min(delay, self.cfg.minute / 60))  # a second on GitHub's clock
             else:
                 self._wait(bucket, delay)
 
@@ -111,15 +112,26 @@ class Limiter:
 
     def _wait(self, bucket: str, delay: float) -> None:
         with self._lock:
-            # threads waiting for the same window overlap: count wall time spent waiting once
-            now = self.clock()
-            until = now + delay
             self.stats.waits += 1
-            self.stats.waited_seconds += max(0.0, until - max(now, self._waited_until))
-            self._waited_until = max(self._waited_until, until)
         if self.on_wait is not None:
             self.on_wait(bucket, delay)
-        self.sleep(delay)
+        self._sleep(delay)
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep at the gate. `stats.waited_seconds` is the wall time during which at least one
+        thread slept here, as measured: threads waiting for the same window count once, and
+        a wait cut short (the crawl stopped) counts what it lasted."""
+        with self._lock:
+            if self._sleepers == 0:
+                self._asleep_since = self.clock()
+            self._sleepers += 1
+        try:
+            self.sleep(seconds)
+        finally:
+            with self._lock:
+                self._sleepers -= 1
+                if self._sleepers == 0:
+                    self.stats.waited_seconds += max(0.0, self.clock() - self._asleep_since)
 
     def release(
         self,

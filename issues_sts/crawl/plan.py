@@ -7,8 +7,12 @@ what the crawler does (`runner`) to that size:
 
 * REST: `GET /repos/{r}` plus one issue-list page per 100 issues and PRs (and, without GraphQL,
   one repo-wide comment page per 100 comments, PRs' comments included);
-* GraphQL: one point per thread batch (up to 100 issues with comments, about 2,000 comments),
-  one per 50 duplicate candidates; PRs and their comments cost nothing;
+* GraphQL: one point per thread batch (up to 100 issues, about 2,000 timeline items): an open
+  issue with comments asks its comments, a closed one its timeline in the same connection (its
+  comments and the events that bear on duplicates: closes, reopens, label history, duplicate
+  marks), so the event collection costs points only for closed issues without comments that
+  point at an issue, and response time for the events themselves; one point per 50 open
+  duplicate candidates; PRs and their comments cost nothing;
 * time: the largest of what each limit allows at GitHub's documented values (5,000 requests
   and 5,000 points an hour; 90 s of response time a minute, 60 s of it GraphQL), with a
   response time of `latency_base + latency_per_kb x size` (the stated latency assumption).
@@ -31,6 +35,7 @@ PLAN_FILE = "crawl-plan.json"
 COUNTS_QUERY = (
     "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
     "issues(first: 1) { totalCount } pullRequests(first: 1) { totalCount } "
+    "closed: issues(first: 1, states: [CLOSED]) { totalCount } "
     "recent: issues(first: 100, orderBy: {field: CREATED_AT, direction: DESC}) "
     "{ nodes { comments(first: 1) { totalCount } } } } }"
 )
@@ -51,6 +56,16 @@ class Assumptions:
     comments_per_item: float = 5.0  # when no sample says otherwise (REST-only plans)
     candidate_share: float = 0.05  # issues with duplicate evidence whose timeline is asked
     thread_batch_comments: int = 2000  # node budget of one thread batch
+    # The event collection (closed issues' timelines), from the real archives: 67 % (onnxruntime)
+    # and 75 % (neovim) of issues are closed; a closed issue's timeline serves ~4 items that
+    # bear on duplicates (closes, reopens, every label added or removed, marks), most dropped;
+    # ~5 % of closed issues have no comment but point at an issue (asked for their close alone);
+    # ~2 % of issues are closed duplicates (REST-only: their timelines).
+    closed_share: float = 0.7  # when the count does not say
+    events_per_closed: float = 4.0
+    event_kb: float = 0.25
+    closed_without_comments: float = 0.05
+    closed_duplicate_share: float = 0.02
 
 
 @dataclass
@@ -60,6 +75,7 @@ class RepoCounts:
     issues: int | None  # None: unknown (REST-only count)
     comments_per_issue: float | None = None  # mean over the newest issues (sample)
     with_comments: float | None = None  # share of those with at least one comment
+    closed: int | None = None  # closed issues (GraphQL count)
 
 
 @dataclass
@@ -101,19 +117,27 @@ def plan_repo(c: RepoCounts, *, graphql: bool, a: Assumptions = Assumptions()) -
     per_issue = c.comments_per_issue if c.comments_per_issue is not None else a.comments_per_item
     list_pages = math.ceil(c.items / 100)
     page_seconds = a.latency_base + a.latency_per_kb * min(100, c.items) * a.issue_kb
+    closed = c.closed if c.closed is not None else round(issues * a.closed_share)
     if graphql:
         comments = round(issues * per_issue)
         threads = round(issues * (c.with_comments if c.with_comments is not None else 0.8))
-        batches = max(math.ceil(threads / 100), math.ceil(comments / a.thread_batch_comments))
+        threads += round(closed * a.closed_without_comments)  # asked for their close alone
+        events = round(closed * a.events_per_closed)
+        nodes = comments + events
+        batches = max(math.ceil(threads / 100), math.ceil(nodes / a.thread_batch_comments))
         candidates = math.ceil(issues * a.candidate_share / 50)
         points = batches + candidates
-        graphql_seconds = points * a.latency_base + comments * a.comment_kb * a.latency_per_kb
+        graphql_seconds = (
+            points * a.latency_base
+            + (comments * a.comment_kb + events * a.event_kb) * a.latency_per_kb
+        )
         rest = 1 + list_pages
         seconds = rest * page_seconds + graphql_seconds
     else:
         comments = round(c.items * per_issue)
         comment_pages = math.ceil(comments / 100)
-        timelines = math.ceil(issues * a.candidate_share / 4)  # keyword closes only
+        # keyword closes open again, and closed issues GitHub calls duplicates
+        timelines = math.ceil(issues * (a.candidate_share / 4 + a.closed_duplicate_share))
         rest = 1 + list_pages + comment_pages + timelines
         points, graphql_seconds = 0, 0.0
         seconds = (
@@ -146,6 +170,18 @@ class Plan:
             t.response_seconds += p.response_seconds
             t.graphql_response_seconds += p.graphql_response_seconds
         return t
+
+    def anonymous_requests(self) -> int:
+        """The REST requests of the same crawl without a token (no GraphQL: comments and
+        timelines over REST), at GitHub's 60 an hour."""
+        if not self.graphql:
+            return self.total().rest_requests
+        total = 0
+        for p in self.repos:
+            per_item = p.comments / p.items if p.items else 0.0  # REST lists PRs' comments too
+            counts = RepoCounts(p.repo, p.items, p.issues, per_item)
+            total += plan_repo(counts, graphql=False, a=self.assumptions).rest_requests
+        return total
 
     def save(self, store: Path) -> None:
         data = {
@@ -191,7 +227,10 @@ def ask_counts(client: GitHubClient, repo: str, *, graphql: bool) -> tuple[RepoC
             ]
             mean = sum(sample) / len(sample) if sample else None
             share = sum(1 for s in sample if s > 0) / len(sample) if sample else None
-            return RepoCounts(repo, issues + prs, issues, mean, share), True
+            closed = (node.get("closed") or {}).get("totalCount")
+            counts = RepoCounts(repo, issues + prs, issues, mean, share)
+            counts.closed = int(closed) if closed is not None else None
+            return counts, True
     page = client.get(f"repos/{repo}/issues?state=all&per_page=1", expect=(404,))
     last = last_page(page.link)
     items = last if last is not None else len(page.data) if isinstance(page.data, list) else 0

@@ -37,6 +37,7 @@ from issues_sts.crawl.candidates import (
     has_duplicate_wording,
     rank_candidates,
     referenced_numbers,
+    says_duplicate_itself,
 )
 from issues_sts.crawl.chains import (
     Chain,
@@ -44,6 +45,7 @@ from issues_sts.crawl.chains import (
     ListChain,
     RefChain,
     RepoContext,
+    ThreadCheck,
 )
 from issues_sts.crawl.client import (
     BudgetReached,
@@ -53,23 +55,27 @@ from issues_sts.crawl.client import (
     make_http_client,
 )
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary, RepoSummary
-from issues_sts.crawl.feed import CandidateFeed
+from issues_sts.crawl.feed import CandidateFeed, strong_evidence
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.limiter import Limiter
+from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Assumptions, Plan, ask_counts, compare, plan_repo
-from issues_sts.crawl.progress import CrawlProgress
+from issues_sts.crawl.progress import CrawlProgress, Projection
 from issues_sts.crawl.pump import pump_flows
-from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack
+from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, Want, pack, want, want_of
+from issues_sts.crawl.token import HOW_TO_PASS
 from issues_sts.errors import (
     BadCredentials,
     GitHubError,
     RateLimited,
     RepoNotFound,
     SignalInterrupt,
+    StoreError,
     Unreachable,
+    os_errors,
 )
 from issues_sts.report import SILENT, Reporter
-from issues_sts.store import Checkpoint, Store, utcnow
+from issues_sts.store import CRAWL_CONFIG, Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
 # GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a duplicate.
@@ -86,7 +92,7 @@ def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
     return found
 
 
-CONFIG_FILE = "crawl-config.json"
+CONFIG_FILE = CRAWL_CONFIG
 
 
 def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
@@ -105,12 +111,18 @@ class RepoState:
     def __init__(self) -> None:
         self.keyword_closed: set[int] = set()  # issues closed with the "Duplicate of" keyword
         self.open_numbers: set[int] = set()  # issues that are open now
+        self.closed_duplicates: set[int] = set()  # closed, and GitHub calls them duplicates
 
     def rest_worthy(self, number: int) -> bool:
-        """Whether a REST timeline (no canonical named) can change this issue's link: only an
-        issue closed with the "Duplicate of #N" keyword and open again, where an unmark may
-        have retracted the keyword's mark (a closed one's last word stands)."""
-        return number in self.keyword_closed and number in self.open_numbers
+        """Whether a REST timeline (no canonical named) can change this issue's link, where
+        that is cheap (a few in a hundred issues): an issue closed with the "Duplicate of #N"
+        keyword and open again, where an unmark may have retracted the keyword's mark; and a
+        closed issue GitHub calls a duplicate (label, `state_reason`), whose timeline says who
+        closed it (REST lists name no closer: a triage bot acts for the maintainers) and which
+        duplicate labels it carried."""
+        return (
+            number in self.keyword_closed and number in self.open_numbers
+        ) or number in self.closed_duplicates
 
 
 class ResolveChain:
@@ -152,12 +164,12 @@ class RepoSync:
     phases: `pump_flows` runs several repositories' flows at once."""
 
     def __init__(
-        self, cfg: CrawlConfig, store: Store, client: GitHubClient, reporter: Reporter
+        self, cfg: CrawlConfig, store: Store, client: GitHubClient, progress: CrawlProgress
     ) -> None:
         self.cfg = cfg
         self.store = store
         self.client = client
-        self.progress = CrawlProgress(reporter, len(cfg.repos))
+        self.progress = progress
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
         self.sizer = PageSizer(
@@ -179,19 +191,26 @@ class RepoSync:
             lambda resource, items, left: self._on_page(repo, resource, items, left),
         )
         state = RepoState()
+        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for,
+        # and a closed issue's timeline comes with its thread.
+        by_threads = self.graphql_ok
+
+        def read_with_thread(raw: dict[str, Any]) -> bool:
+            wanted = want_of(raw)
+            return self.graphql_ok and wanted is not None and wanted.events
+
         feed = CandidateFeed(
             [],
             self.cfg.graphql_batch,
             self.cfg.max_candidates,
             lambda c: self._batch(ctx, c, state),
+            read_with_thread,
         )
 
         def on_comments(items: list[dict[str, Any]]) -> None:
             state.keyword_closed |= keyword_closes(items)
             feed.offer_comments(items)
 
-        # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for.
-        by_threads = self.graphql_ok
         threads = ThreadFeed(
             lambda asks: self._threads(ctx, asks, on_comments),
             self.sizer,
@@ -201,11 +220,17 @@ class RepoSync:
 
         def on_issues(items: list[dict[str, Any]]) -> None:
             for item in items:
+                number = int(item["number"])
                 (
                     state.open_numbers.add
                     if item.get("state") == "open"
                     else state.open_numbers.discard
-                )(int(item["number"]))
+                )(number)
+                (
+                    state.closed_duplicates.add
+                    if item.get("state") == "closed" and strong_evidence(item)
+                    else state.closed_duplicates.discard
+                )(number)
             feed.offer_issues(items)
             if by_threads:
                 threads.offer_issues(items)
@@ -237,14 +262,26 @@ class RepoSync:
             )
         if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
             yield [comments]
+        # the completeness invariant: every thread short of its count (or with a gap) is read
+        # again over REST, once per `updated_at`
+        yield (ThreadCheck(ctx, n, updated) for n, updated in self.threads_to_check(repo))
         worded, named, state.keyword_closed = self.comment_evidence(repo)
         state.open_numbers = self.store.open_numbers(repo)
+        state.closed_duplicates = {
+            n
+            for n, reason, _, labels in self.store.issue_evidence(repo)
+            if n not in state.open_numbers and says_duplicate_itself(json.loads(labels), reason)
+        }
         ranked, todo = self.candidates(repo, worded)
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
         yield (self._batch(ctx, todo[i : i + batch], state) for i in range(0, len(todo), batch))
         yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
-        self.store.upsert_repo(repo, status="ok", last_sync=utcnow())
+        gaps = self.store.gaps(repo)
+        summary.lost_threads = len(gaps)
+        summary.lost_comments = sum(max(0, g.expected - g.got) for g in gaps)
+        summary.short_counted = len(self.store.short_threads(repo))
+        self.store.upsert_repo(repo, status="lossy" if gaps else "ok", last_sync=utcnow())
 
     def comment_evidence(self, repo: str) -> tuple[set[int], set[int], set[int]]:
         """One pass over the stored comments: issues with duplicate wording, the numbers such
@@ -274,14 +311,40 @@ class RepoSync:
         ]
         return ranked, todo
 
-    def thread_todo(self, repo: str) -> list[tuple[int, str | None, int]]:
-        """Issues with comments whose thread is not stored for their current `updated_at`."""
-        stored = self.store.checkpoint_watermarks(repo, "thread:")
+    def threads_to_check(self, repo: str) -> list[tuple[int, str | None]]:
+        """Threads to read again over REST: those with a gap, and those whose stored comments
+        fall short of the issue's count (unless already read so at its current `updated_at`:
+        GitHub counts deleted and hidden comments it no longer lists)."""
+        updated = {n: u for n, u, _ in self.store.issue_threads(repo)}
+        verified = self.store.checkpoint_watermarks(repo, "verified:")
+        gaps = {g.number for g in self.store.gaps(repo)}
+        short = {n for n, _, _ in self.store.short_threads(repo)}
         return [
-            (n, updated, count)
-            for n, updated, count in self.store.issue_threads(repo)
-            if count > 0 and stored.get(f"thread:{n}", "\0") != updated
+            (n, updated.get(n))
+            for n in sorted(gaps | short)
+            if n in gaps or verified.get(f"verified:{n}", "\0") != updated.get(n)
         ]
+
+    def thread_todo(self, repo: str) -> list[Want]:
+        """Threads (and closed issues' timelines) not stored for their current `updated_at`."""
+        stored = self.store.checkpoint_watermarks(repo, "thread:")
+        todo = []
+        for n, updated, count, state, text, labels, reason in self.store.thread_facts(repo):
+            if stored.get(f"thread:{n}", "\0") == updated:
+                continue
+            labels_list = json.loads(labels or "[]")
+            wanted = want(
+                n,
+                updated,
+                count or 0,
+                closed=state == "closed",
+                text=text,
+                labels=labels_list,
+                state_reason=reason,
+            )
+            if wanted is not None:
+                todo.append(wanted)
+        return todo
 
     def _threads(
         self, ctx: RepoContext, asks: list[Ask], on_comments: Callable[[list[dict[str, Any]]], None]
@@ -332,20 +395,27 @@ def run_crawl(
     http: httpx.Client | None = None,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] | None = None,
+    progress_every: float = 30.0,
 ) -> CrawlSummary:
     """Crawl `cfg.repos` into `cfg.store` and return what was done.
 
     Resumable (a second call continues where a killed one stopped) and incremental (a call
     after a finished crawl only asks what changed; unchanged lists answer free 304s).
     Raises BadCredentials when the token is rejected; a missing repository is reported in
-    the summary and skipped.
+    the summary and skipped. The progress line is refreshed at least every
+    `progress_every` seconds.
     """
     token = cfg.token_value()
     scrub = Scrubber([token])
     store = Store.open(cfg.store, create=True)
-    (cfg.store / CONFIG_FILE).write_text(
-        json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
-    )
+    try:
+        with os_errors(StoreError, f"the crawl store {cfg.store} cannot be written"):
+            (cfg.store / CONFIG_FILE).write_text(
+                json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
+            )
+    except StoreError:
+        store.close()
+        raise
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
     limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
@@ -363,15 +433,24 @@ def run_crawl(
     summary = CrawlSummary()
     started = clock()
     limiter.on_wait = WaitAnnouncer(
-        reporter, clock, cfg.pacing.announce_after, anonymous=token is None
+        reporter, clock, cfg.pacing.announce_after, anonymous=token is None, state=limiter.state
     )
-    sync = RepoSync(cfg, store, client, reporter)
+    plan = Plan.load(cfg.store)
+    progress = CrawlProgress(
+        reporter,
+        len(cfg.repos),
+        projection=Projection.of(plan, anonymous=token is None),
+        spent=lambda: client.stats.counted - client.stats.graphql + summary.graphql_points,
+        every=progress_every,
+        no_eta=_no_eta(plan),
+    )
+    sync = RepoSync(cfg, store, client, progress)
     try:
-        with reporter:
+        with reporter, progress:
             ends = RepoEnds(sync, summary, clock)
             # One more step than requests in flight: a page is committed while the next is fetched.
             pump_flows(
-                ends.flows(largest_first(cfg.repos, Plan.load(cfg.store))),
+                ends.flows(largest_first(cfg.repos, plan)),
                 client,
                 cfg.max_in_flight + 1,
                 flows_at_once=cfg.repos_at_once,
@@ -398,6 +477,12 @@ def run_crawl(
         if own_http:
             http.close()
     return summary
+
+
+def _no_eta(plan: Plan | None) -> str:
+    if plan is None:
+        return "ETA unknown (`issues-sts crawl --plan` sizes a first crawl)"
+    return "no ETA: a re-crawl asks only what changed"
 
 
 def _compare_with_plan(store: Path, summary: CrawlSummary) -> str | None:
@@ -457,21 +542,32 @@ def plan_crawl(
         asked_points=client.stats.graphql,
     )
     Store.open(cfg.store, create=True).close()
-    plan.save(cfg.store)
+    with os_errors(StoreError, f"the crawl plan cannot be saved in {cfg.store}"):
+        plan.save(cfg.store)
     return plan
 
 
 class WaitAnnouncer:
     """Says once, as a line, when a rate-limit wait starts and when it will end, with the cure
-    when there is one (no token: 60 requests an hour)."""
+    when there is one (no token: 60 requests an hour). A wait of `LONG_WAIT` or more also
+    says why and what would shorten it: it is where a crawl in a log looks hung."""
+
+    LONG_WAIT = 180.0
 
     def __init__(
-        self, reporter: Reporter, clock: Callable[[], float], at_least: float, *, anonymous: bool
+        self,
+        reporter: Reporter,
+        clock: Callable[[], float],
+        at_least: float,
+        *,
+        anonymous: bool,
+        state: Callable[[str], BucketState] | None = None,
     ) -> None:
         self.reporter = reporter
         self.clock = clock
         self.at_least = at_least
         self.anonymous = anonymous
+        self.state = state
         self._announced: dict[str, float] = {}
 
     def __call__(self, bucket: str, seconds: float) -> None:
@@ -480,13 +576,39 @@ class WaitAnnouncer:
             return
         self._announced[bucket] = until
         when = time.strftime("%H:%M:%S UTC", time.gmtime(until))
-        cure = (
-            "; no token: GitHub allows 60 requests an hour, pass --token or set GITHUB_TOKEN"
-            if self.anonymous
-            else ""
+        text = f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}"
+        if seconds >= self.LONG_WAIT:
+            text = (
+                f"waiting {seconds / 60:.0f} min for the {bucket} rate limit, until {when}: "
+                f"{self._why(bucket)}; {self._cure()}"
+            )
+        elif self.anonymous:
+            text += f"; no token: GitHub allows 60 requests an hour, {HOW_TO_PASS}"
+        self.reporter.notice(text)
+        log.info(
+            "%s",
+            text,
+            extra={"event": "wait", "data": {"bucket": bucket, "seconds": round(seconds, 1)}},
         )
-        self.reporter.notice(
-            f"waiting {seconds:.0f} s for the {bucket} rate limit, until {when}{cure}"
+
+    def _why(self, bucket: str) -> str:
+        if bucket.endswith("per-minute"):
+            return "GitHub's per-minute secondary limits (points and response time) are reached"
+        state = self.state(bucket) if self.state is not None else None
+        limit = f"{state.limit:,} " if state is not None and state.limit else ""
+        if state is not None and state.remaining == 0:
+            return f"this hour's {limit}{bucket} requests are spent"
+        return "GitHub asked the crawler to slow down (a secondary rate limit)"
+
+    def _cure(self) -> str:
+        if self.anonymous:
+            return (
+                "no token: GitHub allows 60 requests an hour; a token allows 5,000: "
+                f"{HOW_TO_PASS}, then run the same command (it resumes)"
+            )
+        return (
+            "nothing but time shortens it for this token; the crawl goes on by itself, or stop "
+            "it now (Ctrl-C) and run the same command later: it resumes where it stopped"
         )
 
 
@@ -528,7 +650,13 @@ class RepoEnds:
         result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
         stop: str | None = None
         if exc is None:
-            result.status = "ok"
+            result.status = "lossy" if result.lost_threads else "ok"
+            if result.lost_threads:
+                result.message = (
+                    f"{result.lost_comments:,} comments of {result.lost_threads:,} threads "
+                    "could not be stored"
+                )
+                log.error("%s: %s", result.repo, result.message)
         elif isinstance(exc, RepoNotFound):
             result.status, result.message = "missing", exc.one_line()
             log.warning("%s", exc.one_line())

@@ -17,6 +17,7 @@ from issues_sts.config import command_line
 from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
 from issues_sts.dataset.card import render_card
+from issues_sts.dataset.completeness import MissingRepo, as_json, check_complete, describe
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.dataset.diff import diff_builds, render_markdown
 from issues_sts.dataset.hard_negatives import term_postings
@@ -188,6 +189,9 @@ def run_build(
     history = History.of(cfg)
     step = _Steps(reporter, started)
     with _open_store(cfg.store) as store, reporter:
+        missing = check_complete(store, allow_incomplete=cfg.allow_incomplete)
+        if missing:
+            reporter.notice(f"building from an incomplete store: {describe(missing)}")
         # Links first: what the link stage holds is freed before the texts are read, so peak
         # memory is the larger of the two, not their sum.
         whole = cfg.negatives == "hard" or not streamed
@@ -208,7 +212,16 @@ def run_build(
             texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
             comments = store.comments_frame(columns=("repo", "number", "body"))
             summary = _build(
-                cfg, tokenizer, texts, text_counters, comments, table, step, history, renames
+                cfg,
+                tokenizer,
+                texts,
+                text_counters,
+                comments,
+                table,
+                step,
+                history,
+                renames,
+                missing=missing,
             )
         else:
             if link_stage is not None:
@@ -224,6 +237,7 @@ def run_build(
                 history,
                 renames,
                 streamed=(store, scan),
+                missing=missing,
             )
     return replace(summary, timings=step.finish())
 
@@ -239,6 +253,7 @@ def _build(
     history: History | None = None,
     renames: tuple[tuple[str, str], ...] = (),
     streamed: tuple[Store, StoreScan] | None = None,
+    missing: list[MissingRepo] | None = None,
 ) -> BuildSummary:
     """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
     facts the stages need); the texts of the issues in pairs are read back before assembling."""
@@ -281,6 +296,8 @@ def _build(
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing
     stats = build_stats(pairs, by_split, cfg.long_threshold)
+    if missing:
+        stats["incomplete_repositories"] = as_json(missing)
     step("writing")
     sizes = _write(cfg, pairs, table, stats, counters, by_split, history)
     step("done, closing the store")

@@ -171,6 +171,7 @@ def render_card(
     version = config.get("version")
     header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
     repos = len(stats["per_repository"])
+    incomplete_note = _incomplete_text(stats.get("incomplete_repositories") or [])
     recipe = str(config.get("text_recipe", "raw"))
     long_share = stats["token_lengths"]["train"]["share_longer_than_threshold"]
     long_threshold = stats["long_threshold"]
@@ -180,8 +181,9 @@ def render_card(
 # GitHub Issues Similarity (rebuilt){f" {version}" if version else ""}
 
 Pairs of GitHub issues labelled 1 when maintainers closed one as a duplicate of the other and 0
-for two issues of the same split with no duplicate link and no reference between them, built
-the way the AnglE paper describes its GitHub Issues Similarity dataset, from {repos} repositories.
+for two issues of the same split with no duplicate link and no reference between them,
+built the way the AnglE paper describes its GitHub Issues Similarity dataset, from {repos}
+repositories.{incomplete_note}
 Config `default`: `text1`, `text2`, `label` (int64). Config `positive`: the label-1 pairs as
 `anchor`, `positive`. Splits `train` / `valid` / `test`.
 
@@ -258,6 +260,19 @@ Counters (what each stage kept, dropped and redacted):
 {CITATION}
 ```
 """
+
+
+def _incomplete_text(incomplete: list[dict[str, str]]) -> str:
+    """The warning of a build made with --allow-incomplete: which repositories it lacks."""
+    if not incomplete:
+        return ""
+    rows = "\n".join(f"| {m['repo']} | {m['status']} |" for m in incomplete)
+    return (
+        f"\n\n**Incomplete crawl.** This build was made with `--allow-incomplete` from a store in "
+        f"which {len(incomplete)} repositories were not crawled to the end; their issues are "
+        f"missing or partial here (also in `stats.json`, `incomplete_repositories`):\n\n"
+        f"| repository | crawl status |\n|---|---|\n{rows}\n"
+    )
 
 
 def _version_text(version: Any) -> str:

@@ -54,7 +54,9 @@ class BuildConfig(BaseModel):
     # An earlier build (folder, or Hub id[@revision]) whose splits this one keeps exactly.
     previous: Annotated[str | None, Option("--previous")] = None
     # This build's version name (card, Hub tag); None = "v1", or the previous build's plus one.
-    version: Annotated[str | None, Option("--version")] = None
+    version: Annotated[str | None, Option("--dataset-version")] = None
+    # Build from a store whose crawl is not complete; the card and stats.json name what is missing.
+    allow_incomplete: Annotated[bool, Option("--allow-incomplete")] = False
 
     @field_validator("split_sizes")
     @classmethod

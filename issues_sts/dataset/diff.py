@@ -110,9 +110,15 @@ def diff_builds(old: Path, new: Path) -> dict[str, Any]:
     lost = old_links.join(new_links.select(LINK_KEY), on=LINK_KEY, how="anti")
     old_stats, new_stats = _read_json(old / "stats.json"), _read_json(new / "stats.json")
     splits_counters = new_stats.get("counters", {}).get("splits", {})
+    old_config, new_config = (
+        _read_json(old / "build_config.json"),
+        _read_json(new / "build_config.json"),
+    )
     return {
-        "old_version": _read_json(old / "build_config.json").get("version"),
-        "new_version": _read_json(new / "build_config.json").get("version"),
+        "old_version": old_config.get("version"),
+        "new_version": new_config.get("version"),
+        "old_seed": old_config.get("seed"),
+        "new_seed": new_config.get("seed"),
         "pairs": _pair_changes(old_pairs, new_pairs),
         "issues_changed_split": moved.height,
         "issues_changed_split_examples": moved.head(EXAMPLES).to_dicts(),
@@ -125,6 +131,18 @@ def diff_builds(old: Path, new: Path) -> dict[str, Any]:
         "links_lost_examples": _link_rows(lost),
         "token_lengths": _length_shift(old_stats, new_stats),
     }
+
+
+def seed_note(diff: dict[str, Any]) -> str | None:
+    """Why issues changing split need not mean a problem: the two builds drew their splits
+    with different seeds (None when the seeds are the same or unknown)."""
+    old, new = diff.get("old_seed"), diff.get("new_seed")
+    if old is None or new is None or old == new:
+        return None
+    return (
+        f"the builds used different seeds ({old} and {new}): their splits are drawn "
+        "differently, so issues changing split is expected"
+    )
 
 
 def _fmt(value: Any, digits: int = 0) -> str:
@@ -164,10 +182,13 @@ def render_markdown(diff: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in pair_rows(diff)]
+    note = seed_note(diff)
     lines += [
         "",
         f"- Issues that changed split: {diff['issues_changed_split']:,} "
-        f"(merges across splits: {diff['merged_clusters']:,} clusters, "
+        + (f"({note}; " if note else "(")
+        + "merges across splits: "
+        f"{diff['merged_clusters']:,} clusters, "
         f"{diff['merge_left_out_issues']:,} earlier issues left out of this version, "
         f"{diff['merge_dropped_positives']:,} positive pairs dropped).",
         f"- Duplicate links gained: {diff['links_gained']:,}; lost: {diff['links_lost']:,}.",

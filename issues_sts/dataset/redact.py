@@ -78,6 +78,20 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("npm_token", r"()\bnpm_[A-Za-z0-9]{36}\b"),
     SecretPattern("gitlab_token", r"()\bglpat-[0-9A-Za-z_-]{20,}"),
     SecretPattern("azure_account_key", r"(?i)(\bAccountKey=)[A-Za-z0-9+/=]{40,}"),
+    # Docker's config.json: {"auths": {"registry": {"auth": "<base64 of user:password>"}}}, the
+    # first registry's and every later one's (an "auth" key inside the next object of the map)
+    SecretPattern(
+        "docker_auth",
+        r'("auths"\s*:\s*\{\s*"[^"]*"\s*:\s*\{[^{}]*?"auth"\s*:\s*")[A-Za-z0-9+/]{8,}={0,2}(")',
+        suffix=True,
+    ),
+    SecretPattern(
+        "docker_auth",
+        r'(\}\s*,\s*"[^"]*"\s*:\s*\{[^{}]*?"auth"\s*:\s*")[A-Za-z0-9+/]{8,}={0,2}(")',
+        suffix=True,
+    ),
+    # npm's .npmrc: `_auth=<base64 of user:password>` (also `//registry/:_auth=`)
+    SecretPattern("npm_auth", r"(\b_auth\s*=\s*)[A-Za-z0-9+/]{8,}={0,2}"),
     SecretPattern(
         "authorization_header",
         r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token|basic)\s+)[A-Za-z0-9._~+/=-]{8,}",

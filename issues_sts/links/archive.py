@@ -175,63 +175,58 @@ def default_onnx_archive_path() -> Path:
     return default_archive_path().parent / "onnxruntime-issue-archive"
 
 
-def _event_row(
-    thread: dict[str, Any],
-    key: str,
-    name: str,
-    actor: str | None,
-    item: dict[str, Any],
-    raw: dict[str, Any],
-) -> dict[str, Any]:
+def _event_row(thread: dict[str, Any], key: str, item: dict[str, Any]) -> dict[str, Any]:
+    """The `events` row a crawl's REST timeline gives for this item (`crawl.graphql`'s)."""
+    found = item.get("actor")
+    actor: dict[str, Any] = found if isinstance(found, dict) else {}
+    label = (item.get("label") or {}).get("name")
     return {
         "repo": ONNX_REPO,
         "number": int(thread["number"]),
         "event_key": key,
-        "event": name,
-        "actor": actor,
+        "event": item.get("event"),
+        "actor": actor.get("login"),
+        "actor_type": actor.get("type"),
         "created_at": item.get("created_at"),
         "canonical_repo": None,
         "canonical_number": None,
+        "label": label,
+        "state_reason": item.get("state_reason"),
         "source": "rest",
-        "raw": json.dumps(raw, sort_keys=True),
+        "raw": json.dumps({"label": label} if label else {}, sort_keys=True),
     }
 
 
-def _onnx_thread_facts(
-    thread: dict[str, Any],
-) -> tuple[str | None, list[str], list[dict[str, Any]]]:
-    """From one thread's timeline and events: who closed it last, the duplicate labels it
-    carried at the end (the repository relabelled in 2022, so older `duplicate` labels survive
-    only as `labeled`/`unlabeled` events) and, as store rows, its (un)marked_as_duplicate
-    events and the (un)labeled events of duplicate labels (when a label came matters)."""
+_ONNX_EVENTS = ("closed", "reopened", "marked_as_duplicate", "unmarked_as_duplicate")
+
+
+def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+    """From one thread's timeline and events: who closed it last and, as store rows, what a
+    crawl with timelines keeps (the duplicate events, closes and reopens, and the history of
+    duplicate labels: the repository relabelled in 2022, so older `duplicate` labels survive
+    only as `labeled`/`unlabeled` events; the link stage reads that history)."""
     items = sorted(
         (thread.get("timeline") or []) + (thread.get("events") or []),
         key=lambda e: str(e.get("created_at") or ""),
     )
     closed_by: str | None = None
-    labels: dict[str, bool] = {}
     events: dict[str, dict[str, Any]] = {}
     for item in items:
         name = item.get("event")
-        actor = (item.get("actor") or {}).get("login")
+        key = str(item.get("node_id") or item.get("id"))
         if name == "closed":
-            closed_by = actor
-        elif name in ("labeled", "unlabeled"):
-            label = str((item.get("label") or {}).get("name") or "")
-            if is_duplicate_label(label):
-                labels[label] = name == "labeled"
-                key = str(item.get("node_id") or item.get("id"))
-                events[key] = _event_row(thread, key, str(name), actor, item, {"label": label})
-        elif name in ("marked_as_duplicate", "unmarked_as_duplicate"):
-            key = str(item.get("node_id") or item.get("id"))
-            events[key] = _event_row(thread, key, str(name), actor, item, {})
-    return closed_by, [name for name, on in labels.items() if on], list(events.values())
+            closed_by = (item.get("actor") or {}).get("login")
+        label = str((item.get("label") or {}).get("name") or "")
+        if name in _ONNX_EVENTS or (name in ("labeled", "unlabeled") and is_duplicate_label(label)):
+            events[key] = _event_row(thread, key, item)
+    return closed_by, list(events.values())
 
 
 def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
     """A store holding the onnxruntime archive, as a crawl with timelines would have left it:
-    `closed_by` from the last `closed` event (list answers lack it), duplicate labels from the
-    label history, REST duplicate events without a canonical. Cached like the rust store."""
+    `closed_by` from the last `closed` event (list answers lack it), closes, reopens and the
+    duplicate labels' history, REST duplicate events without a canonical. Cached like the rust
+    store."""
     archive, store_dir = Path(archive), Path(store_dir)
     for name in _ONNX_FILES:
         if not (archive / name).is_file():
@@ -239,28 +234,26 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
                 f"{archive} is not the onnxruntime issue archive ({name} missing)",
                 hint="pass --archive ../shared/data/onnxruntime-issue-archive",
             )
-    fingerprint = "v2|" + "|".join(
+    fingerprint = "v3|" + "|".join(
         f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES
-    )  # v2: label events
+    )  # v2: label events; v3: closes and reopens, labels' history read by the link stage
     store = Store.open(store_dir, create=True)
     if store.meta("onnx_archive") == fingerprint:
         return store
-    facts: dict[int, tuple[str | None, list[str], list[dict[str, Any]]]] = {}
+    facts: dict[int, tuple[str | None, list[dict[str, Any]]]] = {}
     for batch in _batches(archive_lines(archive / "threads.jsonl.gz")):
         comments = [_slim_comment(c) for t in batch for c in t.get("comments") or []]
         events = []
         for thread in batch:
             facts[int(thread["number"])] = _onnx_thread_facts(thread)
-            events += facts[int(thread["number"])][2]
+            events += facts[int(thread["number"])][1]
         store.write_page(ONNX_REPO, comments=comments, events=events)
     issues = []
     for raw in archive_lines(archive / "issues.jsonl.gz"):
         slim = _slim_issue(raw)
-        closed_by, dup_labels, _ = facts.get(int(raw["number"]), (None, [], []))
+        closed_by, _ = facts.get(int(raw["number"]), (None, []))
         if slim["closed_by"] is None and closed_by and slim["state"] == "closed":
             slim["closed_by"] = {"login": closed_by}
-        names = {lab["name"] for lab in slim["labels"]}
-        slim["labels"] += [{"name": name} for name in dup_labels if name not in names]
         issues.append(slim)
     for batch in _batches(iter(issues)):
         store.write_page(ONNX_REPO, issues=batch)

@@ -43,6 +43,7 @@ import csv
 import math
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,11 +60,24 @@ from issues_sts.links.archive import (
 )
 from issues_sts.links.model import LinkConfig
 from issues_sts.links.stage import LinkTable, build_links
+from issues_sts.links.vocabulary import (
+    DUPLICATE_STATE_REASON,
+    RULE_BY_NAME,
+    is_duplicate_label,
+    labels_say_duplicate,
+    says_duplicate,
+)
+from issues_sts.store import Store
 
 DEFAULT_ANNOTATIONS = Path("data/annotations/rust_duplicates.csv")
 ONNX_ANNOTATIONS = Path("data/annotations/onnxruntime_duplicates.csv")
+NEOVIM_ANNOTATIONS = Path("data/annotations/neovim_duplicates.csv")
 DEFAULT_CACHE = Path("data/cache/rust-archive-store")
 ONNX_CACHE = Path("data/cache/onnx-archive-store")
+NEOVIM_CACHE = Path("data/cache/neovim-archive-store")
+NEOVIM_OWNER = "neovim/"
+# What GitHub (or its users) said about a thread, by kind: the strata "per signal kind".
+SIGNAL_KINDS = ("event", "keyword", "label", "state_reason", "wording", "none")
 # Note tags reported as strata when at least this many rows carry them.
 MIN_STRATUM = 5
 # Exclusions that judge the dataset policy, not the reading of the thread.
@@ -147,6 +161,10 @@ def _alias(repo: str) -> str:
 
 def _fold(key: Key | None) -> Key | None:
     return (_alias(key[0]).lower(), key[1]) if key is not None else None
+
+
+def _key(a: Annotation) -> Key:
+    return (_alias(a.repo).lower(), a.number)
 
 
 def read_annotations(path: Path) -> list[Annotation]:
@@ -254,10 +272,22 @@ def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
 
 @dataclass(frozen=True)
 class Results:
-    """The annotations and the stage's claims: score any subset without re-running."""
+    """The annotations and the stage's claims: score any subset without re-running.
+    `signals`: each annotated thread's signal kinds (`SIGNAL_KINDS`) as its store holds them."""
 
     annotations: list[Annotation]
     claimed: dict[Key, Key]
+    signals: dict[Key, frozenset[str]] = field(default_factory=dict)
+
+    def by_signal(self, subset: str = "all") -> dict[str, dict[str, float]]:
+        """Metrics of the rows of each signal kind (a row can be of several)."""
+        rows = select(self.annotations, subset)
+        out = {}
+        for kind in SIGNAL_KINDS:
+            chosen = [a for a in rows if kind in self.signals.get(_key(a), frozenset())]
+            if chosen:
+                out[kind] = score(chosen, self.claimed).metrics()
+        return out
 
     def scores(self, subset: str = "all", *, ambiguous: bool = True) -> Evaluation:
         rows = select(self.annotations, subset, ambiguous=ambiguous)
@@ -344,21 +374,25 @@ def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
 
 
 def archive_of(annotations: list[Annotation]) -> str:
-    """Which archive the annotated threads come from: "onnxruntime" or "rust"."""
-    return (
-        "onnxruntime"
-        if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations)
-        else "rust"
-    )
+    """Which archive the annotated threads come from: "onnxruntime", "neovim" or "rust"."""
+    if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations):
+        return "onnxruntime"
+    if annotations and all(a.repo.lower().startswith(NEOVIM_OWNER) for a in annotations):
+        return "neovim"
+    return "rust"
 
 
 def default_paths(kind: str) -> tuple[Path, Path]:
     """(archive, cache) of one kind."""
-    return (
-        (default_onnx_archive_path(), ONNX_CACHE)
-        if kind == "onnxruntime"
-        else (default_archive_path(), DEFAULT_CACHE)
-    )
+    if kind == "onnxruntime":
+        return default_onnx_archive_path(), ONNX_CACHE
+    if kind == "neovim":
+        return default_archive_path().parent / "neovim-issue-archive", NEOVIM_CACHE
+    return default_archive_path(), DEFAULT_CACHE
+
+
+Loader = Callable[[Path, Path], Store]
+LOADERS: dict[str, Loader] = {"onnxruntime": load_onnx_archive, "rust": load_rust_archive}
 
 
 def evaluate(
@@ -366,16 +400,80 @@ def evaluate(
     archive: Path | None = None,
     cache: Path | None = None,
     cfg: LinkConfig | None = None,
+    loaders: dict[str, Loader] | None = None,
 ) -> Results:
     """Load the archive the annotations come from (cached), run the link stage, keep its
-    claims for scoring."""
+    claims for scoring. `loaders` adds ways to load an archive: the modern neovim rounds are
+    scored on a GraphQL crawl of their archive served as github.com serves it (the CLI passes
+    the sandbox's `crawl_archive_store`)."""
     annotations = read_annotations(annotations_path)
     kind = archive_of(annotations)
     default_archive, default_cache = default_paths(kind)
-    loader = load_onnx_archive if kind == "onnxruntime" else load_rust_archive
+    loader = {**LOADERS, **(loaders or {})}.get(kind)
+    if loader is None:
+        raise ConfigError(
+            f"no way to load the {kind} archive here", hint="run `issues-sts links evaluate`"
+        )
     with loader(archive or default_archive, cache or default_cache) as store:
         table = build_links(store, cfg or LinkConfig())
-    return Results(annotations, claimed_canonicals(table))
+        signals = signal_kinds(store, [(a.repo, a.number) for a in annotations])
+    return Results(annotations, claimed_canonicals(table), signals)
+
+
+_KEYWORD = re.compile(RULE_BY_NAME["duplicate_keyword"].cue, re.I | re.M)
+
+
+def signal_kinds(store: Store, keys: list[Key]) -> dict[Key, frozenset[str]]:
+    """What each thread's store holds that says "duplicate": a duplicate event about it, GitHub's
+    "Duplicate of" keyword in a comment, a duplicate label (now or in its history),
+    `state_reason: duplicate`, other duplicate wording, or none of these."""
+    wanted = {_fold(k) for k in keys}
+    found: dict[Key, set[str]] = {k: set() for k in wanted if k is not None}
+
+    def add(repo: str, number: int, kind: str) -> None:
+        key = _fold((repo, number))
+        if key in found:
+            found[key].add(kind)
+
+    keys_frame = pl.DataFrame(
+        {"_r": [k[0] for k in found], "number": [k[1] for k in found]},
+        schema={"_r": pl.Utf8, "number": pl.Int64},
+    )
+
+    def only_wanted(frame: pl.DataFrame, number: str = "number") -> pl.DataFrame:
+        return (
+            frame.with_columns(pl.col("repo").str.to_lowercase().alias("_r"))
+            .join(keys_frame, left_on=["_r", number], right_on=["_r", "number"], how="semi")
+            .drop("_r")
+        )
+
+    issues = only_wanted(store.issues_frame())
+    for repo, number, labels, reason, body in issues.select(
+        "repo", "number", "labels", "state_reason", "body"
+    ).iter_rows():
+        if (reason or "").lower() == DUPLICATE_STATE_REASON:
+            add(repo, number, "state_reason")
+        if labels_say_duplicate(list(labels or ())):
+            add(repo, number, "label")
+        if says_duplicate(body):
+            add(repo, number, "wording")
+    comments = only_wanted(store.comments_frame())
+    for repo, number, body in comments.select("repo", "number", "body").iter_rows():
+        if body:
+            if _KEYWORD.search(body):
+                add(repo, number, "keyword")
+            elif says_duplicate(body):
+                add(repo, number, "wording")
+    events = store.events_frame().with_columns(
+        pl.coalesce("duplicate_number", "number").alias("_about")
+    )
+    for row in only_wanted(events, "_about").iter_rows(named=True):
+        number = row["_about"]
+        if "marked_as_duplicate" in row["event"] and row["canonical_number"] is not None:
+            add(row["repo"], number, "event")
+        elif row["event"] == "labeled" and is_duplicate_label(row["label"] or ""):
+            add(row["repo"], number, "label")
+    return {k: frozenset(v or {"none"}) for k, v in found.items()}
 
 
 def _metric_line(label: str, m: dict[str, float]) -> str:
@@ -388,8 +486,10 @@ def _metric_line(label: str, m: dict[str, float]) -> str:
 
 
 def rounds_and_strata_lines(results: Results) -> list[str]:
-    """Per annotation round, then per hard-case note tag (all rows), with 95 % intervals."""
+    """Per annotation round, per signal kind, then per hard-case note tag (all rows), with 95 %
+    intervals."""
     lines = [_metric_line(f"round {name}", m) for name, m in results.by_round().items()]
+    lines += [_metric_line(f"signal {kind}", m) for kind, m in results.by_signal().items()]
     lines += [_metric_line(f"tag {tag}", m) for tag, m in results.strata().items()]
     return lines
 

@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
 from issues_sts.links import text as text_mod
 from issues_sts.links.model import (
@@ -42,6 +43,7 @@ from issues_sts.links.patterns import (
     find_claims,
     find_refs,
     is_hedged_reply,
+    names_a_fix,
     tracked_elsewhere,
 )
 from issues_sts.links.replies import Outcome, closes_otherwise, find_outcome
@@ -53,6 +55,7 @@ from issues_sts.links.scoring import (
     combine,
     confirmed_later,
     fixed_later,
+    is_duplicate_label,
     last_word,
     parse_time,
     score_claim,
@@ -62,6 +65,8 @@ from issues_sts.links.scoring import (
 from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
+_POINTER_AFTER_CLOSE_SECONDS = 3600.0
+_POINTER_LATE_SECONDS = 86400.0
 _ADDRESSEE = re.compile(r"^\s*@([\w-]+)")
 _MARKED = frozenset({"marked_as_duplicate", "markedasduplicateevent"})
 _UNMARKED = frozenset({"unmarked_as_duplicate", "unmarkedasduplicateevent"})
@@ -273,9 +278,25 @@ def _after_untargeted(
         return statements + _withdrawals(post, index, earlier, who)
     affirms = reading.affirms or (reading.affirms_hedged and _closes_right_after(post, thread, cfg))
     if affirms and earlier and standing(post, thread, cfg):
-        return [
+        confirmed = [
             replace(st, scored=confirmed_later(st.scored, cfg)) if st.scored else st
             for st in statements
+        ]
+        # "No, that's the opposite issue." then "Actually it can still count as a duplicate.":
+        # the affirmation takes back the withdrawal, so the claim is made again, now
+        withdrawn = [key for key in earlier if _last_about(statements, key).positive is False]
+        counters["reaffirmed_after_withdrawal"] += len(withdrawn)
+        return confirmed + [
+            replace(
+                _last_positive(confirmed, key),
+                time=post.created_at,
+                order=(index, -1),
+                author=post.author or "",
+                url=post.url,
+                association=post.author_association,
+                standing=True,
+            )
+            for key in withdrawn
         ]
     if affirms and not earlier and standing(post, thread, cfg):
         ref = _earlier_reference(thread, index, cfg, first=reading.plural, before=reading.affirm_at)
@@ -299,6 +320,14 @@ def _after_untargeted(
                 )
             ]
     return statements
+
+
+def _last_about(statements: list[Statement], key: Key) -> Statement:
+    return [st for st in statements if st.key == key][-1]
+
+
+def _last_positive(statements: list[Statement], key: Key) -> Statement:
+    return [st for st in statements if st.key == key and st.positive][-1]
 
 
 def _closes_right_after(post: Post, thread: Thread, cfg: LinkConfig) -> bool:
@@ -454,11 +483,15 @@ def _earlier_reference(
         if is_bot(post.author, cfg) and not (i == index - 1 and _suggests(post, thread)):
             # a bot's reference counts only as the suggestion the very next comment takes up
             continue
+        text = text_mod.clean(post.body)
         refs = [
             r
-            for r in find_refs(text_mod.clean(post.body), thread.repo)
+            for r in find_refs(text, thread.repo)
             if _normalise(r, thread, cfg) != (thread.repo, thread.number)
             and (i < index or r.end <= before)
+            and not names_a_fix(text, r)
+            # the body's issues of other repositories are its context (the plugin's own report)
+            and (i > 0 or _normalise(r, thread, cfg)[0] == thread.repo)
         ]
         if refs:
             distinct = {_normalise(r, thread, cfg) for r in refs}
@@ -480,16 +513,126 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
     claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
     a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
-    up to the duplicate label (when its `labeled` event is stored), else up to the close;
-    with several references in it, the first named. Fix reports ("resolved in #N"),
-    disagreements and bots that did not close the issue point at nothing. "Also #N" adds to
-    the same person's earlier pointer, which stays the first named (and so the canonical)."""
-    labelled = [parse_time(e.created_at) for e in thread.events if e.event.lower() == "labeled"]
-    until = (
+    up to the duplicate label (when its `labeled` event is stored), else up to the close, or
+    within an hour after it (the link a maintainer posts right after closing); failing that,
+    the first one within a day after the close, the issue's author's too ("now searching got
+    me #N"); and only when nobody points anywhere, a firm fix report ("already fixed by
+    #N"). Disagreements and bots that did not close the issue point at nothing. "Also #N" adds
+    to the same person's earlier pointer, which stays the canonical. A comment naming several
+    issues points at `_pointed_at`'s."""
+    found = (
+        _pointer(thread, cfg)
+        or _pointer_after_close(thread, cfg)
+        or _pointer(thread, cfg, fixes=True)  # "already fixed by #N": the readers' target
+    )
+    counters["evidence:label_pointer"] += bool(found)
+    return found
+
+
+def _pointer_until(thread: Thread, cfg: LinkConfig) -> datetime | None:
+    labelled = [
+        parse_time(e.created_at)
+        for e in thread.events
+        if e.event.lower() == "labeled" and is_duplicate_label(e.label or "duplicate", cfg)
+    ]
+    return (
         labelled[0]
         if labelled and labelled[0] is not None
         else (parse_time(thread.closed_at) if thread.state == "closed" else None)
     )
+
+
+def _pointing(
+    post: Post, thread: Thread, cfg: LinkConfig, *, authors: bool, fixes: bool = False
+) -> Ref | None:
+    """The issue this comment points at, if its author may point and it points at all (with
+    `fixes`, only a comment that names a fix, firmly: "already fixed by #N", not "may have
+    been resolved in #N")."""
+    who = standing(post, thread, cfg)
+    allowed = (
+        Signal.MAINTAINER,
+        Signal.CLOSING_ACTOR,
+        *((Signal.ISSUE_AUTHOR,) if authors else ()),
+    )
+    if not any(sig in allowed for sig, _ in who) or (
+        is_bot(post.author, cfg) and post.author != thread.closed_by
+    ):
+        return None
+    text = text_mod.clean(post.body)
+    refs = [
+        r
+        for r in find_refs(text, thread.repo)
+        if _normalise(r, thread, cfg) != (thread.repo, thread.number)
+    ]
+    said = find_outcome(text)
+    if not refs and not said.disagrees:
+        # "> I can reproduce it as described in #N" quoted back by the closer: the quoted line's
+        # issue is what they point at (only when they name no other)
+        text = text_mod.quoted_lines(post.body)
+        refs = [
+            r
+            for r in find_refs(text, thread.repo)
+            if _normalise(r, thread, cfg) != (thread.repo, thread.number)
+        ]
+    if not refs or said.disagrees or said.answers_no or said.reopens:
+        return None
+    if said.reports_fix != fixes or (fixes and is_hedged_reply(text)):
+        return None
+    return _pointed_at(text, refs, thread, cfg)
+
+
+def _pointed_at(text: str, refs: list[Ref], thread: Thread, cfg: LinkConfig) -> Ref:
+    """Of several issues one comment names, the one it points at. An issue of this repository
+    comes before another's (an upstream report named beside the local one it is tracked in is
+    background) and an issue before a pull request (the fix). Of those the first named, but for
+    a hedged aside ("probably #C would address this"), a fix ("fixed by #D") or a parenthesis
+    describing another reference ("#A (duplicate of #B)"). (The last named was tried on the
+    dev rounds: it read "In #A someone asked for X, ... covered by #B" right and lost more
+    threads that name the target first and background after.)"""
+    local = [r for r in refs if _normalise(r, thread, cfg)[0] == thread.repo] or refs
+    issues = [r for r in local if r.kind != "pull"] or local
+    pointed = [
+        r
+        for r in issues
+        if not names_a_fix(text, r)
+        and not _in_hedged_sentence(text, r)
+        and not _describes_earlier(text, r, refs)
+    ]
+    return (pointed or issues)[0]
+
+
+def _in_hedged_sentence(text: str, ref: Ref) -> bool:
+    start = max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
+    return is_hedged_reply(text[start : ref.start])
+
+
+def _describes_earlier(text: str, ref: Ref, refs: list[Ref]) -> bool:
+    """ "#A (duplicate of #B)": #B says what #A is."""
+    earlier = [r for r in refs if r.end <= ref.start]
+    return bool(earlier) and "(" in text[earlier[-1].end : ref.start]
+
+
+def _statement(ref: Ref, index: int, post: Post, thread: Thread, cfg: LinkConfig) -> Statement:
+    claim = Claim(ref, WORDING, False, False, -1)
+    scored = score_claim(claim, post, thread, cfg)
+    scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
+    return Statement(
+        _normalise(ref, thread, cfg),
+        ref.kind,
+        True,
+        post.created_at,
+        (index, -1),
+        post.author or "",
+        post.url,
+        post.author_association,
+        False,
+        scored,
+        standing=True,
+    )
+
+
+def _pointer(thread: Thread, cfg: LinkConfig, *, fixes: bool = False) -> list[Statement]:
+    until = _pointer_until(thread, cfg)
     found: list[Statement] = []
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
@@ -497,46 +640,36 @@ def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         if (
             until is not None
             and when is not None
-            and (when - until).total_seconds() > _CONFIRM_SECONDS
+            and (when - until).total_seconds() > _POINTER_AFTER_CLOSE_SECONDS
         ):
-            continue  # said after the label or the close: not what they were about
-        who = standing(post, thread, cfg)
-        maintainer = any(sig in (Signal.MAINTAINER, Signal.CLOSING_ACTOR) for sig, _ in who)
-        if not maintainer or (is_bot(post.author, cfg) and post.author != thread.closed_by):
-            continue
-        text = text_mod.clean(post.body)
-        refs = [
-            r
-            for r in find_refs(text, thread.repo)
-            if _normalise(r, thread, cfg) != (thread.repo, thread.number)
-        ]
-        said = find_outcome(text)
-        if not refs or said.reports_fix or said.disagrees or said.answers_no or said.reopens:
+            continue  # said well after the label or the close: see _pointer_after_close
+        ref = _pointing(post, thread, cfg, authors=False, fixes=fixes)
+        if ref is None:
             continue
         if found and post.author != found[0].author:
             break
-        claim = Claim(refs[0], WORDING, False, False, -1)
-        scored = score_claim(claim, post, thread, cfg)
-        scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
-        found = [
-            Statement(
-                _normalise(refs[0], thread, cfg),
-                refs[0].kind,
-                True,
-                post.created_at,
-                (index, -1),
-                post.author or "",
-                post.url,
-                post.author_association,
-                False,
-                scored,
-                standing=True,
-            )
-        ]
-        if not _ALSO.match(text):
+        found = [_statement(ref, index, post, thread, cfg)]
+        if not _ALSO.match(text_mod.clean(post.body)):
             break
-    counters["evidence:label_pointer"] += bool(found)
     return found
+
+
+def _pointer_after_close(thread: Thread, cfg: LinkConfig) -> list[Statement]:
+    """Nobody pointed anywhere before the duplicate close: the first pointer within a day after
+    it, a maintainer's or the issue's author's, answers "duplicate of what?"."""
+    until = _pointer_until(thread, cfg)
+    if until is None:
+        return []
+    for index, post in enumerate(thread.posts[1:], start=1):
+        when = parse_time(post.created_at)
+        if when is None or when <= until:
+            continue
+        if (when - until).total_seconds() > _POINTER_LATE_SECONDS:
+            break
+        ref = _pointing(post, thread, cfg, authors=True)
+        if ref is not None:
+            return [_statement(ref, index, post, thread, cfg)]
+    return []
 
 
 _ALSO = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:and\s+)?(?:also|see\s+also|plus)\b", re.I)
@@ -836,6 +969,68 @@ def _choose_canonical(
     return out
 
 
+def _after_withdrawal(
+    statements: list[Statement], thread: Thread, cfg: LinkConfig, counters: Counter[str]
+) -> list[Statement]:
+    """What the issue's state says about the claims before it:
+    - a duplicate label removed together with a reopen ("not actually a duplicate") takes back
+      everything said before it; what was said after (a new close) stands;
+    - an issue open now with `state_reason: reopened` was closed and reopened: claims before the
+      last reopen (all of them when no event dates it) no longer stand;
+    - an issue closed as `completed` (an explicit reason, recorded since 2022) months after a
+      tentative claim (hedged, asked, a drive-by's) and never labelled a duplicate: nobody acted
+      on the claim, the issue was resolved in its own right."""
+    cut = thread.withdrawn_at
+    if thread.state == "open" and (thread.state_reason or "").lower() == "reopened":
+        reopens = [e.created_at for e in thread.events if e.event.lower() == "reopened"]
+        cut = max(cut or "", max(reopens) if reopens else "9999")
+        counters["retracted_by_reopened_state"] += sum(
+            st.positive for st in statements if st.time <= cut
+        )
+    if cut is not None:
+        if thread.withdrawn_at is not None:
+            counters["retracted_by_unlabel_and_reopen"] += sum(
+                st.positive for st in statements if st.time <= thread.withdrawn_at
+            )
+        statements = [st for st in statements if st.time > cut]
+    late = _completed_long_after(thread, cfg)
+    if late is not None:
+        stale = [st for st in statements if _tentative(st) and st.time <= late]
+        counters["dropped:completed_long_after"] += len(stale)
+        statements = [st for st in statements if st not in stale]
+    return statements
+
+
+def _tentative(st: Statement) -> bool:
+    """A claim nobody stood behind: hedged, asked, or a drive-by's (an event, or a firm claim by
+    someone with standing, stands however late the close)."""
+    signals = st.scored.signals if st.scored else ()
+    return (
+        st.positive
+        and not st.from_event
+        and (st.hedged or Signal.QUESTION in signals or Signal.DRIVE_BY in signals)
+    )
+
+
+_STATE_REASON_SINCE = "2022-03-01"  # GitHub records why an issue was closed since then
+_ACTED_ON_DAYS = 60
+
+
+def _completed_long_after(thread: Thread, cfg: LinkConfig) -> str | None:
+    """For an issue closed as `completed` and called a duplicate by nothing GitHub recorded, the
+    time before which a claim was not what closed it (`_ACTED_ON_DAYS` before the close)."""
+    closed = parse_time(thread.closed_at)
+    if (
+        thread.state != "closed"
+        or (thread.state_reason or "").lower() != "completed"
+        or closed is None
+        or (thread.closed_at or "") < _STATE_REASON_SINCE
+        or thread_says_duplicate(thread, cfg)
+    ):
+        return None
+    return (closed - timedelta(days=_ACTED_ON_DAYS)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReading:
     """Links of one thread plus counters of every candidate it dropped."""
     cfg = cfg or LinkConfig()
@@ -860,6 +1055,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     if not any(st.positive for st in statements):
         statements += _tracked_elsewhere(thread, cfg, reading.counters)
     statements.sort(key=lambda st: (st.time, st.order))
+    statements = _after_withdrawal(statements, thread, cfg, reading.counters)
     reading.links = _links(thread, statements, cfg)
     if says_duplicate and not any(lk.excluded_reason is None for lk in reading.links):
         reading.counters["duplicate_unknown_target"] += 1

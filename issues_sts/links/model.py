@@ -92,7 +92,10 @@ class Post:
 
 @dataclass(frozen=True)
 class Event:
-    """A `marked_as_duplicate` / `unmarked_as_duplicate` event; only GraphQL names the canonical."""
+    """A timeline event that bears on duplicates: `marked_as_duplicate` /
+    `unmarked_as_duplicate` (only GraphQL names the canonical, and the `duplicate` it is
+    about: the same mark shows on the canonical's timeline), `closed` / `reopened` (who, and
+    the reason), `labeled` / `unlabeled` (a duplicate label's history)."""
 
     event: str
     actor: str | None
@@ -101,6 +104,11 @@ class Event:
     canonical_number: int | None
     source: str
     url: str
+    actor_type: str | None = None  # User | Bot
+    label: str | None = None
+    state_reason: str | None = None
+    duplicate_repo: str | None = None
+    duplicate_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,8 @@ class Thread:
     html_url: str
     posts: tuple[Post, ...] = ()
     events: tuple[Event, ...] = ()
+    # a duplicate label removed together with a reopen: what was said before no longer stands
+    withdrawn_at: str | None = None
 
 
 @dataclass(frozen=True)

@@ -211,7 +211,8 @@ _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
 _LIST_SEP = re.compile(r"^[\s,;/&+*_()]*(?:(?:and|or|and/or|plus)\b[\s,;/&+*_()]*)?$", re.I)
 _HEDGE = re.compile(
     r"\b(?:probabl[ey]|possibl[ey]|possibility|might|may|maybe|perhaps|looks?\s+like|seems?|"
-    r"i\s+think|i\s+believe|i\s+guess|my\s+guess|suspect|could\s+be|likely|not\s+sure|potential(?:ly)?|"
+    r"i\s+think|i\s+believe|i\s+guess|i\s+assume|i\s+suppose|my\s+guess|suspect|could\s+be|likely|"
+    r"not\s+sure|potential(?:ly)?|"
     r"appears?\s+to|similar|sort\s+of|kind\s+of|almost)\b",
     re.I,
 )
@@ -219,8 +220,12 @@ _NEGATION = re.compile(
     # "may or may not be a dup of #N" and "whether or not" hedge; they do not deny
     r"(?<!than )(?<!or )(?<!or may )(?<!or might )(?<!or could )\b(?:not|isn'?t|wasn'?t|aren'?t|"
     r"no\s+longer|never|nor|no)\b(?:\s+\w+){0,2}\s+(?:an?\s+)?\W*$"
-    r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look)\b[^.!?\n]{0,40}$"
-    r"|\b(?:not|less)\s+convinced\b[^.!?\n]{0,40}$",
+    r"|\b(?:don'?t|do\s+not|doesn'?t|does\s+not|no\s+longer)\s+(?:think|believe|seem|look|sound)\b"
+    r"[^.!?\n]{0,40}$"
+    r"|\b(?:not|less)\s+convinced\b[^.!?\n]{0,40}$"
+    # "I wouldn't say this is a duplicate of that"; "Is this really a duplicate of #N?"
+    r"|\b(?:wouldn'?t|would\s+not)\s+(?:say|call|consider)\b[^.!?\n]{0,40}$"
+    r"|\b(?:is|was)\s+(?:this|it|that)\s+really\s+(?:an?\s+)?\W*$",
     re.I,
 )
 _TRAILING_NEGATION = re.compile(
@@ -310,6 +315,8 @@ _PREDICATE_BEFORE = re.compile(
     re.I,
 )
 _NOUN_BEFORE = re.compile(
+    # "close due to duplicate": the reason given for a close
+    r"\bclos(?:e|ed|ing)\s+(?:it\s+|this\s+)?(?:due\s+to|because\s+of|for\s+being)\s+(?:an?\s+)?$|"
     r"\b(?:a|an|the|as|another|definitely|clearly|certainly|obviously)\s+(?:(?:real|true|exact|clear|obvious|"
     r"complete|total|simple|actual|likely|probable|possible)\s+)?$"
     r"|(?:^|[.!?,;:]\s*)$",  # the cue opens its clause: "Duplicate, closing.", "Agreed, duplicate."
@@ -447,6 +454,23 @@ def _is_hedged(text: str, cue_start: int, end: int) -> bool:
     return bool(_HEDGE.search(claim)) or "?" in text[end : e + 1]
 
 
+# "Closing as this is either not supported, a duplicate of #N, or blocked by #M": one
+# possibility among others, not a claim
+_EITHER = re.compile(r"\beither\b", re.I)
+_OR = re.compile(r"^[^.!?\n]*?,?\s+or\b", re.I)
+
+
+_EITHER_WAY = re.compile(
+    r"\bclose\s+(?:one|either)(?:\s+of\s+(?:them|these|the\s+two|us))?(?:\s+as\s+(?:a\s+)?dup\w*)?\b"
+    r"|\bwhichever\s+(?:one\s+)?(?:has|is)\b",
+    re.I,
+)
+
+
+def _one_of_several(before: str, after: str) -> bool:
+    return bool(_EITHER.search(before) and _OR.search(after))
+
+
 # "I'm tempted to close this as a dupe of #N, but ...", "This would be a dupe of #N though
 # I'll leave this open": the writer names the duplicate and decides against closing for it
 _DECLINED_BEFORE = re.compile(r"\b(?:tempted|inclined)\s+to\b", re.I)
@@ -460,6 +484,9 @@ _DECLINED_AFTER = re.compile(
 def _declined(text: str, m: re.Match[str]) -> bool:
     s, e = _sentence_bounds(text, m.start(), m.end())
     return bool(_DECLINED_BEFORE.search(text[s : m.start()]) or _DECLINED_AFTER.search(text[s:e]))
+
+
+_PARENTHETICAL = re.compile(r"^\s*\(\s*(?:which\s+is\s+|itself\s+|also\s+)?(?:an?\s+)?$", re.I)
 
 
 def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
@@ -485,6 +512,12 @@ def _classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) ->
         and _MARKED_AS.search(text[s : subject[-1].start])
     ):
         return "other_subject"  # "you closed #A as dupe of #B"
+    if (
+        subject
+        and subject[-1].number != self_number
+        and _PARENTHETICAL.match(text[subject[-1].end : m.start()])
+    ):
+        return "other_subject"  # "essentially #A (duplicate of #B)": says what #A is
     if _PART_SUBJECT.search(text[s : m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
     if _OTHER_COPY_BEFORE.search(text[s : m.start()]) and not _OF_AFTER.match(text[m.end() :]):
@@ -548,8 +581,27 @@ def _antecedent(text: str, refs: list[Ref], m: re.Match[str], self_number: int) 
         return None
     s, _ = _sentence_bounds(text, m.start(), m.end())
     prev, _ = _sentence_bounds(text, max(0, s - 2), max(0, s - 1)) if s > 0 else (0, 0)
-    before = [r for r in refs if r.start >= prev and r.end <= m.start() and r.number != self_number]
+    before = [
+        r
+        for r in refs
+        if r.start >= prev
+        and r.end <= m.start()
+        and r.number != self_number
+        and not names_a_fix(text, r)
+    ]
     return before[-1] if before else None
+
+
+# "also fixed by #38737. Closing as duplicate.": the fix is not what it duplicates
+_FIX_BEFORE = re.compile(
+    r"\b(?:fixed|resolved|addressed|solved)\s+(?:\w+\s+)?(?:by|in|via|with)\s*(?:pr\s*|pull\s+request\s*)?$",
+    re.I,
+)
+
+
+def names_a_fix(text: str, ref: Ref) -> bool:
+    """Is `ref` named as the fix ("fixed by #N", "resolved in #N")?"""
+    return bool(_FIX_BEFORE.search(text[max(0, ref.start - 40) : ref.start]))
 
 
 def _denies_untargeted(text: str, m: re.Match[str]) -> bool:
@@ -757,6 +809,13 @@ def find_claims(text: str, repo: str, self_number: int, *, pull_request: bool = 
                 reading.skips.extend(["open_question"] * len(targets))
                 continue
             begins, e = _sentence_bounds(text, m.start(), end)
+            if _one_of_several(text[begins : m.start()], text[end:e]):
+                reading.skips.extend(["one_of_several"] * len(targets))
+                continue
+            if _EITHER_WAY.search(text):
+                # "Same as #N. ... please close one of them as duplicate": no direction
+                reading.skips.extend(["either_way"] * len(targets))
+                continue
             question = (
                 "?" in text[end : e + 1]
                 or text[:end].endswith("?")  # a URL swallows its "?"

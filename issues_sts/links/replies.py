@@ -77,6 +77,16 @@ _DISAGREES = re.compile(
     # "This was about X failing, not the build process."
     r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
     # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
+    # "#4 looks similar but it's not necessarily a duplicate"
+    r"|\bnot\s+necessar(?:il)?y\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
+    # "#4 does not sound like a duplicate of this issue"
+    r"|\b(?:does|did)(?:n'?t|\s+not)\s+(?:sound|seem|look)\s+like\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
+    # "#4 does not have this issue": the suggested issue is another problem
+    r"|\b(?:does|did)(?:n'?t|\s+not)\s+have\s+(?:this|the\s+same|that)\s+(?:issue|problem|bug)\b"
+    # "Indeed, but I think it's easier to continue here": the other issue is closed, not this one
+    r"|\b(?:continue|keep\s+(?:the\s+discussion|discussing|things|tracking(?:\s+it)?))\s+(?:it\s+)?"
+    r"(?:here|in\s+this\s+(?:one|issue|thread))\b"
+    r"|\bclose\s+the\s+other\s+(?:one|issue)\b"
     r"|^\s*(?:@[\w-]+\s*:?\s*)?i'?m\s+not\s+(?:so\s+|entirely\s+|really\s+|quite\s+)?sure"
     r"(?=\s*(?:[,.!;:]|and\b|about\s+(?:that|this)\b|(?:that'?s|it'?s|this\s+is)\s+(?:the\s+case|right|true)\b))",
     re.I,

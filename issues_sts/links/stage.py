@@ -17,11 +17,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import ThreadReading, extract_thread
+from issues_sts.links.history import about, read_history
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
@@ -156,30 +158,72 @@ def _posts_by_issue(
     return posts
 
 
-def _events_by_issue(
-    store: Store, repo: str | None = None, span: tuple[int, int] | None = None
-) -> dict[tuple[str, int], list[Event]]:
-    # duplicate events, and the `labeled` events of duplicate labels (when a crawl or an archive
-    # stored them)
-    frame = store.events_frame(repo=repo, span=span).filter(
-        pl.col("event").str.to_lowercase().str.contains("duplicate|^labeled$|^unlabeled$")
+_TIMELINE_EVENTS = "duplicate|^labeled$|^unlabeled$|^closed$|^reopened$"
+_MARKS = ("marked_as_duplicate", "unmarked_as_duplicate")
+
+
+def _event(row: dict[str, Any]) -> Event:
+    key = str(row["event_key"])
+    return Event(
+        row["event"],
+        row["actor"],
+        row["created_at"] or "",
+        row["canonical_repo"],
+        row["canonical_number"],
+        row["source"],
+        f"#event-{key}" if key.isdigit() else "",
+        row.get("actor_type"),
+        row.get("label"),
+        row.get("state_reason"),
+        row.get("duplicate_repo"),
+        row.get("duplicate_number"),
     )
-    events: dict[tuple[str, int], list[Event]] = {}
+
+
+def repo_names(repo: str, cfg: LinkConfig) -> frozenset[str]:
+    """The lower-case names a repository goes by (the store's, and its renames either way)."""
+    names = {repo.lower()}
+    for old, new in cfg.repo_aliases:
+        if repo.lower() in (old.lower(), new.lower()):
+            names |= {old.lower(), new.lower()}
+    return frozenset(names)
+
+
+def _events_by_issue(
+    store: Store,
+    cfg: LinkConfig,
+    repo: str | None = None,
+    span: tuple[int, int] | None = None,
+) -> dict[tuple[str, int], list[Event]]:
+    """Each issue's timeline events that bear on duplicates, read with their direction: a mark
+    shown on its canonical's timeline belongs to the issue it marked (which may lie in another
+    part: those are asked by number)."""
+    frame = store.events_frame(repo=repo, span=span).filter(
+        pl.col("event").str.to_lowercase().str.contains(_TIMELINE_EVENTS)
+    )
+    events: dict[tuple[str, int], dict[str, Event]] = {}
+    names: dict[str, frozenset[str]] = {}
+
+    def add(owner: str, number: int, row: dict[str, Any]) -> None:
+        events.setdefault((owner, number), {}).setdefault(str(row["event_key"]), _event(row))
+
     for row in frame.iter_rows(named=True):
-        key = str(row["event_key"])
-        url = f"#event-{key}" if key.isdigit() else ""
-        events.setdefault((row["repo"], row["number"]), []).append(
-            Event(
-                row["event"],
-                row["actor"],
-                row["created_at"] or "",
-                row["canonical_repo"],
-                row["canonical_number"],
-                row["source"],
-                url,
-            )
-        )
-    return events
+        own = names.setdefault(row["repo"], repo_names(row["repo"], cfg))
+        if about(_event(row), own, row["number"]):
+            add(row["repo"], row["number"], row)
+    stored = [repo] if repo is not None else store.repo_names()
+    for owner in stored:
+        own = names.setdefault(owner, repo_names(owner, cfg))
+        for row in store.marks_about(own, span).iter_rows(named=True):
+            add(owner, row["duplicate_number"], row)  # its own copy, when stored, came first
+    return {
+        key: sorted(found.values(), key=lambda e: e.created_at) for key, found in events.items()
+    }
+
+
+def _dup_events(events: list[Event], says_label: Callable[[str], bool]) -> bool:
+    """Events that make a thread worth reading on their own: marks, duplicate labels."""
+    return any(e.event in _MARKS or (e.label and says_label(e.label)) for e in events)
 
 
 def iter_threads(
@@ -195,7 +239,7 @@ def iter_threads(
     event, label or state_reason. Their posts are only the ones that can carry a claim.
     With `repo` (and `span`), `issues` are that repository's (in that range of numbers) and
     only its comments and events are read (`comments`: already read, see `_posts_by_issue`)."""
-    events = _events_by_issue(store, repo, span)
+    all_events = _events_by_issue(store, cfg, repo, span)
     label_says: dict[str, bool] = {}  # a store has few distinct labels: ask once per name
 
     def says(labels: list[str] | tuple[str, ...] | None) -> bool:
@@ -206,6 +250,12 @@ def iter_threads(
             if known:
                 return True
         return False
+
+    def says_label(name: str) -> bool:
+        return says((name,))
+
+    # closes alone do not make a thread worth reading; they qualify one read for another reason
+    events = {k: v for k, v in all_events.items() if _dup_events(v, says_label)}
 
     said = [
         {"repo": repo_, "number": number}
@@ -255,6 +305,8 @@ def iter_threads(
         if not (thread_posts or key in cued_bodies or key in events or flagged):
             continue
         html = row["html_url"] or ""
+        timeline = all_events.get(key, [])
+        history = read_history(timeline, labels, row["closed_by"], says_label)
         yield Thread(
             repo=row["repo"],
             number=row["number"],
@@ -262,13 +314,14 @@ def iter_threads(
             author=row["user_login"],
             state=row["state"],
             state_reason=row["state_reason"],
-            labels=labels,
+            labels=history.labels,
             created_at=row["created_at"] or "",
             closed_at=row["closed_at"],
-            closed_by=row["closed_by"],
+            closed_by=history.closed_by,
             html_url=html,
             posts=tuple(body_post + thread_posts),
-            events=tuple(replace(e, url=html + e.url) for e in events.get(key, ())),
+            events=tuple(replace(e, url=html + e.url) for e in timeline),
+            withdrawn_at=history.withdrawn_at,
         )
 
 

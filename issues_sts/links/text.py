@@ -46,6 +46,12 @@ def strip_quotes(text: str) -> str:
     return _QUOTE_LINE.sub("", text) if ">" in text else text
 
 
+def quoted_lines(text: str | None) -> str:
+    """Only the quoted (`> `) lines of a comment, without their markers, code stripped."""
+    body = strip_code(strip_html_comments(text or ""))
+    return "\n".join(m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(body))
+
+
 def strip_html_comments(text: str) -> str:
     return _HTML_COMMENT.sub(" ", text) if "<!--" in text else text
 

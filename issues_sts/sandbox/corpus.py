@@ -127,6 +127,29 @@ class Corpus:
             (r for r in self.repos.values() if wanted in (o.lower() for o in r.renamed_from)), None
         )
 
+    def marks_naming(self, full_name: str, number: int) -> list[tuple[RepoData, Json]]:
+        """The (un)marked_as_duplicate events of other issues whose canonical is
+        `full_name#number` (GitHub shows them on the canonical's timeline too), each with the
+        repository it belongs to and its issue number under `_number`."""
+        versions = tuple((n, r.version, len(r.event_canonical)) for n, r in self.repos.items())
+        index = self.__dict__.get("_marks")
+        if index is None or index[0] != versions:
+            by_target: dict[tuple[str, int], list[tuple[RepoData, Json]]] = {}
+            for repo in self.repos.values():
+                for source_number, events in repo.timeline.items():
+                    for event in events:
+                        target = repo.event_canonical.get(str(event.get("node_id")))
+                        if target is None:
+                            continue
+                        key = (target[0].lower(), int(target[1]))
+                        if key != (repo.full_name.lower(), source_number):
+                            by_target.setdefault(key, []).append(
+                                (repo, {**event, "_number": source_number})
+                            )
+            index = (versions, by_target)
+            self.__dict__["_marks"] = index
+        return index[1].get((full_name.lower(), int(number)), [])
+
     def total_items(self) -> int:
         return sum(len(r.issues) for r in self.repos.values())
 

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from issues_sts.links.stage import LINK_SCHEMA
-from issues_sts.store import Store
+from issues_sts.store import Store, utcnow
 
 # The link stage's columns a fixed row gives (types from the stage's own schema).
 _FIXED_COLUMNS = (
@@ -151,6 +151,7 @@ def write_store(
     for repo, items in issues.items():
         store.upsert_repo(repo)
         store.write_page(repo, issues=items, comments=(comments or {}).get(repo, []))
+        store.upsert_repo(repo, status="ok", last_sync=utcnow())  # as a finished crawl leaves it
     return store
 
 
@@ -239,6 +240,7 @@ def write_generated_store(
             for start in range(0, len(generated.issues), page):
                 store.write_page(generated.repo, issues=generated.issues[start : start + page])
             store.write_page(generated.repo, comments=generated.comments)
+            store.upsert_repo(generated.repo, status="ok", last_sync=utcnow())
             links += generated.links
     finally:
         store.close()

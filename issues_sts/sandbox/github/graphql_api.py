@@ -111,6 +111,8 @@ class GraphqlApi:
         headers = rate(cost)
         root = {"repository": self._repository, "rateLimit": _rate_limit(headers, cost)}
         result = execute_sync(self.schema, document, root_value=root, variable_values=variables)
+        if not self.settings.graphql_full_ids:
+            _blank(result.data, "fullDatabaseId")
         body: dict[str, Any] = {"data": result.data}
         if result.errors:
             body["errors"] = [_format(e) for e in result.errors]
@@ -124,6 +126,19 @@ class GraphqlApi:
 
             raise NotFound(f"Could not resolve to a Repository with the name '{full}'.")
         return RepoNode(self.corpus, repo)
+
+
+def _blank(value: Any, key: str) -> None:
+    """Set every `key` in a nested answer to null."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key:
+                value[k] = None
+            else:
+                _blank(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            _blank(v, key)
 
 
 def _rate_limit(headers: dict[str, str], cost: int) -> Callable[..., dict[str, Any]]:

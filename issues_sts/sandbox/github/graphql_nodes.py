@@ -15,8 +15,13 @@ EVENT_TYPES = {
     "marked_as_duplicate": ("MarkedAsDuplicateEvent", "MARKED_AS_DUPLICATE_EVENT"),
     "unmarked_as_duplicate": ("UnmarkedAsDuplicateEvent", "UNMARKED_AS_DUPLICATE_EVENT"),
     "closed": ("ClosedEvent", "CLOSED_EVENT"),
+    "reopened": ("ReopenedEvent", "REOPENED_EVENT"),
     "labeled": ("LabeledEvent", "LABELED_EVENT"),
+    "unlabeled": ("UnlabeledEvent", "UNLABELED_EVENT"),
 }
+# GraphQL's Int is 32-bit: GitHub answers `databaseId` of newer objects with null and an error,
+# and carries their ids in `fullDatabaseId` (a BigInt, sent as a string).
+INT_MAX = 2**31 - 1
 
 
 class NotFound(GraphQLError):
@@ -70,15 +75,29 @@ def connection(items: list[Any], first: int | None, after: str | None, field: st
 
 
 def user(raw: Json | None) -> Json | None:
+    """An `Actor`. A GitHub App is a `Bot` whose GraphQL login lacks the `[bot]` that REST
+    shows ("dependabot" there, "dependabot[bot]" here): a crawler must ask `__typename`."""
     if not raw:
         return None
-    login = raw.get("login", "ghost")
+    login = str(raw.get("login", "ghost"))
+    bot = raw.get("type") == "Bot" or login.endswith("[bot]")
+    name = login.removesuffix("[bot]") if bot else login
     return {
-        "typename": "User",
+        "typename": "Bot" if bot else "User",
         "id": raw.get("node_id") or f"U_{login}",
-        "login": login,
-        "url": raw.get("html_url") or f"https://github.com/{login}",
+        "login": name,
+        "url": raw.get("html_url") or f"https://github.com/{'apps/' if bot else ''}{name}",
     }
+
+
+def database_id(value: Any) -> int | None:
+    """What GitHub's 32-bit `databaseId` carries: the id itself, or a value graphql-core refuses
+    (an error and null, as GitHub answers for ids above 2^31)."""
+    return None if value is None else int(value)
+
+
+def full_database_id(value: Any) -> str | None:
+    return None if value is None else str(int(value))
 
 
 class RepoNode:
@@ -161,7 +180,8 @@ def comment_node(comment: Json) -> Json:
         "typename": "IssueComment",
         "_kind": "ISSUE_COMMENT",
         "id": comment.get("node_id"),
-        "databaseId": comment.get("id"),
+        "databaseId": database_id(comment.get("id")),
+        "fullDatabaseId": full_database_id(comment.get("id")),
         "body": comment.get("body") or "",
         "author": user(comment.get("user")),
         "authorAssociation": str(comment.get("author_association") or "NONE").upper(),
@@ -185,7 +205,8 @@ class _ItemBase:
     def __init__(self, corpus: Corpus, repo: RepoData, item: Json) -> None:
         self.corpus, self.repo_data, self.item = corpus, repo, item
         self.id = item.get("node_id") or f"I_{repo.repo_id}_{item['number']}"
-        self.databaseId = item.get("id")
+        self.databaseId = database_id(item.get("id"))
+        self.fullDatabaseId = full_database_id(item.get("id"))
         self.number = item["number"]
         self.title = item.get("title") or ""
         self.url = (
@@ -196,6 +217,38 @@ class _ItemBase:
 
     def repository(self, info: Any) -> RepoNode:
         return RepoNode(self.corpus, self.repo_data)
+
+    def _event(self, event: Json) -> Json:
+        typename, kind = EVENT_TYPES[event["event"]]
+        node: Json = {
+            "typename": typename,
+            "_kind": kind,
+            "id": event.get("node_id"),
+            "actor": user(event.get("actor")),
+            "createdAt": event.get("created_at"),
+        }
+        if kind in ("CLOSED_EVENT", "REOPENED_EVENT"):
+            reason = event.get("state_reason")
+            # ClosedEvent.stateReason takes no `enableDuplicate`: a duplicate close reads
+            # NOT_PLANNED here (only Issue.stateReason(enableDuplicate: true) says DUPLICATE)
+            if reason == "duplicate":
+                reason = "not_planned"
+            node["stateReason"] = str(reason).upper() if reason else None
+        elif kind in ("LABELED_EVENT", "UNLABELED_EVENT"):
+            label = event.get("label") or {}
+            node["label"] = {
+                "id": f"LA_{label.get('name')}",
+                "name": label.get("name", ""),
+                "color": label.get("color", "ededed"),
+            }
+        else:
+            target = self.repo_data.event_canonical.get(str(event.get("node_id")))
+            node["canonical"] = resolve_ref(self.corpus, target)
+            node["duplicate"] = self
+            node["isCrossRepository"] = bool(
+                target and target[0].lower() != self.repo_data.full_name.lower()
+            )
+        return node
 
 
 class PullRequestNode(_ItemBase):
@@ -254,35 +307,12 @@ class IssueNode(_ItemBase):
             self._event(e) for e in repo.timeline.get(number, []) if e.get("event") in EVENT_TYPES
         ]
         nodes.extend(comment_node(c) for c in repo.comments_of(number))
+        # a duplicate mark shows on the canonical's timeline too, naming the other issue
+        for source, event in self.corpus.marks_naming(repo.full_name, number):
+            item = source.issue(int(event["_number"]))
+            if item is not None:
+                nodes.append(item_node(self.corpus, source, item)._event(event))
         return sorted(nodes, key=lambda n: str(n["createdAt"]))
-
-    def _event(self, event: Json) -> Json:
-        typename, kind = EVENT_TYPES[event["event"]]
-        node: Json = {
-            "typename": typename,
-            "_kind": kind,
-            "id": event.get("node_id"),
-            "actor": user(event.get("actor")),
-            "createdAt": event.get("created_at"),
-        }
-        if kind == "CLOSED_EVENT":
-            reason = event.get("state_reason")
-            node["stateReason"] = str(reason).upper() if reason else None
-        elif kind == "LABELED_EVENT":
-            label = event.get("label") or {}
-            node["label"] = {
-                "id": f"LA_{label.get('name')}",
-                "name": label.get("name", ""),
-                "color": label.get("color", "ededed"),
-            }
-        else:
-            target = self.repo_data.event_canonical.get(str(event.get("node_id")))
-            node["canonical"] = resolve_ref(self.corpus, target)
-            node["duplicate"] = self
-            node["isCrossRepository"] = bool(
-                target and target[0].lower() != self.repo_data.full_name.lower()
-            )
-        return node
 
 
 def resolve_ref(corpus: Corpus, ref: tuple[str, int] | None) -> Any:

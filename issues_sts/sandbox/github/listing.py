@@ -71,6 +71,16 @@ def normalise_timestamp(value: str) -> str:
     return parsed.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# What an issue-list page leaves out of each issue that `GET /issues/{n}` gives: GitHub lists
+# issues without `closed_by` (who closed one is in its timeline, or in the single issue).
+SINGLE_ISSUE_ONLY = ("closed_by",)
+
+
+def list_item(item: Json) -> Json:
+    """An issue as a list page shows it."""
+    return {k: v for k, v in item.items() if k not in SINGLE_ISSUE_ONLY}
+
+
 def select_issues(items: list[Json], query: list[tuple[str, str]]) -> list[Json]:
     """GET /repos/{o}/{r}/issues: state (default open), labels, since, sort, direction."""
     state = choose(query, "state", ("open", "closed", "all"), "open")
@@ -83,7 +93,8 @@ def select_issues(items: list[Json], query: list[tuple[str, str]]) -> list[Json]
         chosen = [i for i in chosen if wanted <= {lab["name"] for lab in i.get("labels", [])}]
     chosen = since_filter(chosen, query)
     key = {"created": "created_at", "updated": "updated_at", "comments": "comments"}[sort]
-    return sorted(chosen, key=lambda i: (i[key], i["number"]), reverse=direction == "desc")
+    chosen = sorted(chosen, key=lambda i: (i[key], i["number"]), reverse=direction == "desc")
+    return [list_item(i) for i in chosen]
 
 
 def select_comments(

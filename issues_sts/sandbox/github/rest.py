@@ -126,6 +126,8 @@ class RestApi:
             )
         base = f"/repositories/{repo.repo_id}/issues/{number}{sub}"
         if sub == "/comments":
+            if not self.settings.issue_comments:
+                return error(404, "Not Found")
             items = select_comments(repo.comments_of(number), request.query, repo_wide=False)
             return self._page(items, base, request)
         if sub == "/timeline":
@@ -196,6 +198,6 @@ def repo_events(repo: RepoData) -> list[Json]:
     for number, timeline in repo.timeline.items():
         item = repo.issue(number)
         for event in timeline:
-            if event.get("event") not in TIMELINE_ONLY and "id" in event:
+            if event.get("event") not in TIMELINE_ONLY and event.get("id") is not None:
                 events.append({**event, "issue": item})
     return sorted(events, key=lambda e: e["id"], reverse=True)

@@ -7,6 +7,10 @@
 
 Every request lands in `gh.log` with whether it counted against its bucket and whether it was
 a *violation* (sent while the bucket was exhausted or a retry-after window was open).
+
+`gh.grow()` (or `POST /_fake/grow` on the server, outside GitHub's API) lets the world live on
+by a month while it is served, so that an incremental crawl can be tried by hand. A client
+that drops its connection (a crawl killed mid-request) is not an error worth a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import hashlib
 import itertools
 import re
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -32,6 +37,9 @@ from issues_sts.sandbox.github.http_types import Request, Response, error
 from issues_sts.sandbox.github.ratelimit import RateLimiter
 from issues_sts.sandbox.github.rest import RestApi
 from issues_sts.sandbox.github.settings import FakeSettings
+from issues_sts.sandbox.worlds.growth import Growth, GrowthReport, grow_world
+
+GROW_PATH = "/_fake/grow"  # outside GitHub's API: POST grows the served world by a month
 
 BASE_HEADERS = {
     "content-type": "application/json; charset=utf-8",
@@ -93,7 +101,9 @@ class FakeGitHub:
         self._in_flight = 0
         self.max_in_flight = 0  # most requests being answered at once (crawlers promise <= 2)
         self._ids = itertools.count(1)
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
+        self._world = _ReadWriteLock()  # answers read the corpus; a growth rewrites it
+        self.growths = 0
+        self._httpd = _QuietServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -175,6 +185,13 @@ class FakeGitHub:
             ),
         }
 
+    def grow(self, growth: Growth | None = None) -> GrowthReport:
+        """Add a month of GitHub to the served world (new issues, comments, duplicates, merges,
+        a new repository), between answers; each call adds a different month."""
+        self.growths += 1
+        with self._world.writing():
+            return grow_world(self.corpus, growth or Growth(seed=self.growths))
+
     def violations(self) -> list[RequestRecord]:
         with self._log_lock:
             return [r for r in self.log if r.violation]
@@ -206,7 +223,8 @@ class FakeGitHub:
             return self._finish(
                 request, now, answer, identity, counted=False, violation=violation, fault=fault
             )
-        answer = self._answer(request, identity, now)
+        with self._world.reading():
+            answer = self._answer(request, identity, now)
         answer.bucket = bucket
         not_modified = _not_modified(request, answer)
         seconds = self.settings.latency(0 if not_modified else len(answer.body()))
@@ -392,6 +410,54 @@ def endpoint_of(method: str, target: str) -> str:
     return f"{method} {_NUMBER.sub('/{n}', path)}"
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that goes away mid-answer (a killed crawl, a timeout) is what GitHub sees every
+    second; the stdlib prints a traceback for each. Other errors still get one line."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        print(f"fake GitHub: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+class _ReadWriteLock:
+    """Many answers read the corpus at once; a growth waits for them and holds off new ones."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._cond:
+            while self._writing:
+                self._cond.wait()
+            self._writing = True
+            while self._readers:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
 def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -429,6 +495,9 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self) -> None:
             started = time.monotonic()
+            if self.path.split("?")[0] == GROW_PATH:
+                self._grow()
+                return
             request = self._request()
             if request is None:
                 self._write(error(404, "Not Found"), None, head=False)
@@ -450,6 +519,21 @@ def _make_handler(server: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 if record.status in (403, 429) and record.bucket is not None:
                     self.wfile.flush()
                     server.limiter.told(record.identity, record.bucket, server.clock())
+
+        def _grow(self) -> None:
+            if self.command != "POST":
+                self._write(error(405, "POST to grow the world"), None, head=False)
+                return
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            report = server.grow()
+            grown = {
+                "growths": server.growths,
+                "new_issues": {repo: len(ns) for repo, ns in report.new_issues.items()},
+                "duplicates": len(report.duplicates),
+                "merges": len(report.merges),
+                "new_repos": report.new_repos,
+            }
+            self._write(Response(200, grown), None, head=False)
 
         def _request(self) -> Request | None:
             length = int(self.headers.get("content-length") or 0)

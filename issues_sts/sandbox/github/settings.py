@@ -32,6 +32,10 @@ class FakeSettings:
     graphql: serve POST /graphql (False: 404). graphql_schema_check: also validate every query
         against GitHub's real SDL when `schema_path` (or ../shared) has it.
     enterprise: serve under /api/v3 with GraphQL at /api/graphql, like GitHub Enterprise Server.
+    graphql_full_ids: False answers every `fullDatabaseId` with null (a server or proxy that
+        does not fill it: the crawl must notice the comments it cannot key).
+    issue_comments: False answers `GET /issues/{n}/comments` with 404 (a proxy that blocks it),
+        so a thread GraphQL could not give whole cannot be read again: a lossy crawl.
 
     GitHub's secondary limits (all off by default, so small tests stay fast; `github_like`
     turns them on with GitHub's documented values, optionally on a compressed clock):
@@ -71,6 +75,8 @@ class FakeSettings:
     graphql_schema_check: bool = False
     schema_path: str | None = None
     enterprise: bool = False
+    graphql_full_ids: bool = True
+    issue_comments: bool = True
     latency_base: float = 0.0
     latency_per_kb: float = 0.0
     minute_seconds: float = 60.0

@@ -83,6 +83,11 @@ DENIAL = (
     "I don't think so: {short} was fixed already and this still happens on main.",
     "Not the same: {short} is about startup, this is about shutdown.",
 )
+# closing words without GitHub's keyword (a keyword would also mark the issue)
+CLOSING_NO_KEYWORD = (
+    "Closing as a duplicate of {short}.",
+    "This is a dupe of {short}, closing.",
+)
 RETARGET_FIRST = ("Duplicate of {short}", "Closing as a duplicate of {short}.")
 RETARGET_FIX = (
     "Oops, wrong number. This is a duplicate of {short}",
@@ -139,7 +144,15 @@ QUESTION = ("Is this the same as {short}?", "Is this the same issue as {url}?")
 QUESTION_YES = ("Yes, it's a duplicate.", "Yes, closing as duplicate.", "Yes, duplicate.")
 BOT_CLOSE = (
     "This issue has been closed as a duplicate of {short}. Please follow that issue for updates.",
+    # a declarative template: the bot says what is so, then closes with state_reason duplicate
+    "This issue is a duplicate of {short}. Please refer to that issue for updates and add any "
+    "new details there.",
 )
+WITHDRAWN = (
+    "Not actually a duplicate, reopening.",
+    "Reopening: on a closer look this is a different problem.",
+)
+RELABEL_BOT = "label-sweeper[bot]"
 BOT_SUGGEST = (
     "Potential duplicates:\n- {short}",
     "Consider closing this issue as a duplicate of {short} (automated analysis).",
@@ -192,9 +205,23 @@ def bot_person() -> Any:
     return Person(TRIAGE_BOT, 41_898_282, "NONE", "Bot")
 
 
+def sweeper_person() -> Any:
+    from issues_sts.sandbox.worlds.render import Person
+
+    return Person(RELABEL_BOT, 41_898_283, "NONE", "Bot")
+
+
 def bot_suggestion(b: _Builder, draft: _Draft, ref: Ref, t: float) -> None:
     """A bot's automated "potential duplicates" comment nobody acts on: a hard negative."""
     draft.comment(t, bot_person(), pick(b.rng, BOT_SUGGEST, ref))
+
+
+def relabelled(b: _Builder, draft: _Draft, ref: Ref, t: float, closer: Any) -> float:
+    """A maintainer points at the canonical and labels the issue a duplicate (the generator
+    adds the label at the close); months later the repository relabels, a sweep removes the
+    label, and only the label's history says what the pointer meant."""
+    draft.comment(t, closer, pick(b.rng, POINTER, ref))
+    return t
 
 
 def form_field(ref: Ref) -> str:

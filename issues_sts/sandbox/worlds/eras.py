@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from issues_sts.sandbox.worlds.render import stamp
 
@@ -210,109 +210,5 @@ def era_at(t: float) -> Era:
     return ERAS[bisect.bisect_right(_STARTS, t) - 1]
 
 
-# -- ids -----------------------------------------------------------------------------------------
-# GitHub's ids grow with time (one sequence per kind of object for all of GitHub): the median id
-# of the objects created in the month, read off the archives (rust 2010-2015, onnxruntime
-# 2018-2023, neovim 2016-2026), every year or half-year. Issue ids passed 2^31 in early 2024,
-# comment ids a few months later; issue *event* ids had passed it by 2019.
-ISSUE_IDS = (
-    ("2010-07", 256_761),
-    ("2011-01", 542_143),
-    ("2012-01", 2_892_482),
-    ("2013-01", 10_047_830),
-    ("2014-01", 25_767_462),
-    ("2015-01", 54_229_354),
-    ("2016-01", 128_373_143),
-    ("2017-01", 200_785_718),
-    ("2018-01", 290_273_417),
-    ("2019-01", 400_418_242),
-    ("2020-01", 551_272_257),
-    ("2021-01", 788_998_785),
-    ("2022-01", 1_105_075_430),
-    ("2023-01", 1_534_524_996),
-    ("2024-01", 2_085_978_124),
-    ("2025-01", 2_791_339_397),
-    ("2026-01", 3_826_521_274),
-    ("2026-07", 4_917_012_914),
-)
-COMMENT_IDS = (
-    ("2010-07", 316_313),
-    ("2011-01", 711_720),
-    ("2012-01", 3_570_097),
-    ("2013-01", 12_464_983),
-    ("2014-01", 32_702_801),
-    ("2015-01", 70_389_162),
-    ("2016-01", 170_742_940),
-    ("2017-01", 271_765_013),
-    ("2018-01", 358_229_181),
-    ("2019-01", 454_233_522),
-    ("2020-01", 575_829_031),
-    ("2021-01", 760_570_319),
-    ("2022-01", 1_013_946_661),
-    ("2023-01", 1_382_594_526),
-    ("2024-01", 1_900_604_094),
-    ("2025-01", 2_595_353_689),
-    ("2026-01", 3_765_141_360),
-    ("2026-07", 4_966_229_947),
-)
-# only the onnxruntime archive keeps events (2019-2023); outside those years an estimate: about
-# 5.3 times the issue id of the time (the ratio in 2019 and in 2023)
-EVENT_IDS = (
-    ("2019-01", 2_074_041_935),
-    ("2020-01", 2_948_951_319),
-    ("2021-01", 4_224_399_124),
-    ("2022-01", 5_921_343_385),
-    ("2023-01", 8_243_657_253),
-    ("2023-07", 9_861_051_849),
-)
-EVENTS_PER_ISSUE_ID = 5.3
-
-
-class IdClock:
-    """An id sequence by time: log-linear between the knots, extended past both ends."""
-
-    def __init__(self, knots: tuple[tuple[str, int], ...], scale: float = 1.0) -> None:
-        self.times = [stamp(f"{month}-01T00:00:00Z") for month, _ in knots]
-        self.logs = [math.log(value * scale) for _, value in knots]
-
-    def at(self, t: float) -> float:
-        k = min(max(bisect.bisect_right(self.times, t), 1), len(self.times) - 1)
-        t0, t1 = self.times[k - 1], self.times[k]
-        y0, y1 = self.logs[k - 1], self.logs[k]
-        return math.exp(y0 + (y1 - y0) * (t - t0) / (t1 - t0))
-
-
-_ISSUE_CLOCK = IdClock(ISSUE_IDS)
-_COMMENT_CLOCK = IdClock(COMMENT_IDS)
-_EVENT_CLOCK = IdClock(EVENT_IDS)
-_EARLY_EVENTS = IdClock(ISSUE_IDS, EVENTS_PER_ISSUE_ID)
-_EVENT_SPAN = (_EVENT_CLOCK.times[0], _EVENT_CLOCK.times[-1])
-
-
-@dataclass
-class GitHubIds:
-    """Ids of one repository's objects by their creation time (`render.Ids`): GitHub's id of
-    the moment, rounded down to a multiple of `stride` plus the repository's `slot` (so two
-    repositories never share an id), moved up a stride while taken (ids stay unique)."""
-
-    slot: int
-    stride: int = 64
-    taken: dict[str, set[int]] = field(default_factory=lambda: {"i": set(), "c": set(), "e": set()})
-
-    def _unique(self, kind: str, value: float) -> int:
-        taken = self.taken[kind]
-        n = int(value) // self.stride * self.stride + self.slot
-        while n in taken:
-            n += self.stride
-        taken.add(n)
-        return n
-
-    def issue(self, t: float) -> int:
-        return self._unique("i", _ISSUE_CLOCK.at(t))
-
-    def comment(self, t: float) -> int:
-        return self._unique("c", _COMMENT_CLOCK.at(t))
-
-    def event(self, t: float) -> int:
-        inside = _EVENT_SPAN[0] <= t <= _EVENT_SPAN[1]
-        return self._unique("e", (_EVENT_CLOCK if inside else _EARLY_EVENTS).at(t))
+# Ids: `ids.IdClock` (the one id scheme of every world) hands out issue, comment and event ids
+# by creation time, as GitHub does.

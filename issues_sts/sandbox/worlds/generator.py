@@ -20,6 +20,7 @@ from issues_sts.sandbox.corpus import Corpus, RepoData
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import text as T
 from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.ids import IdClock
 from issues_sts.sandbox.worlds.render import Draft, Person, iso, render_repo, stamp
 
 
@@ -54,6 +55,7 @@ class WorldConfig:
         0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
     )
     unmarked_rate: float = 0.01
+    withdrawn_rate: float = 0.01  # closed as a duplicate, then the label removed with a reopen
     transfer_rate: float = 0.004
     deleted_rate: float = 0.004
     gone_rate: float = 0.002
@@ -108,7 +110,7 @@ def _generate(cfg: WorldConfig) -> Corpus:
         builders.append(builder)
     _transfer(rng, cfg, builders)
     corpus = Corpus()
-    next_comment_id = [900_000_000]
+    ids = IdClock()
     for index, builder in enumerate(builders):
         repo = RepoData(
             full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0)
@@ -118,7 +120,7 @@ def _generate(cfg: WorldConfig) -> Corpus:
                 f"{builder.full_name.split('/')[0]}/{builder.full_name.split('/')[1]}-legacy"
             )
         _remove(rng, cfg, builder, repo)
-        render_repo(builder.drafts, repo, index, next_comment_id)
+        render_repo(builder.drafts, repo, index, ids)
         repo.truth_duplicates.update(builder.truth)
         repo.truth_evidence.update({n: builder.evidence[n] for n in builder.truth})
         corpus.add(repo)
@@ -252,6 +254,8 @@ class RepoBuilder:
             self.hard_negative(draft, self.rng.randrange(1, number))
         if self.rng.random() < self.cfg.unmarked_rate and number > 1:
             self.unmarked(draft, self.rng.randrange(1, number))
+        elif self.rng.random() < self.cfg.withdrawn_rate and number > 1:
+            self.withdrawn(draft, self.rng.randrange(1, number))
         elif self.rng.random() < self.close_rate(created):
             reason = self.close_reason(created)
             draft.close(self.later(draft.last_activity(), 20), self.member(), reason)
@@ -275,7 +279,7 @@ class RepoBuilder:
 
     def carries_label(self, how: str, created: float) -> bool:
         """Does a duplicate closed by evidence of shape `how` carry the duplicate label?"""
-        return how in ("label", "label_pointer") or self.rng.random() < 0.6
+        return how in ("label", "label_pointer", "relabelled") or self.rng.random() < 0.6
 
     def duplicate_reason(self, t: float) -> str | None:
         return _closing_reason(self.rng, t)
@@ -307,6 +311,21 @@ class RepoBuilder:
         t = self.later(t, 1)
         draft.unmark(t, actor, (self.full_name, other))
         draft.comment(t, self.member(), D.pick(self.rng, D.UNMARK, ref))
+
+    def withdrawn(self, draft: Draft, other: int) -> None:
+        """Closed as a duplicate and labelled, then the label removed together with a reopen:
+        not a duplicate after all (half the time nobody says so in words)."""
+        ref = D.Ref(self.full_name, other, self.full_name)
+        t = self.later(draft.created, 1)
+        actor = self.member()
+        draft.comment(t, actor, D.pick(self.rng, D.CLOSING_NO_KEYWORD, ref))
+        draft.label(t + 1, actor, self.dup_label)
+        draft.close(t + 2, actor, _closing_reason(self.rng, t))
+        t = self.later(t, 2)
+        draft.unlabel(t, actor, self.dup_label)
+        draft.reopen(t + 5, actor)
+        if self.rng.random() < 0.5:
+            draft.comment(t + 6, actor, self.rng.choice(D.WITHDRAWN))
 
     def pull_request(self, number: int, created: float) -> None:
         pool = self.bug_pool()
@@ -369,8 +388,13 @@ class RepoBuilder:
         t = EVIDENCE[how][1](self, draft, ref, t, closer)
         self.evidence[draft.number] = how
         if self.carries_label(how, draft.created):
-            draft.labels.append(self.dup_label)
-        draft.close(t + 1, closer, self.duplicate_reason(t))
+            draft.label(t + 1, closer, self.dup_label)  # labelled as it is closed
+        reason = self.duplicate_reason(t)
+        if how == "bot_closed" and t >= DUPLICATE_REASON_SINCE:
+            reason = "duplicate"
+        draft.close(t + 1, closer, reason)
+        if how == "relabelled":  # the relabelling sweep, months later
+            draft.unlabel(self.later(t, 120) + 86400, D.sweeper_person(), self.dup_label)
 
     # Each evidence shape writes comments/events from time `t` and returns when it ended.
     def _marked(self, draft: Draft, ref: D.Ref, t: float, closer: Person) -> float:
@@ -437,6 +461,8 @@ EVIDENCE: dict[str, tuple[int, Evidence]] = {
     "modern_phrase": (6, D.modern_phrase),
     "question_confirmed": (3, D.question_confirmed),
     "bot_closed": (2, D.bot_closed),
+    # today's GitHub (issue 22): a duplicate label only the history keeps
+    "relabelled": (3, D.relabelled),
 }
 
 

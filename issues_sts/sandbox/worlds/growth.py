@@ -18,11 +18,11 @@ from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import vocab as V
 from issues_sts.sandbox.worlds.generator import RepoBuilder, WorldConfig, generate_world
+from issues_sts.sandbox.worlds.ids import IdClock
 from issues_sts.sandbox.worlds.render import Draft, count_comments, iso, node_id, render_repo, stamp
 
 DAY = 86400.0
 ISSUE_ID_BASE = 1_500_000_000
-EVENT_ID_BASE = 7_000_000_000
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def grow_world(corpus: Corpus, growth: Growth) -> GrowthReport:
     rng = random.Random(growth.seed)
     start = max(stamp(i["updated_at"]) for r in corpus.repos.values() for i in r.issues) + DAY
     cfg = WorldConfig(seed=growth.seed, start=iso(start), end=iso(start + growth.days * DAY))
-    ids = _Ids.of(corpus)
+    ids = _clock_of(corpus)
     report = GrowthReport()
     existing = list(corpus.repos.values())
     for repo in existing:
@@ -64,25 +64,18 @@ def grow_world(corpus: Corpus, growth: Growth) -> GrowthReport:
     return report
 
 
-@dataclass
-class _Ids:
-    """Counters that keep new comment and event ids unique in the corpus."""
-
-    comment: list[int]
-    event: list[int]
-
-    @classmethod
-    def of(cls, corpus: Corpus) -> _Ids:
-        comments = [int(c["id"]) for r in corpus.repos.values() for c in r.comments] or [
-            900_000_000
-        ]
-        events = [
-            int(e["id"]) - EVENT_ID_BASE
-            for r in corpus.repos.values()
-            for t in r.timeline.values()
-            for e in t
-        ]
-        return cls([max(comments) + 1_000], [max(events or [0]) + 1_000])
+def _clock_of(corpus: Corpus) -> IdClock:
+    """An id clock that continues after every comment and event id the corpus holds, so new
+    objects get newer (larger) ids in each repository's slot, as on GitHub."""
+    clock = IdClock()
+    for repo in corpus.repos.values():
+        slot = _repo_index(repo)
+        for comment in repo.comments:
+            clock.reserve("comment", slot, int(comment["id"]))
+        for events in repo.timeline.values():
+            for event in events:
+                clock.reserve("event", slot, int(event["id"]))
+    return clock
 
 
 def _builder(rng: random.Random, cfg: WorldConfig, repo: RepoData) -> RepoBuilder:
@@ -114,7 +107,7 @@ def _grow_repo(
     cfg: WorldConfig,
     repo: RepoData,
     growth: Growth,
-    ids: _Ids,
+    ids: IdClock,
     report: GrowthReport,
 ) -> None:
     builder = _builder(rng, cfg, repo)
@@ -193,10 +186,10 @@ def _merge_drafts(
     return merges
 
 
-def _render_into(drafts: dict[int, Draft], repo: RepoData, ids: _Ids, merged: set[int]) -> None:
+def _render_into(drafts: dict[int, Draft], repo: RepoData, ids: IdClock, merged: set[int]) -> None:
     """Render new drafts into `repo`; a merged old issue keeps its issue object, updated."""
     scratch = RepoData(full_name=repo.full_name, repo_id=repo.repo_id)
-    render_repo(drafts, scratch, _repo_index(repo), ids.comment, ids.event)
+    render_repo(drafts, scratch, _repo_index(repo), ids)
     for item in scratch.issues:
         if item["number"] not in merged:
             repo.issues.append(item)
@@ -215,7 +208,7 @@ def _render_into(drafts: dict[int, Draft], repo: RepoData, ids: _Ids, merged: se
     count_comments(repo)
 
 
-def _new_repos(corpus: Corpus, growth: Growth, ids: _Ids) -> list[RepoData]:
+def _new_repos(corpus: Corpus, growth: Growth, ids: IdClock) -> list[RepoData]:
     """Repositories added to the crawl: generated whole (their issues span the world's years)."""
     if growth.new_repos == 0:
         return []
@@ -233,30 +226,33 @@ def _new_repos(corpus: Corpus, growth: Growth, ids: _Ids) -> list[RepoData]:
     )
     fresh = [r for name, r in world.repos.items() if corpus.find(name) is None][: growth.new_repos]
     for repo in fresh:
-        _renumber(repo, ids)
+        _renumber(repo, ids, _repo_index(repo))
     return fresh
 
 
-def _renumber(repo: RepoData, ids: _Ids) -> None:
-    """Comment and event ids past every id the corpus holds (comments are keyed by id)."""
-    for comment in sorted(repo.comments, key=lambda c: c["id"]):
-        ids.comment[0] += 1
-        comment["id"] = ids.comment[0]
-        comment["node_id"] = node_id("IC", ids.comment[0])
+def _renumber(repo: RepoData, ids: IdClock, slot: int) -> None:
+    """Comment and event ids from the world's clock in the new repository's own slot, after
+    every id the corpus holds (comments are keyed by id)."""
+    for comment in sorted(repo.comments, key=lambda c: (c["created_at"], c["id"])):
+        new_id = ids.comment(stamp(comment["created_at"]), slot)
+        comment["id"] = new_id
+        comment["node_id"] = node_id("IC", new_id)
         number = comment["issue_url"].rsplit("/", 1)[1]
-        comment["url"] = comment["url"].rsplit("/", 1)[0] + f"/{ids.comment[0]}"
+        comment["url"] = comment["url"].rsplit("/", 1)[0] + f"/{new_id}"
         comment["html_url"] = (
-            f"https://github.com/{repo.full_name}/issues/{number}#issuecomment-{ids.comment[0]}"
+            f"https://github.com/{repo.full_name}/issues/{number}#issuecomment-{new_id}"
         )
     canonical = {}
-    for events in repo.timeline.values():
-        for event in events:
-            ids.event[0] += 1
-            new_id = EVENT_ID_BASE + ids.event[0]
-            new_node = node_id(event["node_id"].split("_", 1)[0], new_id)
-            if event["node_id"] in repo.event_canonical:
-                canonical[new_node] = repo.event_canonical[event["node_id"]]
-            event["id"], event["node_id"] = new_id, new_node
-            event["url"] = event["url"].rsplit("/", 1)[0] + f"/{new_id}"
+    events = sorted(
+        (e for timeline in repo.timeline.values() for e in timeline),
+        key=lambda e: (e["created_at"], e["id"]),
+    )
+    for event in events:
+        new_id = ids.event(stamp(event["created_at"]), slot)
+        new_node = node_id(event["node_id"].split("_", 1)[0], new_id)
+        if event["node_id"] in repo.event_canonical:
+            canonical[new_node] = repo.event_canonical[event["node_id"]]
+        event["id"], event["node_id"] = new_id, new_node
+        event["url"] = event["url"].rsplit("/", 1)[0] + f"/{new_id}"
     repo.event_canonical = canonical
     repo.reindex()

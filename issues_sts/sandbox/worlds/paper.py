@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.sandbox.corpus import Corpus, RepoData
+from issues_sts.sandbox.github.listing import list_item
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import paper_text as PT
 from issues_sts.sandbox.worlds import text as T
-from issues_sts.sandbox.worlds.eras import GitHubIds, era_at
+from issues_sts.sandbox.worlds.eras import era_at
 from issues_sts.sandbox.worlds.generator import (
     DUPLICATE_REASON_SINCE,
     EVIDENCE,
@@ -39,6 +40,7 @@ from issues_sts.sandbox.worlds.generator import (
     RepoBuilder,
     WorldConfig,
 )
+from issues_sts.sandbox.worlds.ids import IdClock
 from issues_sts.sandbox.worlds.render import Draft, Person, iso, render_repo
 from issues_sts.store import Store, utcnow
 
@@ -139,9 +141,9 @@ class PaperConfig:
     chunk: int = 2_000  # numbers drafted, rendered and handed out at a time
     repos: tuple[str, ...] = ()  # a subset (names as in repos.yaml); empty: all 55
     end: str = "2026-06-01T00:00:00Z"
-    # ids by creation time, as GitHub's (`eras.GitHubIds`: above 2^31 from 2024 on); off, the
-    # small counters of the other worlds
-    github_ids: bool = False
+    # issue ids by creation time, as GitHub's (`ids.IdClock`: above 2^31 from 2024 on, as
+    # comments' and events' always are); off, the small issue ids of the other worlds
+    github_ids: bool = True
 
     def __post_init__(self) -> None:
         if not 0.001 <= self.scale <= 1.0:
@@ -306,7 +308,7 @@ class PaperRepoBuilder(RepoBuilder):
 
     def carries_label(self, how: str, created: float) -> bool:
         share = era_at(created).dup_label
-        return how in ("label", "label_pointer") or self.rng.random() < share
+        return how in ("label", "label_pointer", "relabelled") or self.rng.random() < share
 
     def duplicate_reason(self, t: float) -> str | None:
         said = t >= DUPLICATE_REASON_SINCE and self.rng.random() < era_at(t).dup_reason
@@ -389,6 +391,9 @@ def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig
         hard_negative_rate=0.02,
         quoted_denial_share=0.05,
         unmarked_rate=0.002,
+        # a duplicate close withdrawn (label removed with a reopen): an estimate, as rare as the
+        # unmarked; the small worlds' 1 % would add a wording claim per hundred issues
+        withdrawn_rate=0.002,
         start=f"{repo.since}-01-01T00:00:00Z",
         end=paper.end,
         renamed_repos=0,
@@ -409,7 +414,7 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
     gc.disable()  # many small acyclic objects: the cyclic GC would only slow this down
     try:
         earlier: list[PaperRepoBuilder] = []
-        next_comment = [900_000_000]
+        ids = IdClock()
         for index, repo, items in cfg.selected():
             rng = random.Random(f"paper:{cfg.seed}:{repo.name}")
             builder = PaperRepoBuilder(
@@ -422,8 +427,6 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
                 paper=cfg,
                 earlier=list(earlier),
             )
-            next_event = [index * 10_000_000]
-            ids = GitHubIds(slot=index) if cfg.github_ids else None
             for drafts in builder.chunks():
                 data = RepoData(
                     full_name=builder.full_name, repo_id=builder.repo_id, created_at=iso(builder.t0)
@@ -431,7 +434,7 @@ def iter_paper_world(cfg: PaperConfig) -> Iterator[PaperChunk]:
                 if repo.current:
                     data.renamed_from.append(repo.name)
                 _remove(rng, builder, drafts, data)
-                render_repo(drafts, data, index, next_comment, next_event, ids)
+                render_repo(drafts, data, index, ids, issue_ids=cfg.github_ids)
                 _settle_canonicals(data, [*earlier, builder])
                 for number in drafts:
                     if number in builder.truth:
@@ -516,34 +519,71 @@ class PaperStoreSummary:
 
 
 def event_rows(requested: str, data: RepoData) -> list[dict[str, Any]]:
-    """The `events` rows a crawl stores for these issues: (un)marked_as_duplicate events with
-    the canonical GraphQL names (none when the canonical was deleted)."""
-    import json
+    """The `events` rows a crawl with GraphQL stores for these issues (`crawl.graphql`'s rows,
+    built from what the fake GitHub would answer): (un)marked_as_duplicate events with the
+    canonical GraphQL names (none when the canonical was deleted), and, for a closed issue
+    read as a timeline or an open duplicate candidate, its closes and reopens (for a closed
+    issue: when it points at an issue or GitHub calls it a duplicate) and its duplicate labels'
+    history. The marks GitHub also shows on each canonical's timeline are left out: the link
+    stage reads each mark from its duplicate's own timeline, which is here."""
+    from issues_sts.crawl.candidates import (
+        has_duplicate_wording,
+        mentions_issue,
+        says_duplicate_itself,
+    )
+    from issues_sts.crawl.graphql import event_row, worth_keeping
+    from issues_sts.crawl.threads import want_of
+    from issues_sts.sandbox.github.graphql_nodes import item_node
 
+    corpus = Corpus({data.full_name: data})
     rows = []
     for number, events in data.timeline.items():
-        for event in events:
-            if event["event"] not in ("marked_as_duplicate", "unmarked_as_duplicate"):
-                continue
-            canonical = data.event_canonical.get(event["node_id"])
-            rows.append(
-                {
-                    "repo": requested,
-                    "number": number,
-                    "event_key": event["node_id"],
-                    "event": event["event"],
-                    "actor": event["actor"]["login"],
-                    "created_at": event["created_at"],
-                    "canonical_repo": canonical[0] if canonical else None,
-                    "canonical_number": canonical[1] if canonical else None,
-                    "source": "graphql",
-                    "raw": json.dumps(
-                        {"id": event["node_id"], "createdAt": event["created_at"]},
-                        separators=(",", ":"),
-                    ),
-                }
-            )
+        item = data.issue(number)
+        if item is None or number in data.deleted or number in data.gone:
+            continue
+        wanted = want_of(item)
+        node = item_node(corpus, data, item)
+        own = [event_row(requested, number, _graphql_event(node._event(e))) for e in events]
+        kept = [r for r in own if r is not None and worth_keeping(r)]
+        comments = data.comments_of(number)
+        if wanted is None or not wanted.events:  # open: asked only as a duplicate candidate
+            candidate = says_duplicate_itself(item.get("labels") or [], item.get("state_reason"))
+            if not (candidate or any(has_duplicate_wording(c.get("body")) for c in comments)):
+                kept = []
+        elif not (
+            wanted.carries
+            or any(mentions_issue(c.get("body")) for c in comments)
+            or any(r["event"] not in ("closed", "reopened") for r in kept)
+        ):
+            kept = []  # a close nobody tied to another issue: not kept
+        rows += kept
     return rows
+
+
+def _graphql_event(node: dict[str, Any]) -> dict[str, Any]:
+    """A fake GraphQL event node as the crawler's query selects it."""
+
+    def actor(value: Any) -> Any:
+        return {"__typename": value["typename"], "login": value["login"]} if value else None
+
+    def ref(value: Any) -> Any:
+        if value is None:
+            return None
+        return {
+            "__typename": value.typename,
+            "number": value.number,
+            "repository": {"nameWithOwner": value.repo_data.full_name},
+        }
+
+    out = {"__typename": node["typename"], "id": node["id"], "createdAt": node["createdAt"]}
+    out["actor"] = actor(node.get("actor"))
+    if "stateReason" in node:
+        out["stateReason"] = node["stateReason"]
+    if "label" in node:
+        out["label"] = {"name": node["label"]["name"]}
+    if "canonical" in node:
+        out["canonical"], out["duplicate"] = ref(node["canonical"]), ref(node["duplicate"])
+    return out
 
 
 def write_repo_data(
@@ -555,7 +595,7 @@ def write_repo_data(
     for start in range(0, max(len(data.issues), len(data.comments)), page):
         store.write_page(
             requested,
-            issues=data.issues[start : start + page],
+            issues=[list_item(i) for i in data.issues[start : start + page]],
             comments=data.comments[start : start + page],
         )
     store.write_page(requested, events=events)

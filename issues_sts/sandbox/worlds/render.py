@@ -7,10 +7,11 @@ import functools
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from issues_sts.sandbox.corpus import Json, RepoData
 from issues_sts.sandbox.worlds import vocab as V
+from issues_sts.sandbox.worlds.ids import IdClock
 from issues_sts.sandbox.worlds.text import Topic
 
 API = "https://api.github.com"
@@ -87,6 +88,24 @@ class Draft:
     def unmark(self, t: float, who: Person, canonical: tuple[str, int]) -> None:
         self.events.append((t, "unmarked_as_duplicate", who, canonical))
 
+    def label(self, t: float, who: Person, name: str) -> None:
+        """Add a label at `t` (a label in `labels` without such an event came at creation)."""
+        self.events.append((t, "labeled", who, name))
+        if name not in self.labels:
+            self.labels.append(name)
+
+    def unlabel(self, t: float, who: Person, name: str) -> None:
+        self.events.append((t, "unlabeled", who, name))
+        if name in self.labels:
+            self.labels.remove(name)
+
+    def reopen(self, t: float, who: Person) -> None:
+        """Reopen a closed draft: its close becomes history (a `closed` event) and it is open."""
+        if self.closed is not None:
+            self.events.append((self.closed[0], "closed", self.closed[1], self.closed[2]))
+        self.events.append((t, "reopened", who, None))
+        self.closed = None
+
     def close(self, t: float, who: Person, reason: str | None, merged: bool = False) -> None:
         self.closed = (t, who, reason)
         self.merged = merged
@@ -96,50 +115,41 @@ class Draft:
         return max(times)
 
 
-class Ids(Protocol):
-    """Where a world's ids come from, by the time an object was created (GitHub's sequences
-    grow with time: `eras.GitHubIds`)."""
-
-    def issue(self, t: float) -> int: ...
-
-    def comment(self, t: float) -> int: ...
-
-    def event(self, t: float) -> int: ...
-
-
 def render_repo(
     drafts: dict[int, Draft],
     repo: RepoData,
     repo_index: int,
-    next_comment_id: list[int],
-    next_event: list[int] | None = None,
-    ids: Ids | None = None,
+    ids: IdClock,
+    issue_ids: bool = False,
 ) -> None:
-    """Fill `repo` with REST objects; comment ids follow creation time across the repository.
-    `next_event` carries the event counter across calls that render one repository in parts
-    (without it, the historical numbering: each draft's events start `repo_index * 1_000_000`
-    after the previous draft's). `ids`: issue, comment and event ids by creation time instead
-    of the small counters."""
+    """Fill `repo` with REST objects. Comment and event ids come from `ids` by creation time,
+    as GitHub's do (above 2^31 for comments since 2024); a repository rendered in parts (the
+    paper world) passes the same `ids` to every part. `issue_ids`: issues' ids by creation time
+    too (the calibrated paper world); without it, the historical small ids by number."""
     pending: list[tuple[float, int, Person, str]] = []
-    counter = next_event if next_event is not None else [0]
-    step = 0 if next_event is not None else repo_index * 1_000_000
+    happened: list[tuple[float, int, int, str, Person, Any]] = []
     for number in sorted(drafts):
         draft = drafts[number]
         issue_id = (
-            ids.issue(draft.created)
-            if ids is not None
+            ids.issue(draft.created, repo_index)
+            if issue_ids
             else 1_500_000_000 + repo_index * 10_000_000 + number * 17
         )
         repo.issues.append(_issue(draft, repo.full_name, issue_id))
         pending.extend((t, number, who, body) for t, who, body in draft.comments)
-        events, counter[0] = _events(draft, repo, counter[0] + step, ids)
-        if events:
-            repo.timeline[number] = events
+        happened.extend((t, number, k, *rest) for k, (t, *rest) in enumerate(_history(draft)))
     pending.sort(key=lambda c: (c[0], c[1]))
     for t, number, who, body in pending:
-        next_comment_id[0] += 1
-        comment_id = ids.comment(t) if ids is not None else next_comment_id[0]
+        comment_id = ids.comment(t, repo_index)
         repo.comments.append(_comment(repo.full_name, number, comment_id, t, who, body))
+    happened.sort(key=lambda e: (e[0], e[1], e[2]))
+    latest: dict[int, tuple[str, int] | None] = {}
+    for t, number, _, kind, who, extra in happened:
+        event = _event(repo, ids.event(t, repo_index), t, kind, who, extra)
+        repo.timeline.setdefault(number, []).append(event)
+        if kind in ("marked_as_duplicate", "unmarked_as_duplicate"):
+            latest[number] = extra if kind == "marked_as_duplicate" else None
+    repo.duplicate_of.update({n: ref for n, ref in latest.items() if ref is not None})
     count_comments(repo)
 
 
@@ -227,42 +237,47 @@ def _comment(
     }
 
 
-def _events(draft: Draft, repo: RepoData, seq: int, ids: Ids | None) -> tuple[list[Json], int]:
-    events: list[Json] = []
-    raw = sorted(draft.events, key=lambda e: e[0])
-    for name in dict.fromkeys(draft.labels):
-        raw.append((draft.created + 30, "labeled", draft.author, name))
+_PREFIX = {
+    "marked_as_duplicate": "MADE",
+    "unmarked_as_duplicate": "UMDE",
+    "closed": "CE",
+    "reopened": "REE",
+    "labeled": "LE",
+    "unlabeled": "ULE",
+}
+
+
+def _history(draft: Draft) -> list[tuple[float, str, Person, Any]]:
+    """The draft's timeline events by time: its own, a `labeled` for each current label that has
+    none (added at creation), and the final close."""
+    raw = list(draft.events)
+    timed = {extra for _, kind, _, extra in raw if kind == "labeled"}
+    raw += [
+        (draft.created + 30, "labeled", draft.author, name)
+        for name in dict.fromkeys(draft.labels)
+        if name not in timed
+    ]
     if draft.closed:
         raw.append((draft.closed[0], "closed", draft.closed[1], draft.closed[2]))
-    latest: tuple[str, int] | None = None
-    for t, kind, who, extra in sorted(raw, key=lambda e: e[0]):
-        seq += 1
-        event_id = ids.event(t) if ids is not None else 7_000_000_000 + seq
-        prefix = {
-            "marked_as_duplicate": "MADE",
-            "unmarked_as_duplicate": "UMDE",
-            "closed": "CE",
-            "labeled": "LE",
-        }[kind]
-        event: Json = {
-            "id": event_id,
-            "node_id": node_id(prefix, event_id),
-            "url": f"{API}/repos/{repo.full_name}/issues/events/{event_id}",
-            "actor": who.json(),
-            "event": kind,
-            "commit_id": None,
-            "commit_url": None,
-            "created_at": iso(t),
-            "performed_via_github_app": None,
-        }
-        if kind == "labeled":
-            event["label"] = {"name": extra, "color": _label(extra)["color"]}
-        elif kind == "closed":
-            event["state_reason"] = extra
-        else:
-            repo.event_canonical[event["node_id"]] = extra
-            latest = extra if kind == "marked_as_duplicate" else None
-        events.append(event)
-    if latest is not None:
-        repo.duplicate_of[draft.number] = latest
-    return events, seq
+    return sorted(raw, key=lambda e: e[0])
+
+
+def _event(repo: RepoData, event_id: int, t: float, kind: str, who: Person, extra: Any) -> Json:
+    event: Json = {
+        "id": event_id,
+        "node_id": node_id(_PREFIX[kind], event_id),
+        "url": f"{API}/repos/{repo.full_name}/issues/events/{event_id}",
+        "actor": who.json(),
+        "event": kind,
+        "commit_id": None,
+        "commit_url": None,
+        "created_at": iso(t),
+        "performed_via_github_app": None,
+    }
+    if kind in ("labeled", "unlabeled"):
+        event["label"] = {"name": extra, "color": _label(extra)["color"]}
+    elif kind in ("closed", "reopened"):
+        event["state_reason"] = extra
+    else:
+        repo.event_canonical[event["node_id"]] = extra
+    return event
