@@ -14,6 +14,7 @@ from issues_sts.dataset.build import run_build
 from issues_sts.dataset.completeness import NEVER_STARTED, MissingRepo, incomplete_repos
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.errors import IncompleteStore
+from issues_sts.links.renames import record_renames
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store import CRAWL_CONFIG, Store
@@ -55,6 +56,18 @@ def test_a_repository_the_crawl_never_started_is_missing(complete: Path, tmp_pat
         assert incomplete_repos(db) == [MissingRepo("acme/sprockets", NEVER_STARTED)]
     with Store.open(complete) as db:
         assert incomplete_repos(db) == []
+
+
+def test_a_remembered_rename_is_not_a_missing_repository(complete: Path, tmp_path: Path) -> None:
+    """A store that remembers a repository's old name (status "renamed", as the rust archive's
+    does) is complete: the record is not an unfinished crawl."""
+    store = _copy_with(complete, tmp_path, None, None)
+    with Store.open(store) as db:
+        record_renames(db, (("acme/old-gadgets", GADGETS),))
+        assert db.repo_states()["acme/old-gadgets"] == "renamed"
+        assert incomplete_repos(db) == []
+    run_build(BuildConfig(store=store, out=tmp_path / "out"))
+    assert (tmp_path / "out" / "stats.json").is_file()
 
 
 def test_allow_incomplete_builds_and_names_what_is_missing(complete: Path, tmp_path: Path) -> None:

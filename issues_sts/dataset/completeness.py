@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from issues_sts.errors import IncompleteStore
+from issues_sts.links.renames import RENAMED
 from issues_sts.store import Store
 
 NEVER_STARTED = "never started"
@@ -28,7 +29,12 @@ def incomplete_repos(store: Store) -> list[MissingRepo]:
     """Every repository of `store` not crawled to the end, by name."""
     states = store.repo_states()
     known = {repo.lower() for repo in states}
-    missing = [MissingRepo(repo, status) for repo, status in states.items() if status != "ok"]
+    # a rename's row (`--alias`, remembered by the link stage) names an old name, not a crawl
+    missing = [
+        MissingRepo(repo, status)
+        for repo, status in states.items()
+        if status not in ("ok", RENAMED)
+    ]
     missing += [
         MissingRepo(repo, NEVER_STARTED)
         for repo in store.asked_repos()

@@ -14,6 +14,7 @@ from issues_sts.errors import ConfigError
 from issues_sts.store import Store
 
 Aliases = tuple[tuple[str, str], ...]
+RENAMED = "renamed"  # the status of a repository row that only records an old name
 
 
 def aliases_from_store(store: Store) -> Aliases:
@@ -24,7 +25,7 @@ def aliases_from_store(store: Store) -> Aliases:
 def record_renames(store: Store, renames: Aliases) -> None:
     """Store `old -> new` renames as facts (`repos.current_name`, status "renamed")."""
     for old, new in renames:
-        store.upsert_repo(old, current_name=new, status="renamed")
+        store.upsert_repo(old, current_name=new, status=RENAMED)
 
 
 def merge_aliases(given: Aliases, known: Aliases) -> Aliases:
