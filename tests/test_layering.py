@@ -2,7 +2,8 @@
 
 - nothing under crawl/, links/, dataset/, hub/, store.py, demo.py or training/ imports the CLI;
 - training/ takes from issues_sts only its errors, the public dataset-reading API
-  (`issues_sts.dataset`'s own names) and the package version;
+  (`issues_sts.dataset`'s own names), the package version and the `Option` marker that ties
+  a config field to its CLI option;
 - nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub);
 - the dataset does not import the Hub stage (hub/ pushes what dataset/ built; a Hub id to
   build from is downloaded by the CLI, which hands the build a folder);
@@ -42,6 +43,7 @@ TRAINING_MAY_USE = {
     "issues_sts.errors": None,
     "issues_sts.dataset": None,
     "issues_sts": {"__version__"},
+    "issues_sts.config": {"Option"},
 }
 
 
@@ -155,6 +157,7 @@ def test_the_dataset_does_not_import_the_hub(path: Path) -> None:
         ("from issues_sts.store import Store", "training.pretrain_ran", training_violations),
         ("from issues_sts.dataset.texts import issue_texts", "training.data", training_violations),
         ("from issues_sts import demo", "training.data", training_violations),
+        ("from issues_sts.config import command_line", "training.config", training_violations),
         ("from issues_sts.sandbox.hub import FakeHub", "issues_sts.hub.push", sandbox_violations),
         ("from ..sandbox.github import server", "issues_sts.crawl.client", sandbox_violations),
         (
