@@ -13,7 +13,6 @@ import pytest
 
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
-from issues_sts.hub.push import push_dataset
 from issues_sts.sandbox.hub import FakeHub, serve_fake_hub
 from tests.cli_process import run
 from tests.dataset_store import make_store
@@ -48,12 +47,13 @@ def _hub_env(hub: FakeHub, tmp_path: Path) -> dict[str, str]:
 
 
 def test_a_hub_id_is_built_from_and_kept_as_given(
-    v1: tuple[Path, Path], hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    v1: tuple[Path, Path], hub: FakeHub, tmp_path: Path
 ) -> None:
     store, folder = v1
-    for name, value in _hub_env(hub, tmp_path).items():
-        monkeypatch.setenv(name, value)  # huggingface_hub reads its endpoint from the environment
-    push_dataset(folder, REPO, TOKEN, endpoint=hub.url, tag="v1")
+    # pushed by a process of its own: huggingface_hub reads the endpoint and offline mode once,
+    # when first imported, and this test process may have imported it offline already
+    pushed = run(["push", "--repo-id", REPO, "--dataset", str(folder)], **_hub_env(hub, tmp_path))
+    assert pushed.code == 0 and hub.files_at("dataset", REPO, "v1"), pushed.err
     out = tmp_path / "v2"
     args = ["build", "--store", str(store), "--out", str(out), "--seed", "7", "--quiet"]
     result = run([*args, "--previous", f"{REPO}@v1"], **_hub_env(hub, tmp_path))
