@@ -2,8 +2,11 @@
 
 - nothing under crawl/, links/, dataset/, hub/, store.py, demo.py or training/ imports the CLI;
 - training/ takes from issues_sts only its errors, the public dataset-reading API
-  (`issues_sts.dataset`'s own names) and the package version;
+  (`issues_sts.dataset`'s own names), the package version and the `Option` marker that ties
+  a config field to its CLI option;
 - nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub);
+- the dataset does not import the Hub stage (hub/ pushes what dataset/ built; a Hub id to
+  build from is downloaded by the CLI, which hands the build a folder);
 - the store owns its SQL: no SQL statement and no use of its connection outside store.py.
 """
 
@@ -40,6 +43,7 @@ TRAINING_MAY_USE = {
     "issues_sts.errors": None,
     "issues_sts.dataset": None,
     "issues_sts": {"__version__"},
+    "issues_sts.config": {"Option"},
 }
 
 
@@ -99,6 +103,14 @@ def sandbox_violations(found: Imports) -> list[str]:
     ]
 
 
+def hub_violations(found: Imports) -> list[str]:
+    return [
+        f"{module}.{name}" if name else module
+        for module, name in found
+        if within(module, "issues_sts.hub") or (module == "issues_sts" and name == "hub")
+    ]
+
+
 def training_violations(found: Imports) -> list[str]:
     bad = []
     for module, name in found:
@@ -129,6 +141,13 @@ def test_the_product_never_imports_the_sandbox(path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "path", files("issues_sts/dataset"), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_the_dataset_does_not_import_the_hub(path: Path) -> None:
+    assert hub_violations(module_imports(path)) == []
+
+
+@pytest.mark.parametrize(
     ("source", "module", "check"),
     [
         ("from issues_sts.cli.common import console", "issues_sts.dataset.build", cli_violations),
@@ -138,8 +157,16 @@ def test_the_product_never_imports_the_sandbox(path: Path) -> None:
         ("from issues_sts.store import Store", "training.pretrain_ran", training_violations),
         ("from issues_sts.dataset.texts import issue_texts", "training.data", training_violations),
         ("from issues_sts import demo", "training.data", training_violations),
+        ("from issues_sts.config import command_line", "training.config", training_violations),
         ("from issues_sts.sandbox.hub import FakeHub", "issues_sts.hub.push", sandbox_violations),
         ("from ..sandbox.github import server", "issues_sts.crawl.client", sandbox_violations),
+        (
+            "def f():\n    from issues_sts.hub.fetch import locate_build\n",
+            "issues_sts.dataset.build",
+            hub_violations,
+        ),
+        ("from ..hub import push", "issues_sts.dataset.export", hub_violations),
+        ("from issues_sts import hub", "issues_sts.dataset.card", hub_violations),
     ],
 )
 def test_each_rule_catches_a_violation(

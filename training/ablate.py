@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from issues_sts.errors import TrainingError
-from training.config import TrainConfig
+from training.config import AblationConfig, TrainConfig
 from training.data import eval_pairs
 from training.evaluation import SimilarityEvaluator
 from training.models import build_encoder, encoder_type
@@ -72,16 +72,6 @@ def expand_variants(names: list[str]) -> list[str]:
             if variant not in chosen:
                 chosen.append(variant)
     return chosen
-
-
-class AblationConfig(BaseModel):
-    """`base` is the training recipe every variant shares; its `output` is the table's root."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    base: TrainConfig
-    variants: list[str] = ["paper"]
-    split: str = "test"
 
 
 class AblationResult(BaseModel):

@@ -14,7 +14,7 @@ from pathlib import Path
 from issues_sts.errors import OutputError, os_errors
 from training.ablate import AblationConfig, AblationResult, run_ablation
 from training.checkpoint import PROGRESS_FILE
-from training.config import TrainConfig, TrainResult
+from training.config import EVAL_BATCH_SIZE, EVAL_SPLIT, TrainConfig, TrainResult
 from training.data import eval_pairs
 from training.evaluation import SimilarityEvaluator
 from training.losses import LossConfig
@@ -37,11 +37,11 @@ __all__ = [
 def evaluate(
     model: str | Path | None,
     data: str,
-    split: str = "test",
+    split: str = EVAL_SPLIT,
     *,
     pooling: str | None = None,
     max_length: int | None = None,
-    batch_size: int = 64,
+    batch_size: int = EVAL_BATCH_SIZE,
     max_pairs: int | None = None,
     plot: str | Path | None = None,
     output: str | Path | None = None,

@@ -1,15 +1,67 @@
-"""Frozen configuration objects, built once at the CLI/API boundary and saved next to outputs."""
+"""Frozen configuration objects, built once at the CLI/API boundary and saved next to outputs.
+
+The one place training's defaults are said: the commands (`cli/train.py`) read their option
+defaults from these fields, and a field a command sets carries its option (`Option("--lr")`).
+No torch here, so that `issues-sts --help` can read them without loading it.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from training.losses import LossConfig
+from issues_sts.config import Option
+from issues_sts.errors import TrainingError
 
 Precision = Literal["auto", "fp32", "bf16"]
+#: what `evaluate` scores by default, and how many texts it embeds per forward pass
+EVAL_SPLIT = "test"
+EVAL_BATCH_SIZE = 64
+
+
+class LossConfig(BaseModel):
+    """Weights and temperatures of the three objectives (paper defaults; `training.losses`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    w_cos: Annotated[float, Option("--w-cos")] = Field(default=1.0, ge=0)
+    w_ibn: Annotated[float, Option("--w-ibn")] = Field(default=1.0, ge=0)
+    w_angle: Annotated[float, Option("--w-angle")] = Field(default=1.0, ge=0)
+    cos_tau: Annotated[float, Option("--cos-tau")] = Field(default=0.05, gt=0)
+    ibn_tau: Annotated[float, Option("--ibn-tau")] = Field(default=0.05, gt=0)
+    angle_tau: Annotated[float, Option("--angle-tau")] = Field(default=1.0, gt=0)
+    #: treat identical texts in a batch as positives of each other (the paper's ISP detection)
+    identical_detection: Annotated[bool, Option("--identical-detection")] = True
+    #: a pair whose label is >= this is a positive for the in-batch-negative objective
+    #: (the reference truncates labels to int and keeps label 1)
+    positive_threshold: float = 1.0
+    #: under DDP, rank in-batch negatives against every process's rows, not only local ones
+    #: (what one process with the whole batch would compute; off only to save communication)
+    gather_across_processes: Annotated[bool, Option("--gather-negatives")] = True
+
+
+#: named objective settings. `paper`: the paper's Table 2 setting (and angle-emb 0.1.x).
+#: `angle-emb-0.6.1`: that release's `AngleLoss()` defaults (cosine_w 0, ibn_w 1,
+#: angle_w 0.02, every tau 20, i.e. temperature 1/20) for its pair format 'A'; it drops
+#: duplicate texts from batches rather than detecting them, hence no identical detection.
+#: `tests/test_losses_angle_emb.py` checks both against `angle_emb` itself.
+LOSS_PRESETS: dict[str, LossConfig] = {
+    "paper": LossConfig(),
+    "angle-emb-0.6.1": LossConfig(
+        w_cos=0.0,
+        w_ibn=1.0,
+        w_angle=0.02,
+        cos_tau=0.05,
+        ibn_tau=0.05,
+        angle_tau=0.05,
+        identical_detection=False,
+    ),
+}
+#: the preset `train --loss` names unless told otherwise (TrainConfig's own loss)
+DEFAULT_LOSS_PRESET = "paper"
 
 
 class _Resume:
@@ -29,43 +81,96 @@ class TrainConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    data: Annotated[str, RESUME] = Field(
+    data: Annotated[str, RESUME, Option("--dataset")] = Field(
         description="built dataset folder, save_to_disk folder, or Hub id"
     )
-    output: Path
+    output: Annotated[Path, Option("--out")]
     #: Hub id, local folder, `ran-*` preset or saved encoder; None = offline MiniLM
-    model: Annotated[str | None, RESUME] = None
-    pooling: Annotated[str | None, RESUME] = None
-    max_length: Annotated[int, RESUME] = Field(default=512, gt=1)
+    model: Annotated[str | None, RESUME, Option("--model")] = None
+    pooling: Annotated[str | None, RESUME, Option("--pooling")] = None
+    max_length: Annotated[int, RESUME, Option("--max-length")] = Field(default=512, gt=1)
     train_split: str = "train"
-    valid_split: str | None = "valid"
-    batch_size: Annotated[int, RESUME] = Field(
+    valid_split: Annotated[str | None, Option("--valid-split")] = "valid"
+    batch_size: Annotated[int, RESUME, Option("--batch-size")] = Field(
         default=32, ge=2, description="pairs per optimizer micro-batch"
     )
-    grad_accumulation: Annotated[int, RESUME] = Field(default=1, ge=1)
-    epochs: int = Field(default=1, ge=1)
-    max_steps: int | None = Field(default=None, ge=1, description="cap on optimizer steps")
-    stop_after_steps: int | None = Field(
+    grad_accumulation: Annotated[int, RESUME, Option("--grad-accumulation")] = Field(
+        default=1, ge=1
+    )
+    epochs: Annotated[int, Option("--epochs")] = Field(default=1, ge=1)
+    max_steps: Annotated[int | None, Option("--max-steps")] = Field(
+        default=None, ge=1, description="cap on optimizer steps"
+    )
+    stop_after_steps: Annotated[int | None, Option("--stop-after-steps")] = Field(
         default=None, ge=1, description="checkpoint and stop after this many steps; rerun to resume"
     )
-    learning_rate: Annotated[float, RESUME] = Field(default=1e-5, gt=0)
-    warmup_steps: Annotated[int, RESUME] = Field(default=100, ge=0)
-    weight_decay: float = Field(default=0.0, ge=0)
+    learning_rate: Annotated[float, RESUME, Option("--lr")] = Field(default=1e-5, gt=0)
+    warmup_steps: Annotated[int, RESUME, Option("--warmup-steps")] = Field(default=100, ge=0)
+    weight_decay: Annotated[float, Option("--weight-decay")] = Field(default=0.0, ge=0)
     max_grad_norm: float | None = Field(default=1.0, gt=0)
-    precision: Precision = "auto"
-    gradient_checkpointing: bool = False
-    attention_dropout: float | None = Field(default=None, ge=0, le=1)
-    seed: Annotated[int, RESUME] = 42
-    eval_steps: int | None = Field(default=None, ge=1, description="None: evaluate at epoch ends")
-    save_steps: int | None = Field(default=None, ge=1, description="None: with every evaluation")
+    precision: Annotated[Precision, Option("--precision")] = "auto"
+    gradient_checkpointing: Annotated[bool, Option("--gradient-checkpointing")] = False
+    attention_dropout: Annotated[float | None, Option("--attention-dropout")] = Field(
+        default=None, ge=0, le=1
+    )
+    seed: Annotated[int, RESUME, Option("--seed")] = 42
+    eval_steps: Annotated[int | None, Option("--eval-steps")] = Field(
+        default=None, ge=1, description="None: evaluate at epoch ends"
+    )
+    save_steps: Annotated[int | None, Option("--save-steps")] = Field(
+        default=None, ge=1, description="None: with every evaluation"
+    )
     logging_steps: int = Field(default=10, ge=1)
-    eval_batch_size: int = Field(default=64, ge=1)
-    max_train_pairs: Annotated[int | None, RESUME] = Field(default=None, ge=2)
-    max_eval_pairs: int | None = Field(default=None, ge=2)
-    resume: bool = True
-    device: str | None = None
+    eval_batch_size: int = Field(default=EVAL_BATCH_SIZE, ge=1)
+    max_train_pairs: Annotated[int | None, RESUME, Option("--max-train-pairs")] = Field(
+        default=None, ge=2
+    )
+    max_eval_pairs: Annotated[int | None, Option("--max-eval-pairs")] = Field(default=None, ge=2)
+    resume: Annotated[bool, Option("--resume")] = True
+    device: Annotated[str | None, Option("--device")] = None
+    #: off with --quiet
     progress: bool = True
-    loss: Annotated[LossConfig, RESUME] = LossConfig()
+    #: --loss names a preset, which --w-* and --*-tau override
+    loss: Annotated[LossConfig, RESUME] = LOSS_PRESETS[DEFAULT_LOSS_PRESET]
+
+
+class AblationConfig(BaseModel):
+    """`base` is the training recipe every variant shares; its `output` is the table's root."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base: TrainConfig
+    variants: Annotated[list[str], Option("--variants")] = ["paper"]
+    split: Annotated[str, Option("--split")] = EVAL_SPLIT
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Everything that decides an MLM pretraining run (`training.pretrain_ran`); saved as
+    `pretrain_config.json`."""
+
+    data: Path
+    output: Path
+    model: str = "ran-base"  # a preset, or a saved RAN folder to continue from
+    splits: tuple[str, ...] = ("train",)
+    max_length: int = 512
+    batch_size: int = 8
+    steps: int = 1000
+    learning_rate: float = 5e-4
+    warmup_steps: int = 100
+    weight_decay: float = 0.01
+    mask_probability: float = 0.15
+    max_texts: int | None = None
+    init_embeddings_from: Path | None = None
+    seed: int = 42
+    device: str = "cpu"
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.steps < 1 or self.batch_size < 1 or self.max_length < 8:
+            raise TrainingError("steps and batch size must be >= 1 and max length >= 8")
+        if not 0 < self.mask_probability < 1:
+            raise TrainingError("mask probability must lie in (0, 1)")
 
 
 class TrainResult(BaseModel):

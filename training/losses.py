@@ -24,50 +24,13 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from pydantic import BaseModel, ConfigDict, Field
 from torch import nn
 
+# The objective's settings live with the other configs, torch-free, where the CLI reads its
+# defaults; LOSS_PRESETS is still importable from here.
+from training.config import LOSS_PRESETS as LOSS_PRESETS
+from training.config import LossConfig
 from training.distributed import gather_rows, world_size
-
-
-class LossConfig(BaseModel):
-    """Weights and temperatures of the three objectives (paper defaults)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    w_cos: float = Field(default=1.0, ge=0)
-    w_ibn: float = Field(default=1.0, ge=0)
-    w_angle: float = Field(default=1.0, ge=0)
-    cos_tau: float = Field(default=0.05, gt=0)
-    ibn_tau: float = Field(default=0.05, gt=0)
-    angle_tau: float = Field(default=1.0, gt=0)
-    #: treat identical texts in a batch as positives of each other (the paper's ISP detection)
-    identical_detection: bool = True
-    #: a pair whose label is >= this is a positive for the in-batch-negative objective
-    #: (the reference truncates labels to int and keeps label 1)
-    positive_threshold: float = 1.0
-    #: under DDP, rank in-batch negatives against every process's rows, not only local ones
-    #: (what one process with the whole batch would compute; off only to save communication)
-    gather_across_processes: bool = True
-
-
-#: named objective settings. `paper`: the paper's Table 2 setting (and angle-emb 0.1.x).
-#: `angle-emb-0.6.1`: that release's `AngleLoss()` defaults (cosine_w 0, ibn_w 1,
-#: angle_w 0.02, every tau 20, i.e. temperature 1/20) for its pair format 'A'; it drops
-#: duplicate texts from batches rather than detecting them, hence no identical detection.
-#: `tests/test_losses_angle_emb.py` checks both against `angle_emb` itself.
-LOSS_PRESETS: dict[str, LossConfig] = {
-    "paper": LossConfig(),
-    "angle-emb-0.6.1": LossConfig(
-        w_cos=0.0,
-        w_ibn=1.0,
-        w_angle=0.02,
-        cos_tau=0.05,
-        ibn_tau=0.05,
-        angle_tau=0.05,
-        identical_detection=False,
-    ),
-}
 
 
 def full_precision(tensor: torch.Tensor) -> torch.Tensor:

@@ -24,7 +24,7 @@ import math
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from safetensors.torch import save_file
 from torch import Tensor, nn
 
 from issues_sts.errors import TrainingError
+from training.config import PretrainConfig
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
 from training.progress import TrainProgress, warning
@@ -42,34 +43,6 @@ from training.schedule import effective_warmup, linear_schedule
 HEAD_FILE = "mlm_head.safetensors"
 #: texts tokenised per call while streaming segments
 TOKENIZE_CHUNK = 256
-
-
-@dataclass(frozen=True)
-class PretrainConfig:
-    """Everything that decides an MLM pretraining run; saved as `pretrain_config.json`."""
-
-    data: Path
-    output: Path
-    model: str = "ran-base"  # a preset, or a saved RAN folder to continue from
-    splits: tuple[str, ...] = ("train",)
-    max_length: int = 512
-    batch_size: int = 8
-    steps: int = 1000
-    learning_rate: float = 5e-4
-    warmup_steps: int = 100
-    weight_decay: float = 0.01
-    mask_probability: float = 0.15
-    max_texts: int | None = None
-    init_embeddings_from: Path | None = None
-    seed: int = 42
-    device: str = "cpu"
-    overrides: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.steps < 1 or self.batch_size < 1 or self.max_length < 8:
-            raise TrainingError("steps and batch size must be >= 1 and max length >= 8")
-        if not 0 < self.mask_probability < 1:
-            raise TrainingError("mask probability must lie in (0, 1)")
 
 
 class MaskedLMHead(nn.Module):

@@ -14,6 +14,7 @@ from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.dataset.summary import summary_tables
 from issues_sts.errors import interruption
+from issues_sts.hub.fetch import locate_build
 from issues_sts.links.model import LinkConfig
 from issues_sts.links.renames import parse_aliases
 
@@ -137,8 +138,11 @@ def build_command(
     except ValidationError as exc:
         raise config_error(exc, "build") from None
     try:
+        # A Hub id is downloaded here, before the build starts: the build reads folders only.
+        previous_dir = locate_build(cfg.previous) if cfg.previous is not None else None
         reporter = make_reporter(console, quiet=quiet)
-        reporter.summary(*summary_tables(run_build(cfg, reporter=reporter)))
+        summary = run_build(cfg, reporter=reporter, previous_dir=previous_dir)
+        reporter.summary(*summary_tables(summary))
     except KeyboardInterrupt as exc:
         raise interruption(exc)(
             kept=f"{cfg.out} is unchanged (a build replaces it only once complete)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import sys
@@ -86,8 +87,14 @@ def config_error(exc: ValidationError, command: str) -> ConfigError:
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
 
 
-def option_default(model: type[BaseModel], field: str) -> Any:
-    """A CLI option's default, read from the config model's field so it is said once."""
+def option_default(model: type[BaseModel] | type[Any], field: str) -> Any:
+    """A CLI option's default, read from the config's field (a pydantic model's or a
+    dataclass's) so it is said once."""
+    if dataclasses.is_dataclass(model):
+        found = next(f for f in dataclasses.fields(model) if f.name == field)
+        if found.default is dataclasses.MISSING:
+            return found.default_factory()  # type: ignore[operator]  # MISSING too: it fails
+        return found.default
     return model.model_fields[field].get_default(call_default_factory=True)
 
 

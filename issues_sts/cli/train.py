@@ -6,109 +6,120 @@ turns progress bars off, `--max-train-pairs` / `--max-eval-pairs` limit the pair
 evaluated (`evaluate --max-pairs`: it only evaluates). Each command builds one frozen config
 and calls one function of `training.api`; failures are `TrainingError`s (exit 8) printed on
 one line by `app.main`. Torch loads only when a command runs, so `issues-sts --help` stays fast.
+
+Defaults are read from `training/config.py`, whose fields name the option that sets them
+(`Option("--lr")`). train and ablate name each parameter after the TrainConfig field it sets,
+so that `_train_config` builds every TrainConfig from a command line alike.
 """
 
 from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, TypeVar
 
 import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, QUIET_HELP, config_error, console
+from issues_sts.cli.common import DEFAULT_OUT, config_error, console, option_default, quiet_option
 from issues_sts.cli.common import out as stdout
 from issues_sts.errors import ConfigError, Interrupted, Terminated, TrainingError, os_errors
 from issues_sts.store import Store
+from training.config import (
+    DEFAULT_LOSS_PRESET,
+    EVAL_BATCH_SIZE,
+    EVAL_SPLIT,
+    LOSS_PRESETS,
+    AblationConfig,
+    LossConfig,
+    PretrainConfig,
+    TrainConfig,
+)
 
 #: where runs go unless --out says otherwise
 RUNS = Path("runs")
-
-Dataset = Annotated[
-    str,
-    typer.Option(
-        "--dataset",
-        help="Pairs to use: a folder built by `issues-sts build`, a save_to_disk folder, "
-        "or a Hub dataset id such as WhereIsAI/github-issue-similarity (network; HF_ENDPOINT is "
-        "honoured).",
-    ),
-]
-Model = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        help="Backbone or trained model: a Hub id, a local folder, a run folder (its best "
-        "checkpoint), ran-base / ran-tiny; default: the offline all-MiniLM-L6-v2.",
-    ),
-]
-Pooling = Annotated[
-    str | None,
-    typer.Option(
-        "--pooling",
-        help="cls, cls-avg, avg, max, last or first-last-avg; default: what the backbone's "
-        "own sentence-transformers config declares (MiniLM: avg + normalize), else cls (the "
-        "paper's).",
-    ),
-]
-MaxLength = Annotated[
-    int,
-    typer.Option("--max-length", help="Tokens per text for training and evaluation (paper: 512)."),
-]
-Quiet = Annotated[bool, typer.Option("--quiet", help=QUIET_HELP)]
-Seed = Annotated[
-    int, typer.Option("--seed", help="Seed of initialisation, batch order and dropout.")
-]
-BatchSize = Annotated[int, typer.Option("--batch-size", help="Pairs per micro-batch (paper: 32).")]
-Epochs = Annotated[int, typer.Option("--epochs", help="Passes over the training split.")]
-MaxSteps = Annotated[
-    int | None, typer.Option("--max-steps", help="Stop after this many optimizer steps in all.")
-]
-LearningRate = Annotated[float, typer.Option("--lr", help="Peak learning rate (paper: 1e-5).")]
-Warmup = Annotated[
-    int, typer.Option("--warmup-steps", help="Linear warmup steps before linear decay.")
-]
-MaxTrainPairs = Annotated[
-    int | None,
-    typer.Option("--max-train-pairs", help="Train on the first N pairs of the train split only."),
-]
-MaxEvalPairs = Annotated[
-    int | None,
-    typer.Option(
-        "--max-eval-pairs",
-        help="Evaluate on N pairs of each evaluated split only, both labels in the split's "
-        "proportions.",
-    ),
-]
-EvalMaxPairs = Annotated[
-    int | None,
-    typer.Option(
-        "--max-pairs",
-        help="Evaluate on N pairs only, both labels in the split's proportions (the first "
-        "pairs of each label).",
-    ),
-]
 # What the OS refuses while training (a read-only run folder, a full disk) is training's.
 TRAINING_FILES = "training cannot read or write a file it needs"
-ValidSplit = Annotated[
-    str | None,
-    typer.Option(
-        "--valid-split", help="Split that picks the best checkpoint; '' to skip validation."
-    ),
-]
-Precision = Annotated[
-    str, typer.Option("--precision", help="auto (bf16 on capable GPUs), fp32 or bf16.")
-]
+
+# The help of options several commands share, said once; a command whose option means
+# something else (evaluate's --max-length, pretrain-ran's --batch-size) writes its own.
+SHARED_HELP = {
+    "--dataset": "Pairs to use: a folder built by `issues-sts build`, a save_to_disk folder, "
+    "or a Hub dataset id such as WhereIsAI/github-issue-similarity (network; HF_ENDPOINT is "
+    "honoured).",
+    "--model": "Backbone or trained model: a Hub id, a local folder, a run folder (its best "
+    "checkpoint), ran-base / ran-tiny; default: the offline all-MiniLM-L6-v2.",
+    "--pooling": "cls, cls-avg, avg, max, last or first-last-avg; default: what the backbone's "
+    "own sentence-transformers config declares (MiniLM: avg + normalize), else cls (the "
+    "paper's).",
+    "--max-length": "Tokens per text for training and evaluation (paper: 512).",
+    "--batch-size": "Pairs per micro-batch (paper: 32).",
+    "--epochs": "Passes over the training split.",
+    "--max-steps": "Stop after this many optimizer steps in all.",
+    "--lr": "Peak learning rate (paper: 1e-5).",
+    "--warmup-steps": "Linear warmup steps before linear decay.",
+    "--seed": "Seed of initialisation, batch order and dropout.",
+    "--precision": "auto (bf16 on capable GPUs), fp32 or bf16.",
+    "--max-train-pairs": "Train on the first N pairs of the train split only.",
+    "--max-eval-pairs": "Evaluate on N pairs of each evaluated split only, both labels in the "
+    "split's proportions.",
+    "--valid-split": "Split that picks the best checkpoint; '' to skip validation.",
+}
 
 
-def _config(build: Any, command: str) -> Any:
+def _shared(default: Any, flag: str) -> Any:
+    """An option several commands declare alike: its help from SHARED_HELP."""
+    return typer.Option(default, flag, help=SHARED_HELP[flag])
+
+
+def _train(field: str) -> Any:
+    """A train or ablate option's default: TrainConfig's field (training/config.py)."""
+    return option_default(TrainConfig, field)
+
+
+def _pretrain(field: str) -> Any:
+    """A pretrain-ran option's default: PretrainConfig's field."""
+    return option_default(PretrainConfig, field)
+
+
+Built = TypeVar("Built")
+
+
+def _config(build: Callable[[], Built], command: str) -> Built:
     """Run a config constructor, turning validation errors into one-line ConfigErrors."""
     try:
         return build()
     except ValidationError as exc:
         raise config_error(exc, command) from None
+
+
+def _objective(options: dict[str, Any]) -> LossConfig:
+    """`--loss`'s preset with the objective's options that were given (`--w-*`, `--*-tau`,
+    `--identical-detection`, `--gather-negatives`; parameters named after LossConfig's
+    fields) laid over it."""
+    preset = options["loss"]
+    if preset not in LOSS_PRESETS:
+        raise ConfigError(
+            f"unknown --loss {preset!r}", hint=f"choose one of {', '.join(LOSS_PRESETS)}"
+        )
+    given = {k: v for k, v in options.items() if k in LossConfig.model_fields and v is not None}
+    return _config(
+        lambda: LossConfig.model_validate({**LOSS_PRESETS[preset].model_dump(), **given}),
+        "train",
+    )
+
+
+def _train_config(command: str, options: dict[str, Any]) -> TrainConfig:
+    """The one place a TrainConfig is built from a command line: each option whose
+    parameter is named after a field sets that field (train and ablate name theirs so; what
+    a command does not take keeps the config's default). `--valid-split ''` skips
+    validation; `--quiet` turns progress off."""
+    fields = {k: v for k, v in options.items() if k in TrainConfig.model_fields}
+    fields |= {"valid_split": options["valid_split"] or None, "progress": not options["quiet"]}
+    return _config(lambda: TrainConfig.model_validate(fields), command)
 
 
 TRAIN_HELP = """Fine-tune an encoder with the AnglE objective (the paper's setting by default).
@@ -133,162 +144,103 @@ Examples:
 
 
 def train_command(
-    dataset: Dataset = str(DEFAULT_OUT),
-    out: Annotated[
-        Path,
-        typer.Option("--out", help="Run folder: checkpoints, metrics; an existing run resumes."),
-    ] = RUNS / "angle",
-    model: Model = None,
-    pooling: Pooling = None,
-    max_length: MaxLength = 512,
-    batch_size: BatchSize = 32,
-    epochs: Epochs = 1,
-    max_steps: MaxSteps = None,
-    stop_after_steps: Annotated[
-        int | None,
-        typer.Option(
-            "--stop-after-steps", help="Checkpoint and stop after N more steps (rerun resumes)."
-        ),
-    ] = None,
-    lr: LearningRate = 1e-5,
-    warmup_steps: Warmup = 100,
-    weight_decay: Annotated[
-        float, typer.Option("--weight-decay", help="AdamW weight decay (not on biases and norms).")
-    ] = 0.0,
-    grad_accumulation: Annotated[
-        int, typer.Option("--grad-accumulation", help="Micro-batches per optimizer step.")
-    ] = 1,
-    precision: Precision = "auto",
-    gradient_checkpointing: Annotated[
-        bool,
-        typer.Option(
-            "--gradient-checkpointing",
-            help="Recompute activations in backward: less memory, more time.",
-        ),
-    ] = False,
-    attention_dropout: Annotated[
-        float | None,
-        typer.Option("--attention-dropout", help="Override the backbone's attention dropout."),
-    ] = None,
-    seed: Seed = 42,
-    valid_split: ValidSplit = "valid",
-    eval_steps: Annotated[
-        int | None,
-        typer.Option("--eval-steps", help="Validate every N steps (default: at epoch ends)."),
-    ] = None,
-    save_steps: Annotated[
-        int | None,
-        typer.Option(
-            "--save-steps", help="Checkpoint every N steps (default: with every validation)."
-        ),
-    ] = None,
-    max_train_pairs: MaxTrainPairs = None,
-    max_eval_pairs: MaxEvalPairs = None,
-    loss: Annotated[
-        str,
-        typer.Option(
-            "--loss",
-            help="Objective preset: paper (cos + ibn + angle, 1/1/1, tau 0.05/0.05/1) "
-            "or angle-emb-0.6.1 (that library's current defaults). --w-* and --*-tau override it.",
-        ),
-    ] = "paper",
-    w_cos: Annotated[
-        float | None, typer.Option("--w-cos", help="Weight of the cosine (CoSENT) objective.")
-    ] = None,
-    w_ibn: Annotated[
-        float | None, typer.Option("--w-ibn", help="Weight of the in-batch-negative objective.")
-    ] = None,
-    w_angle: Annotated[
-        float | None, typer.Option("--w-angle", help="Weight of the angle objective.")
-    ] = None,
-    cos_tau: Annotated[
-        float | None, typer.Option("--cos-tau", help="Temperature of the cosine objective.")
-    ] = None,
-    ibn_tau: Annotated[
-        float | None,
-        typer.Option("--ibn-tau", help="Temperature of the in-batch-negative objective."),
-    ] = None,
-    angle_tau: Annotated[
-        float | None, typer.Option("--angle-tau", help="Temperature of the angle objective.")
-    ] = None,
-    identical_detection: Annotated[
-        bool | None,
-        typer.Option(
-            "--identical-detection/--no-identical-detection",
-            help="Treat identical texts in a batch as positives (paper: on).",
-        ),
-    ] = None,
-    gather_negatives: Annotated[
-        bool,
-        typer.Option(
-            "--gather-negatives/--no-gather-negatives",
-            help="DDP: rank in-batch negatives against every process's rows.",
-        ),
-    ] = True,
-    resume: Annotated[
-        bool, typer.Option("--resume/--no-resume", help="Continue from OUT/last if it is there.")
-    ] = True,
-    device: Annotated[
-        str | None,
-        typer.Option("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)."),
-    ] = None,
-    quiet: Quiet = False,
+    ctx: typer.Context,
+    data: str = _shared(str(DEFAULT_OUT), "--dataset"),
+    output: Path = typer.Option(
+        RUNS / "angle", "--out", help="Run folder: checkpoints, metrics; an existing run resumes."
+    ),
+    model: str | None = _shared(_train("model"), "--model"),
+    pooling: str | None = _shared(_train("pooling"), "--pooling"),
+    max_length: int = _shared(_train("max_length"), "--max-length"),
+    batch_size: int = _shared(_train("batch_size"), "--batch-size"),
+    epochs: int = _shared(_train("epochs"), "--epochs"),
+    max_steps: int | None = _shared(_train("max_steps"), "--max-steps"),
+    stop_after_steps: int | None = typer.Option(
+        _train("stop_after_steps"),
+        "--stop-after-steps",
+        help="Checkpoint and stop after N more steps (rerun resumes).",
+    ),
+    learning_rate: float = _shared(_train("learning_rate"), "--lr"),
+    warmup_steps: int = _shared(_train("warmup_steps"), "--warmup-steps"),
+    weight_decay: float = typer.Option(
+        _train("weight_decay"),
+        "--weight-decay",
+        help="AdamW weight decay (not on biases and norms).",
+    ),
+    grad_accumulation: int = typer.Option(
+        _train("grad_accumulation"), "--grad-accumulation", help="Micro-batches per optimizer step."
+    ),
+    precision: str = _shared(_train("precision"), "--precision"),
+    gradient_checkpointing: bool = typer.Option(
+        _train("gradient_checkpointing"),
+        "--gradient-checkpointing",
+        help="Recompute activations in backward: less memory, more time.",
+    ),
+    attention_dropout: float | None = typer.Option(
+        _train("attention_dropout"),
+        "--attention-dropout",
+        help="Override the backbone's attention dropout.",
+    ),
+    seed: int = _shared(_train("seed"), "--seed"),
+    valid_split: str | None = _shared(_train("valid_split"), "--valid-split"),
+    eval_steps: int | None = typer.Option(
+        _train("eval_steps"),
+        "--eval-steps",
+        help="Validate every N steps (default: at epoch ends).",
+    ),
+    save_steps: int | None = typer.Option(
+        _train("save_steps"),
+        "--save-steps",
+        help="Checkpoint every N steps (default: with every validation).",
+    ),
+    max_train_pairs: int | None = _shared(_train("max_train_pairs"), "--max-train-pairs"),
+    max_eval_pairs: int | None = _shared(_train("max_eval_pairs"), "--max-eval-pairs"),
+    loss: str = typer.Option(
+        DEFAULT_LOSS_PRESET,
+        "--loss",
+        help="Objective preset: paper (cos + ibn + angle, 1/1/1, tau 0.05/0.05/1) "
+        "or angle-emb-0.6.1 (that library's current defaults). --w-* and --*-tau override it.",
+    ),
+    # the objective's options default to None: "as --loss's preset says"
+    w_cos: float | None = typer.Option(
+        None, "--w-cos", help="Weight of the cosine (CoSENT) objective."
+    ),
+    w_ibn: float | None = typer.Option(
+        None, "--w-ibn", help="Weight of the in-batch-negative objective."
+    ),
+    w_angle: float | None = typer.Option(None, "--w-angle", help="Weight of the angle objective."),
+    cos_tau: float | None = typer.Option(
+        None, "--cos-tau", help="Temperature of the cosine objective."
+    ),
+    ibn_tau: float | None = typer.Option(
+        None, "--ibn-tau", help="Temperature of the in-batch-negative objective."
+    ),
+    angle_tau: float | None = typer.Option(
+        None, "--angle-tau", help="Temperature of the angle objective."
+    ),
+    identical_detection: bool | None = typer.Option(
+        None,
+        "--identical-detection/--no-identical-detection",
+        help="Treat identical texts in a batch as positives (paper: on).",
+    ),
+    gather_across_processes: bool = typer.Option(
+        option_default(LossConfig, "gather_across_processes"),
+        "--gather-negatives/--no-gather-negatives",
+        help="DDP: rank in-batch negatives against every process's rows.",
+    ),
+    resume: bool = typer.Option(
+        _train("resume"), "--resume/--no-resume", help="Continue from OUT/last if it is there."
+    ),
+    device: str | None = typer.Option(
+        _train("device"),
+        "--device",
+        help="cpu, cuda, cuda:1 ... (default: cuda when available).",
+    ),
+    quiet: bool = quiet_option(),
 ) -> None:
-    from training.api import TrainConfig, train
-    from training.losses import LOSS_PRESETS
+    from training.api import train
 
-    if loss not in LOSS_PRESETS:
-        raise ConfigError(
-            f"unknown --loss {loss!r}", hint=f"choose one of {', '.join(LOSS_PRESETS)}"
-        )
-    given = {
-        "w_cos": w_cos,
-        "w_ibn": w_ibn,
-        "w_angle": w_angle,
-        "cos_tau": cos_tau,
-        "ibn_tau": ibn_tau,
-        "angle_tau": angle_tau,
-        "identical_detection": identical_detection,
-    }
-    changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    changes["gather_across_processes"] = gather_negatives
-    objective = _config(
-        lambda: type(LOSS_PRESETS[loss]).model_validate(
-            {**LOSS_PRESETS[loss].model_dump(), **changes}
-        ),
-        "train",
-    )
-    config = _config(
-        lambda: TrainConfig(
-            data=dataset,
-            output=out,
-            model=model,
-            pooling=pooling,
-            max_length=max_length,
-            batch_size=batch_size,
-            epochs=epochs,
-            max_steps=max_steps,
-            stop_after_steps=stop_after_steps,
-            learning_rate=lr,
-            warmup_steps=warmup_steps,
-            weight_decay=weight_decay,
-            grad_accumulation=grad_accumulation,
-            precision=precision,  # type: ignore[arg-type]  # pydantic checks it
-            gradient_checkpointing=gradient_checkpointing,
-            attention_dropout=attention_dropout,
-            seed=seed,
-            valid_split=valid_split or None,
-            eval_steps=eval_steps,
-            save_steps=save_steps,
-            max_train_pairs=max_train_pairs,
-            max_eval_pairs=max_eval_pairs,
-            resume=resume,
-            device=device,
-            progress=not quiet,
-            loss=objective,
-        ),
-        "train",
-    )
+    config = _train_config("train", {**ctx.params, "loss": _objective(ctx.params)})
     with os_errors(TrainingError, TRAINING_FILES):
         result = train(config)
     best = (
@@ -341,29 +293,32 @@ A split whose pairs carry one label only is refused (exit 8): the metrics would 
 
 
 def evaluate_command(
-    dataset: Dataset = str(DEFAULT_OUT),
-    model: Model = None,
-    split: Annotated[
-        str,
-        typer.Option("--split", help="A split the dataset has (a built one: train, valid, test)."),
-    ] = "test",
-    pooling: Pooling = None,
-    max_length: Annotated[
-        int | None,
-        typer.Option("--max-length", help="Tokens per text (default: the model's own limit)."),
-    ] = None,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Texts per forward pass.")] = 64,
-    max_pairs: EvalMaxPairs = None,
-    plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the cosine density-by-label PNG here.")
-    ] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json-out", help="Write the metrics as JSON to this file.")
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the metrics as JSON on stdout instead of a table.")
-    ] = False,
-    quiet: Quiet = False,
+    dataset: str = _shared(str(DEFAULT_OUT), "--dataset"),
+    model: str | None = _shared(None, "--model"),
+    split: str = typer.Option(
+        EVAL_SPLIT, "--split", help="A split the dataset has (a built one: train, valid, test)."
+    ),
+    pooling: str | None = _shared(None, "--pooling"),
+    max_length: int | None = typer.Option(
+        None, "--max-length", help="Tokens per text (default: the model's own limit)."
+    ),
+    batch_size: int = typer.Option(EVAL_BATCH_SIZE, "--batch-size", help="Texts per forward pass."),
+    max_pairs: int | None = typer.Option(
+        None,
+        "--max-pairs",
+        help="Evaluate on N pairs only, both labels in the split's proportions (the first "
+        "pairs of each label).",
+    ),
+    plot: Path | None = typer.Option(
+        None, "--plot", help="Write the cosine density-by-label PNG here."
+    ),
+    json_out: Path | None = typer.Option(
+        None, "--json-out", help="Write the metrics as JSON to this file."
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the metrics as JSON on stdout instead of a table."
+    ),
+    quiet: bool = quiet_option(),
 ) -> None:
     from training.api import evaluate
 
@@ -407,58 +362,40 @@ Examples:
 
 
 def ablate_command(
-    dataset: Dataset = str(DEFAULT_OUT),
-    out: Annotated[
-        Path,
-        typer.Option("--out", help="Root folder: one run per variant plus ablation.md/csv/json."),
-    ] = RUNS / "ablation",
-    model: Model = None,
-    variants: Annotated[
-        str,
-        typer.Option(
-            "--variants",
-            help="Comma list of variants or groups: paper, baselines, objectives, "
-            "pooling, all, only-cos, wo-ibn, ...",
-        ),
-    ] = "paper",
-    split: Annotated[str, typer.Option("--split", help="The split the table reports.")] = "test",
-    pooling: Pooling = None,
-    max_length: MaxLength = 512,
-    batch_size: BatchSize = 32,
-    epochs: Epochs = 1,
-    max_steps: MaxSteps = None,
-    lr: LearningRate = 1e-5,
-    warmup_steps: Warmup = 100,
-    seed: Seed = 42,
-    precision: Precision = "auto",
-    max_train_pairs: MaxTrainPairs = None,
-    max_eval_pairs: MaxEvalPairs = None,
-    valid_split: ValidSplit = "valid",
-    quiet: Quiet = False,
+    ctx: typer.Context,
+    data: str = _shared(str(DEFAULT_OUT), "--dataset"),
+    output: Path = typer.Option(
+        RUNS / "ablation",
+        "--out",
+        help="Root folder: one run per variant plus ablation.md/csv/json.",
+    ),
+    model: str | None = _shared(_train("model"), "--model"),
+    variants: str = typer.Option(
+        ",".join(option_default(AblationConfig, "variants")),
+        "--variants",
+        help="Comma list of variants or groups: paper, baselines, objectives, "
+        "pooling, all, only-cos, wo-ibn, ...",
+    ),
+    split: str = typer.Option(
+        option_default(AblationConfig, "split"), "--split", help="The split the table reports."
+    ),
+    pooling: str | None = _shared(_train("pooling"), "--pooling"),
+    max_length: int = _shared(_train("max_length"), "--max-length"),
+    batch_size: int = _shared(_train("batch_size"), "--batch-size"),
+    epochs: int = _shared(_train("epochs"), "--epochs"),
+    max_steps: int | None = _shared(_train("max_steps"), "--max-steps"),
+    learning_rate: float = _shared(_train("learning_rate"), "--lr"),
+    warmup_steps: int = _shared(_train("warmup_steps"), "--warmup-steps"),
+    seed: int = _shared(_train("seed"), "--seed"),
+    precision: str = _shared(_train("precision"), "--precision"),
+    max_train_pairs: int | None = _shared(_train("max_train_pairs"), "--max-train-pairs"),
+    max_eval_pairs: int | None = _shared(_train("max_eval_pairs"), "--max-eval-pairs"),
+    valid_split: str | None = _shared(_train("valid_split"), "--valid-split"),
+    quiet: bool = quiet_option(),
 ) -> None:
-    from training.api import AblationConfig, TrainConfig, ablate
+    from training.api import ablate
 
-    base = _config(
-        lambda: TrainConfig(
-            data=dataset,
-            output=out,
-            model=model,
-            pooling=pooling,
-            max_length=max_length,
-            batch_size=batch_size,
-            epochs=epochs,
-            max_steps=max_steps,
-            learning_rate=lr,
-            warmup_steps=warmup_steps,
-            seed=seed,
-            precision=precision,  # type: ignore[arg-type]  # pydantic checks it
-            max_train_pairs=max_train_pairs,
-            max_eval_pairs=max_eval_pairs,
-            valid_split=valid_split or None,
-            progress=not quiet,
-        ),
-        "ablate",
-    )
+    base = _train_config("ablate", ctx.params)
     names = [v.strip() for v in variants.split(",") if v.strip()]
     with os_errors(TrainingError, TRAINING_FILES):
         result = ablate(AblationConfig(base=base, variants=names, split=split))
@@ -478,55 +415,50 @@ Examples:
 
 
 def pretrain_ran_command(
-    dataset: Annotated[
-        Path | None,
-        typer.Option("--dataset", help="Built dataset folder (its --splits' unique texts)."),
-    ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option("--store", help="Crawl store instead: every issue's title and body."),
-    ] = None,
-    out: Annotated[
-        Path, typer.Option("--out", help="Folder the pretrained RAN encoder goes to.")
-    ] = RUNS / "ran-mlm",
-    model: Annotated[
-        str, typer.Option("--model", help="ran-base, ran-small, ran-tiny or a RAN folder.")
-    ] = "ran-base",
-    splits: Annotated[
-        str, typer.Option("--splits", help="Dataset splits to read, comma separated.")
-    ] = "train",
-    max_length: Annotated[
-        int,
-        typer.Option(
-            "--max-length", help="Tokens per segment; longer texts are cut into segments."
-        ),
-    ] = 512,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Segments per step.")] = 8,
-    steps: Annotated[int, typer.Option("--steps", help="Optimizer steps.")] = 1000,
-    lr: LearningRate = 5e-4,
-    warmup_steps: Warmup = 100,
-    max_texts: Annotated[
-        int | None, typer.Option("--max-texts", help="Read at most N texts.")
-    ] = None,
-    init_embeddings_from: Annotated[
-        Path | None,
-        typer.Option(
-            "--init-embeddings-from",
-            help="BERT-vocabulary checkpoint "
-            "folder whose word embeddings seed RAN's (e.g. MiniLM).",
-        ),
-    ] = None,
-    seed: Seed = 42,
-    device: Annotated[str, typer.Option("--device", help="cpu or cuda.")] = "cpu",
-    settings: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set", help="RAN config field of a fresh preset, e.g. window_size=128 (repeatable)."
-        ),
-    ] = None,
-    quiet: Quiet = False,
+    dataset: Path | None = typer.Option(
+        None, "--dataset", help="Built dataset folder (its --splits' unique texts)."
+    ),
+    store: Path | None = typer.Option(
+        None, "--store", help="Crawl store instead: every issue's title and body."
+    ),
+    output: Path = typer.Option(
+        RUNS / "ran-mlm", "--out", help="Folder the pretrained RAN encoder goes to."
+    ),
+    model: str = typer.Option(
+        _pretrain("model"), "--model", help="ran-base, ran-small, ran-tiny or a RAN folder."
+    ),
+    splits: str = typer.Option(
+        ",".join(_pretrain("splits")), "--splits", help="Dataset splits to read, comma separated."
+    ),
+    max_length: int = typer.Option(
+        _pretrain("max_length"),
+        "--max-length",
+        help="Tokens per segment; longer texts are cut into segments.",
+    ),
+    batch_size: int = typer.Option(
+        _pretrain("batch_size"), "--batch-size", help="Segments per step."
+    ),
+    steps: int = typer.Option(_pretrain("steps"), "--steps", help="Optimizer steps."),
+    learning_rate: float = _shared(_pretrain("learning_rate"), "--lr"),
+    warmup_steps: int = _shared(_pretrain("warmup_steps"), "--warmup-steps"),
+    max_texts: int | None = typer.Option(
+        _pretrain("max_texts"), "--max-texts", help="Read at most N texts."
+    ),
+    init_embeddings_from: Path | None = typer.Option(
+        _pretrain("init_embeddings_from"),
+        "--init-embeddings-from",
+        help="BERT-vocabulary checkpoint folder whose word embeddings seed RAN's (e.g. MiniLM).",
+    ),
+    seed: int = _shared(_pretrain("seed"), "--seed"),
+    device: str = typer.Option(_pretrain("device"), "--device", help="cpu or cuda."),
+    settings: list[str] | None = typer.Option(
+        None,
+        "--set",
+        help="RAN config field of a fresh preset, e.g. window_size=128 (repeatable).",
+    ),
+    quiet: bool = quiet_option(),
 ) -> None:
-    from training.pretrain_ran import PretrainConfig, parse_settings, pretrain
+    from training.pretrain_ran import parse_settings, pretrain
 
     if (dataset is None) == (store is None):
         raise ConfigError(
@@ -539,13 +471,13 @@ def pretrain_ran_command(
     config = _config(
         lambda: PretrainConfig(
             data=source,
-            output=out,
+            output=output,
             model=model,
             splits=tuple(splits.split(",")),
             max_length=max_length,
             batch_size=batch_size,
             steps=steps,
-            learning_rate=lr,
+            learning_rate=learning_rate,
             warmup_steps=warmup_steps,
             max_texts=max_texts,
             init_embeddings_from=init_embeddings_from,

@@ -23,7 +23,7 @@ from issues_sts.dataset.diff import diff_builds, render_markdown
 from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, sample_negatives
 from issues_sts.dataset.pairs import positive_pairs
-from issues_sts.dataset.previous import next_version, read_previous
+from issues_sts.dataset.previous import build_folder, next_version, read_previous
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import keys_from_mentions, reference_keys
 from issues_sts.dataset.scan import (
@@ -91,12 +91,12 @@ class History:
     previous: Previous | None = None
 
     @classmethod
-    def of(cls, cfg: BuildConfig) -> History:
+    def of(cls, cfg: BuildConfig, previous_dir: Path | None = None) -> History:
+        """`previous_dir`: where `cfg.previous` lies on disk when it names something else (a
+        Hub id the CLI downloaded); otherwise `cfg.previous` is itself the folder."""
         if cfg.previous is None:
             return cls(cfg.version or next_version(None))
-        from issues_sts.hub.fetch import locate_build
-
-        folder = locate_build(cfg.previous)
+        folder = build_folder(previous_dir or cfg.previous)
         previous = read_previous(folder)
         return cls(cfg.version or next_version(previous.version), folder, previous)
 
@@ -179,14 +179,17 @@ def run_build(
     reporter: Reporter = SILENT,
     link_stage: LinkStage | None = None,
     streamed: bool = True,
+    previous_dir: Path | None = None,
 ) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built.
     `streamed` (the default) reads the store one repository at a time; False reads it whole
-    (the reference the streamed build is tested against; `--negatives hard` always does)."""
+    (the reference the streamed build is tested against; `--negatives hard` always does).
+    `previous_dir`: the local copy of `cfg.previous` when that is a Hub id (the card and
+    build_config.json keep the id the user gave)."""
     started = time.perf_counter()
     export.check_out_dir(cfg.out)
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
-    history = History.of(cfg)
+    history = History.of(cfg, previous_dir)
     step = _Steps(reporter, started)
     with _open_store(cfg.store) as store, reporter:
         missing = check_complete(store, allow_incomplete=cfg.allow_incomplete)

@@ -10,6 +10,24 @@ from pathlib import Path
 import polars as pl
 
 from issues_sts.dataset.splits import Previous
+from issues_sts.errors import DatasetError
+
+# Said by every refusal of an earlier build: what `--previous` (and `diff`) take.
+PREVIOUS_HINT = "pass the --out folder of an earlier build, or a Hub id such as me/gis@v1"
+
+
+def build_folder(ref: str | Path) -> Path:
+    """`ref` as the folder of an earlier build, refused unless `issues-sts build` wrote it.
+    A Hub id is the CLI's to download first (`issues_sts.hub.fetch.locate_build`)."""
+    path = Path(ref)
+    if not path.is_dir():
+        raise DatasetError(f"no build folder {ref}", hint=PREVIOUS_HINT)
+    if not (path / "pairs.parquet").is_file():
+        raise DatasetError(
+            f"{ref} is not a folder written by `issues-sts build` (no pairs.parquet)",
+            hint=PREVIOUS_HINT,
+        )
+    return path
 
 
 def read_previous(folder: Path) -> Previous:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from issues_sts.dataset.previous import build_folder
 from issues_sts.errors import DatasetError, HubError
 
 BUILD_FILES = ("pairs.parquet", "links.parquet", "stats.json", "build_config.json", "README.md")
@@ -18,20 +19,9 @@ _HUB_ID = re.compile(r"(?P<id>[\w.-]+/[\w.-]+)(?:@(?P<rev>[\w./-]+))?")
 
 def locate_build(ref: str, *, token: str | None = None) -> Path:
     """The folder holding build `ref`: the folder itself, or a download of the Hub revision."""
-    path = Path(ref)
-    if path.is_dir():
-        if not (path / "pairs.parquet").is_file():
-            raise DatasetError(
-                f"{ref} is not a folder written by `issues-sts build` (no pairs.parquet)",
-                hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1",
-            )
-        return path
     match = _HUB_ID.fullmatch(ref)
-    if match is None:
-        raise DatasetError(
-            f"no build folder {ref}",
-            hint="pass the --out folder of an earlier build, or a Hub id such as me/gis@v1",
-        )
+    if Path(ref).is_dir() or match is None:
+        return build_folder(ref)
     return _download(match["id"], match["rev"], token)
 
 
