@@ -24,17 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from issues_sts.links import text as text_mod
-from issues_sts.links.model import (
-    TARGET_SIGNALS,
-    DuplicateLink,
-    Event,
-    LinkConfig,
-    Post,
-    Signal,
-    Thread,
-)
-from issues_sts.links.patterns import (
+from issues_sts.evidence import text as text_mod
+from issues_sts.evidence.patterns import (
     SAME_AS,
     WORDING,
     Claim,
@@ -46,7 +37,17 @@ from issues_sts.links.patterns import (
     names_a_fix,
     tracked_elsewhere,
 )
-from issues_sts.links.replies import Outcome, closes_otherwise, find_outcome
+from issues_sts.evidence.replies import Outcome, closes_otherwise, find_outcome
+from issues_sts.evidence.vocabulary import CUE, rule_of
+from issues_sts.links.model import (
+    TARGET_SIGNALS,
+    DuplicateLink,
+    Event,
+    LinkConfig,
+    Post,
+    Signal,
+    Thread,
+)
 from issues_sts.links.scoring import (
     Scored,
     closed_by_merge,
@@ -62,7 +63,6 @@ from issues_sts.links.scoring import (
     standing,
     thread_says_duplicate,
 )
-from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
 _POINTER_AFTER_CLOSE_SECONDS = 3600.0
