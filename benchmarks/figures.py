@@ -4,7 +4,7 @@ real issue archive and in a generated world (`benchmarks.calibration` puts them 
 Both sides are read into the same records (`Item`, `Note`) and tallied by one `Tally`, so a
 figure cannot mean one thing for real threads and another for generated ones. What a cue, a
 reference, a bot, a duplicate label or a link is comes from the project's own code
-(`links.vocabulary`'s screen and claims, `links.patterns.find_refs` on `links.text.clean`ed
+(`evidence.vocabulary`'s screen and claims, `evidence.patterns.find_refs` on `evidence.text.clean`ed
 text, `LinkConfig`'s bots, `links.extract.extract_thread`), never from a copy of it.
 """
 
@@ -17,17 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from issues_sts.evidence import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
+from issues_sts.evidence.patterns import KEYWORD, SLASH, find_claims, find_refs
+from issues_sts.evidence.text import clean
+from issues_sts.evidence.vocabulary import screens
 from issues_sts.links.archive import archive_lines
 from issues_sts.links.extract import extract_thread, is_bot
 from issues_sts.links.model import Event, LinkConfig, Post, Thread
-from issues_sts.links.patterns import KEYWORD, SLASH, find_claims, find_refs
-from issues_sts.links.text import clean
-from issues_sts.links.vocabulary import (
-    DUPLICATE_STATE_REASON,
-    labels_say_duplicate,
-    says_duplicate,
-    screens,
-)
 
 INT32_MAX = 2**31 - 1
 LINKS = LinkConfig()

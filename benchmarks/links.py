@@ -12,7 +12,7 @@ because shared machines make wall time noisy.
 `--steps` (on by default) then reads the threads again in this process, one step at a time:
 making the threads (the vectorised cue screen, rows into Python), `extract_thread` over
 them, and, over the posts the reader cleans and reads (those with a cue word), each of the
-reader's regexes as the reader runs it (behind its words, `links.gated`) and as a plain
+reader's regexes as the reader runs it (behind its words, `evidence.gated`) and as a plain
 `finditer` over every such post: the per-rule cost, and what the gates save.
 """
 
@@ -24,16 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from issues_sts.evidence import patterns as P
+from issues_sts.evidence.gated import Gated, lowered
+from issues_sts.evidence.text import clean
+from issues_sts.evidence.vocabulary import CUE
 from issues_sts.links import LinkConfig, build_links
-from issues_sts.links import patterns as P
 from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
 from issues_sts.links.evaluate import DEFAULT_CACHE
 from issues_sts.links.extract import extract_thread
-from issues_sts.links.gated import Gated, lowered
 from issues_sts.links.model import Thread
 from issues_sts.links.stage import iter_threads, link_config
-from issues_sts.links.text import clean
-from issues_sts.links.vocabulary import CUE
 from issues_sts.store import Store
 
 

@@ -64,13 +64,13 @@ def dup_events(corpus: Corpus) -> set[tuple[str, int, str, str]]:
 
 
 def keyword_closed(corpus: Corpus) -> set[tuple[str, int]]:
-    from issues_sts.crawl.runner import KEYWORD_CLOSE
+    from issues_sts.evidence import KEYWORD_LINE
 
     return {
         (name, n)
         for name, repo in corpus.repos.items()
         for c in repo.comments
-        if KEYWORD_CLOSE.search(c.get("body") or "")
+        if KEYWORD_LINE.search(c.get("body") or "")
         and (repo.issue(n := int(c["issue_url"].rsplit("/", 1)[1])) or {}).get("state") == "open"
     }
 

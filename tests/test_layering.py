@@ -7,6 +7,11 @@
 - nothing in the product imports the sandbox (the fake GitHub, its worlds, the fake Hub);
 - the dataset does not import the Hub stage (hub/ pushes what dataset/ built; a Hub id to
   build from is downloaded by the CLI, which hands the build a folder);
+- the crawler imports no stage (links, dataset, hub, training): what it screens with is
+  `issues_sts.evidence`;
+- `issues_sts.evidence` (what counts as duplicate evidence) is the ground floor: it imports
+  only itself, the errors and the shared configuration, never a stage, the store, the CLI or
+  the sandbox;
 - the store owns its SQL: no SQL statement and no use of its connection outside store.py.
 """
 
@@ -38,6 +43,10 @@ PRODUCT = (
     "issues_sts/store.py",
     "training",
 )
+# the stages downstream of the crawl: the crawler imports none of them
+STAGES = ("issues_sts.links", "issues_sts.dataset", "issues_sts.hub", "training")
+# what issues_sts.evidence may import from the project (the rest is the standard library)
+EVIDENCE_MAY_USE = ("issues_sts.evidence", "issues_sts.errors", "issues_sts.config")
 # what training/ may import from issues_sts: module -> names (None: the module itself)
 TRAINING_MAY_USE = {
     "issues_sts.errors": None,
@@ -111,6 +120,29 @@ def hub_violations(found: Imports) -> list[str]:
     ]
 
 
+def _named(module: str, name: str | None) -> str:
+    """`from issues_sts import links` names the module issues_sts.links."""
+    return f"{module}.{name}" if name else module
+
+
+def stage_violations(found: Imports) -> list[str]:
+    return [
+        _named(module, name)
+        for module, name in found
+        if any(within(module, s) or within(_named(module, name), s) for s in STAGES)
+    ]
+
+
+def evidence_violations(found: Imports) -> list[str]:
+    bad = []
+    for module, name in found:
+        full = _named(module, name)
+        project = within(module, "issues_sts") or within(module, "training")
+        if project and not any(within(full, ok) or within(module, ok) for ok in EVIDENCE_MAY_USE):
+            bad.append(full)
+    return bad
+
+
 def training_violations(found: Imports) -> list[str]:
     bad = []
     for module, name in found:
@@ -140,6 +172,23 @@ def test_the_product_never_imports_the_sandbox(path: Path) -> None:
     assert sandbox_violations(module_imports(path)) == []
 
 
+@pytest.mark.parametrize("path", files("issues_sts/crawl"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_crawler_imports_no_stage(path: Path) -> None:
+    assert stage_violations(module_imports(path)) == []
+
+
+@pytest.mark.parametrize(
+    "path", files("issues_sts/evidence"), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_evidence_imports_nothing_above_it(path: Path) -> None:
+    assert evidence_violations(module_imports(path)) == []
+
+
+def test_the_ground_floor_exists() -> None:
+    """The evidence rule is not vacuous: the package is there, with its modules."""
+    assert len(files("issues_sts/evidence")) >= 5
+
+
 @pytest.mark.parametrize(
     "path", files("issues_sts/dataset"), ids=lambda p: str(p.relative_to(ROOT))
 )
@@ -150,6 +199,35 @@ def test_the_dataset_does_not_import_the_hub(path: Path) -> None:
 @pytest.mark.parametrize(
     ("source", "module", "check"),
     [
+        (
+            "from issues_sts.links.vocabulary import CUE",
+            "issues_sts.crawl.candidates",
+            stage_violations,
+        ),
+        ("def f():\n    from issues_sts import links\n", "issues_sts.crawl.feed", stage_violations),
+        ("from ..dataset import build", "issues_sts.crawl.runner", stage_violations),
+        ("import issues_sts.hub.push", "issues_sts.crawl.client", stage_violations),
+        ("from training import config", "issues_sts.crawl.runner", stage_violations),
+        (
+            "from issues_sts.crawl.runner import Runner",
+            "issues_sts.evidence.screen",
+            evidence_violations,
+        ),
+        ("from ..links.model import Thread", "issues_sts.evidence.patterns", evidence_violations),
+        (
+            "def f():\n    import issues_sts.dataset\n",
+            "issues_sts.evidence.vocabulary",
+            evidence_violations,
+        ),
+        ("from issues_sts import hub", "issues_sts.evidence.text", evidence_violations),
+        ("from issues_sts.store import Store", "issues_sts.evidence.replies", evidence_violations),
+        ("from ..cli import common", "issues_sts.evidence.gated", evidence_violations),
+        ("import training.config", "issues_sts.evidence.screen", evidence_violations),
+        (
+            "from issues_sts.sandbox import worlds",
+            "issues_sts.evidence.patterns",
+            evidence_violations,
+        ),
         ("from issues_sts.cli.common import console", "issues_sts.dataset.build", cli_violations),
         ("def f():\n    import issues_sts.cli.app\n", "issues_sts.crawl.runner", cli_violations),
         ("from ..cli import common", "issues_sts.links.stage", cli_violations),

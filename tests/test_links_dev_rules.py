@@ -9,10 +9,11 @@ import re
 import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording
+from issues_sts.evidence import says_duplicate
+from issues_sts.evidence.replies import find_outcome
+from issues_sts.evidence.vocabulary import CUE_REGEX
 from issues_sts.links import extract_thread_links
 from issues_sts.links.model import Thread
-from issues_sts.links.replies import find_outcome
-from issues_sts.links.vocabulary import CUE_REGEX, says_duplicate
 from tests.links_helpers import c, canonical, thread
 
 # (phenomenon, thread, expected canonical target or None)

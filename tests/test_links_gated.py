@@ -1,4 +1,4 @@
-"""links.gated: a regex behind its literal words finds exactly the regex's matches, on made
+"""evidence.gated: a regex behind its literal words finds exactly the regex's matches, on made
 texts that probe the merge of alternatives and on every text of a small paper world."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from issues_sts.links import patterns as P
-from issues_sts.links.gated import Gated, alternative_needs, lowered, top_level
-from issues_sts.links.vocabulary import RULES
+from issues_sts.evidence import patterns as P
+from issues_sts.evidence.gated import Gated, alternative_needs, lowered, top_level
+from issues_sts.evidence.vocabulary import RULES
 
 
 def _spans(matches: object) -> list[tuple[int, int, str]]:
@@ -68,7 +68,7 @@ def test_text_a_fold_could_fool_is_read_without_gates() -> None:
 
 
 def test_the_same_matches_on_a_paper_worlds_texts() -> None:
-    from issues_sts.links.text import clean
+    from issues_sts.evidence.text import clean
     from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
 
     gates = [(p, Gated(p)) for p in (P._WORDING, P._TRACKED_ELSEWHERE, P._SAME, P._ROLLED_UP)]

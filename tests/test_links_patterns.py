@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from issues_sts.links.patterns import KEYWORD, SLASH, WORDING, find_claims, find_refs
+from issues_sts.evidence.patterns import KEYWORD, SLASH, WORDING, find_claims, find_refs
 
 REPO = "acme/widgets"
 SELF = 10

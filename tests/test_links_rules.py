@@ -7,11 +7,11 @@ import re
 
 import pytest
 
+from issues_sts.evidence.patterns import find_claims
+from issues_sts.evidence.replies import find_outcome
+from issues_sts.evidence.vocabulary import CUE_REGEX
 from issues_sts.links import extract_thread, extract_thread_links
 from issues_sts.links.model import Signal, Thread
-from issues_sts.links.patterns import find_claims
-from issues_sts.links.replies import find_outcome
-from issues_sts.links.vocabulary import CUE_REGEX
 from tests.links_helpers import REPO, c, canonical, thread
 
 # (rule, thread, expected canonical target or None)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from issues_sts.links.patterns import find_refs
-from issues_sts.links.text import clean
+from issues_sts.evidence.patterns import find_refs
+from issues_sts.evidence.text import clean
 
 REPO = "acme/widgets"
 
@@ -42,7 +42,7 @@ def test_clean_removes_borrowed_text(case: str, text: str, expected: list[int]) 
 
 def test_clean_does_not_fuse_words_across_removed_code() -> None:
     # the code span becomes a neutral token, so "duplicate of" is not followed by "see #12"
-    from issues_sts.links.patterns import find_claims
+    from issues_sts.evidence.patterns import find_claims
 
     cleaned = clean("This is a duplicate of `HashMap::entry`, see #12")
     assert "CODE" in cleaned

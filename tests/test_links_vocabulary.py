@@ -11,10 +11,8 @@ import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates
 from issues_sts.crawl.feed import strong_evidence
-from issues_sts.links import extract_thread, extract_thread_links
-from issues_sts.links.model import Signal, Thread
-from issues_sts.links.text import strip_form_fields
-from issues_sts.links.vocabulary import (
+from issues_sts.evidence.text import strip_form_fields
+from issues_sts.evidence.vocabulary import (
     COUNTERS,
     CUE_REGEX,
     RULE_BY_NAME,
@@ -23,6 +21,8 @@ from issues_sts.links.vocabulary import (
     rule_of,
     screens,
 )
+from issues_sts.links import extract_thread, extract_thread_links
+from issues_sts.links.model import Signal, Thread
 from issues_sts.store import Store
 from tests.links_helpers import c, canonical, ev, thread
 
@@ -464,7 +464,7 @@ def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
     does."""
     import re
 
-    from issues_sts.links.vocabulary import CUE
+    from issues_sts.evidence.vocabulary import CUE
 
     expected = bool(re.search(CUE_REGEX.removeprefix("(?i)"), text.lower()))
     assert (CUE.search(text) is not None) == expected
@@ -474,7 +474,7 @@ def test_the_cue_screen_prefilter_agrees_with_its_regex(text: str) -> None:
 def test_every_screen_alternative_has_a_prefilter_word() -> None:
     """The prefilter's words come from the screens themselves; a screen with no literal word
     would switch the prefilter off (correct, but the link stage several times slower)."""
-    from issues_sts.links.vocabulary import _CUE_NEEDS, required_words
+    from issues_sts.evidence.vocabulary import _CUE_NEEDS, required_words
 
     assert _CUE_NEEDS is not None
     assert required_words(r"favou?r|(?:continued|re-?filed)\s+(?:as|in)|this\s+is\s+now") == (
@@ -490,7 +490,7 @@ def test_the_cue_screen_prefilter_agrees_with_its_regex_on_modern_texts() -> Non
     realistic rates): the cheap screen answers exactly as the regex."""
     import re
 
-    from issues_sts.links.vocabulary import CUE
+    from issues_sts.evidence.vocabulary import CUE
     from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
 
     regex = re.compile(CUE_REGEX.removeprefix("(?i)"))

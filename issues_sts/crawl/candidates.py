@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from issues_sts.links.vocabulary import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
+from issues_sts.evidence import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
 
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
 _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
@@ -18,7 +18,7 @@ _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 
 def has_duplicate_wording(text: str | None) -> bool:
     """A comment the link stage would read as duplicate evidence (the one vocabulary,
-    `links/vocabulary.py`: its cheap screen first, then the claim reader)."""
+    `issues_sts/evidence`: its cheap screen first, then the claim reader)."""
     return says_duplicate(text)
 
 

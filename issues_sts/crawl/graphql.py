@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from issues_sts.links.vocabulary import is_duplicate_label
+from issues_sts.evidence import is_duplicate_label
 
 _REF = (
     "__typename ... on Issue { number repository { nameWithOwner } } "

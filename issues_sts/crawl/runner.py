@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -74,12 +73,11 @@ from issues_sts.errors import (
     Unreachable,
     os_errors,
 )
+from issues_sts.evidence import KEYWORD_LINE
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import CRAWL_CONFIG, Checkpoint, Store, utcnow
 
 log = logging.getLogger("issues_sts.crawl")
-# GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a duplicate.
-KEYWORD_CLOSE = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*\S", re.IGNORECASE | re.MULTILINE)
 
 
 def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
@@ -87,7 +85,7 @@ def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
     found = set()
     for comment in comments:
         tail = str(comment.get("issue_url", "")).rstrip("/").rsplit("/", 1)[-1]
-        if tail.isdigit() and KEYWORD_CLOSE.search(str(comment.get("body") or "")):
+        if tail.isdigit() and KEYWORD_LINE.search(str(comment.get("body") or "")):
             found.add(int(tail))
     return found
 
@@ -293,7 +291,7 @@ class RepoSync:
             if has_duplicate_wording(body):
                 worded.add(number)
                 named |= referenced_numbers(body, repo)
-                if KEYWORD_CLOSE.search(body):
+                if KEYWORD_LINE.search(body):
                     keyword.add(number)
         return worded, named, keyword
 

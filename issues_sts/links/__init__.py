@@ -4,10 +4,9 @@
     table = build_links(Store.open("data/store"), LinkConfig())
     table.write("data/dataset")          # links.parquet
 
-Layout: `vocabulary` (the one duplicate-evidence vocabulary: named rules, reasons, counters,
-the screens the crawler and the store share), `text` (what to ignore), `patterns`
-(references and duplicate wording), `replies` (what a later comment says about earlier
-claims), `scoring` (confidence from signals), `extract` (one thread -> links, pure),
+What counts as evidence (the vocabulary, what to ignore in a comment, the claim reader, what
+replies say) is `issues_sts.evidence`, below this stage. Layout: `model` (threads, links,
+the configuration), `scoring` (confidence from signals), `extract` (one thread -> links, pure),
 `resolve` (store facts: transfers, pull requests, missing targets), `renames` (renamed
 repositories as store facts), `clusters` (union-find), `stage` (the runner), `archive`
 (the rust and onnxruntime issue archives as stores), `evaluate` (precision/recall on the

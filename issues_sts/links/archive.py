@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.errors import StoreError
+from issues_sts.evidence.vocabulary import is_duplicate_label
 from issues_sts.links.renames import record_renames
-from issues_sts.links.vocabulary import is_duplicate_label
 from issues_sts.store import Store
 
 RUST_REPO = "rust-lang/rust"

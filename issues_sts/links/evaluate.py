@@ -50,6 +50,13 @@ from pathlib import Path
 import polars as pl
 
 from issues_sts.errors import ConfigError
+from issues_sts.evidence import (
+    DUPLICATE_STATE_REASON,
+    KEYWORD_LINE,
+    is_duplicate_label,
+    labels_say_duplicate,
+    says_duplicate,
+)
 from issues_sts.links.archive import (
     ONNX_REPO,
     RUST_REPO_ALIASES,
@@ -60,13 +67,6 @@ from issues_sts.links.archive import (
 )
 from issues_sts.links.model import LinkConfig
 from issues_sts.links.stage import LinkTable, build_links
-from issues_sts.links.vocabulary import (
-    DUPLICATE_STATE_REASON,
-    RULE_BY_NAME,
-    is_duplicate_label,
-    labels_say_duplicate,
-    says_duplicate,
-)
 from issues_sts.store import Store
 
 DEFAULT_ANNOTATIONS = Path("data/annotations/rust_duplicates.csv")
@@ -420,9 +420,6 @@ def evaluate(
     return Results(annotations, claimed_canonicals(table), signals)
 
 
-_KEYWORD = re.compile(RULE_BY_NAME["duplicate_keyword"].cue, re.I | re.M)
-
-
 def signal_kinds(store: Store, keys: list[Key]) -> dict[Key, frozenset[str]]:
     """What each thread's store holds that says "duplicate": a duplicate event about it, GitHub's
     "Duplicate of" keyword in a comment, a duplicate label (now or in its history),
@@ -460,7 +457,7 @@ def signal_kinds(store: Store, keys: list[Key]) -> dict[Key, frozenset[str]]:
     comments = only_wanted(store.comments_frame())
     for repo, number, body in comments.select("repo", "number", "body").iter_rows():
         if body:
-            if _KEYWORD.search(body):
+            if KEYWORD_LINE.search(body):
                 add(repo, number, "keyword")
             elif says_duplicate(body):
                 add(repo, number, "wording")

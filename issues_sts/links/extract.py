@@ -24,17 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from issues_sts.links import text as text_mod
-from issues_sts.links.model import (
-    TARGET_SIGNALS,
-    DuplicateLink,
-    Event,
-    LinkConfig,
-    Post,
-    Signal,
-    Thread,
-)
-from issues_sts.links.patterns import (
+from issues_sts.evidence import text as text_mod
+from issues_sts.evidence.patterns import (
     SAME_AS,
     WORDING,
     Claim,
@@ -46,7 +37,17 @@ from issues_sts.links.patterns import (
     names_a_fix,
     tracked_elsewhere,
 )
-from issues_sts.links.replies import Outcome, closes_otherwise, find_outcome
+from issues_sts.evidence.replies import Outcome, closes_otherwise, find_outcome
+from issues_sts.evidence.vocabulary import CUE, rule_of
+from issues_sts.links.model import (
+    TARGET_SIGNALS,
+    DuplicateLink,
+    Event,
+    LinkConfig,
+    Post,
+    Signal,
+    Thread,
+)
 from issues_sts.links.scoring import (
     Scored,
     closed_by_merge,
@@ -62,7 +63,6 @@ from issues_sts.links.scoring import (
     standing,
     thread_says_duplicate,
 )
-from issues_sts.links.vocabulary import CUE, rule_of
 
 _CONFIRM_SECONDS = 600.0
 _POINTER_AFTER_CLOSE_SECONDS = 3600.0
@@ -90,6 +90,57 @@ class Statement:
     standing: bool = False  # maintainer, closer or the issue's author (events: always)
     target_fixed: bool = False  # the claim said the target is fixed: a later "fixed" agrees with it
     also: bool = False  # "(also a dupe of #B)": a further target, not a new canonical
+
+    @classmethod
+    def said(
+        cls,
+        post: Post,
+        key: Key,
+        kind: str,
+        order: tuple[int, int],
+        *,
+        positive: bool = True,
+        hedged: bool = False,
+        scored: Scored | None = None,
+        standing: bool = False,
+        target_fixed: bool = False,
+        also: bool = False,
+    ) -> Statement:
+        """What `post` says about `key`: its time, author, url and association are the post's."""
+        return cls(
+            key,
+            kind,
+            positive,
+            post.created_at,
+            order,
+            post.author or "",
+            post.url,
+            post.author_association,
+            hedged=hedged,
+            scored=scored,
+            standing=standing,
+            target_fixed=target_fixed,
+            also=also,
+        )
+
+    @classmethod
+    def marked(
+        cls, event: Event, key: Key, order: tuple[int, int], scored: Scored | None
+    ) -> Statement:
+        """A duplicate event about `key` (`scored` None: an unmark, which cancels)."""
+        return cls(
+            key,
+            "unknown",
+            scored is not None,
+            event.created_at,
+            order,
+            event.actor or "",
+            event.url,
+            None,
+            scored=scored,
+            from_event=True,
+            standing=True,
+        )
 
 
 @dataclass
@@ -121,6 +172,126 @@ def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class _Read:
+    """One post being read: what its drops are decided on."""
+
+    post: Post
+    thread: Thread
+    cfg: LinkConfig
+    cleaned: str  # the post's own words (`text.clean`)
+    reading: Reading
+    confirmed: bool  # GitHub acted on it: a REST mark by its author right after it
+    marked: bool  # the thread has REST marks at all
+
+
+def _bot_suggestion(r: _Read) -> bool:
+    """ "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
+    "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
+    maintainer did through it."""
+    return (
+        is_bot(r.post.author, r.cfg)
+        and r.post.author != r.thread.closed_by
+        and not (
+            (thread_says_duplicate(r.thread, r.cfg) or r.confirmed or r.marked)
+            and all(not cl.hedged and not cl.negated for cl in r.reading.claims)
+        )
+    )
+
+
+def _addressed_to_bystander_after_close(r: _Read) -> bool:
+    """ "@bob that may be a dupe of #N", months after the close: about bob's own report."""
+    addressee = _ADDRESSEE.match(r.cleaned)
+    return (
+        addressee is not None
+        and addressee.group(1).lower() != (r.thread.author or "").lower()
+        and _after_final_close(r.thread, r.post)
+    )
+
+
+def _successor_after_close(r: _Read, claim: Claim, key: Key) -> bool:
+    """ "New PR: #N" from a bystander months after the close: a later change, not this one's
+    successor ("Dup of #N" after the close stays: in old archives core developers show as plain
+    contributors)."""
+    return (
+        claim.successor
+        and not claim.negated
+        and _after_final_close(r.thread, r.post)
+        and not standing(r.post, r.thread, r.cfg)
+    )
+
+
+# A post whose claims all go: the first of these that holds drops every claim of the post and
+# counts them under its name (checked only for a post with claims).
+_POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
+    ("dropped:bot_suggestion", _bot_suggestion),
+    ("dropped:addressed_to_bystander_after_close", _addressed_to_bystander_after_close),
+)
+# One claim that goes: the first of these that holds drops it and counts it under its name.
+_CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
+    ("dropped:self_link", lambda r, claim, key: key == (r.thread.repo, r.thread.number)),
+    ("dropped:successor_after_close", _successor_after_close),
+    # "I have the same problem as #4" from a bystander: their problem
+    (
+        "dropped:me_too",
+        lambda r, claim, key: (
+            claim.first_person and (not r.post.author or r.post.author != r.thread.author)
+        ),
+    ),
+    # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
+    (
+        "dropped:same_as_pull_request",
+        lambda r, claim, key: (
+            claim.cue == SAME_AS and claim.target.kind == "pull" and not r.thread.is_pull_request
+        ),
+    ),
+    # "Refiled as other/tool#4": moved, not duplicated
+    ("dropped:moved_elsewhere", lambda r, claim, key: claim.successor and key[0] != r.thread.repo),
+)
+
+
+def _counter(claim: Claim) -> str:
+    """What a claim that stays counts as: its rule's evidence, or a negation."""
+    return "dropped:negated" if claim.negated else rule_of(claim.cue_text, claim.cue).counter
+
+
+def _stated(read: _Read, claim: Claim, key: Key, order: tuple[int, int]) -> Statement:
+    post, thread, cfg = read.post, read.thread, read.cfg
+    scored = (
+        None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=read.confirmed)
+    )
+    return Statement.said(
+        post,
+        key,
+        claim.target.kind,
+        order,
+        positive=not claim.negated,
+        hedged=claim.hedged,
+        scored=scored,
+        standing=bool(standing(post, thread, cfg)),
+        target_fixed=claim.target_fixed,
+        also=claim.also,
+    )
+
+
+def _claims(text: str, thread: Thread) -> Reading:
+    return find_claims(text, thread.repo, thread.number, pull_request=thread.is_pull_request)
+
+
+def _own_words(post: Post, thread: Thread, counters: Counter[str]) -> str:
+    """The post cleaned, an issue form's "### Possible duplicates" fields gone: "#12" filled in
+    there is not a claim (counted as dropped)."""
+    cleaned = text_mod.clean(post.body)
+    if post.kind != "body":
+        return cleaned
+    form = text_mod.strip_form_fields(cleaned)
+    if form == cleaned:
+        return cleaned
+    dropped = len(_claims(cleaned, thread).claims) - len(_claims(form, thread).claims)
+    counters["dropped:issue_form_field"] += max(0, dropped)
+    return text_mod.clean(form)
+
+
 def _read_post(
     post: Post,
     index: int,
@@ -131,126 +302,35 @@ def _read_post(
 ) -> tuple[list[Statement], Reading]:
     if not post.may_cue or not CUE.matches(post.body):
         return [], Reading()
-    cleaned = text_mod.clean(post.body)
-    if post.kind == "body":
-        form = text_mod.strip_form_fields(cleaned)
-        if form != cleaned:  # "### Possible duplicates\n#12" filled in an issue form is not a claim
-            before = find_claims(
-                cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request
-            )
-            after = find_claims(
-                form, thread.repo, thread.number, pull_request=thread.is_pull_request
-            )
-            counters["dropped:issue_form_field"] += max(0, len(before.claims) - len(after.claims))
-            cleaned = text_mod.clean(form)
-    reading = find_claims(cleaned, thread.repo, thread.number, pull_request=thread.is_pull_request)
+    cleaned = _own_words(post, thread, counters)
+    reading = _claims(cleaned, thread)
     if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
         # (a claim needs a reference: find_claims looks for them only around a cue)
-        raw_claims = len(
-            find_claims(
-                post.body, thread.repo, thread.number, pull_request=thread.is_pull_request
-            ).claims
-        )
+        raw_claims = len(_claims(post.body, thread).claims)
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
+    read = _Read(
+        post, thread, cfg, cleaned, reading, _confirmed(post, rest_marks), bool(rest_marks)
+    )
+    for counter, drops in _POST_DROPS if reading.claims else ():
+        if drops(read):
+            counters[counter] += len(reading.claims)
+            return [], Reading(skips=reading.skips)
     out = []
-    confirmed = _confirmed(post, rest_marks)
-    if (
-        reading.claims
-        and is_bot(post.author, cfg)
-        and post.author != thread.closed_by
-        and not (
-            (thread_says_duplicate(thread, cfg) or confirmed or rest_marks)
-            and all(not cl.hedged and not cl.negated for cl in reading.claims)
-        )
-    ):
-        # "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
-        # "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
-        # maintainer did through it.
-        counters["dropped:bot_suggestion"] += len(reading.claims)
-        return [], Reading(skips=reading.skips)
-    addressee = _ADDRESSEE.match(cleaned)
-    if (
-        reading.claims
-        and addressee
-        and addressee.group(1).lower() != (thread.author or "").lower()
-        and _after_final_close(thread, post)
-    ):
-        # "@bob that may be a dupe of #N", months after the close: about bob's own report
-        counters["dropped:addressed_to_bystander_after_close"] += len(reading.claims)
-        return [], Reading(skips=reading.skips)
     for j, claim in enumerate(reading.claims):
         key = _normalise(claim.target, thread, cfg)
-        if key == (thread.repo, thread.number):
-            counters["dropped:self_link"] += 1
-            continue
-        if (
-            claim.successor
-            and not claim.negated
-            and _after_final_close(thread, post)
-            and not standing(post, thread, cfg)
-        ):
-            # "New PR: #N" from a bystander months after the close: a later change, not this one's
-            # successor ("Dup of #N" after the close stays: in old archives core developers show
-            # as plain contributors)
-            counters["dropped:successor_after_close"] += 1
-            continue
-        if claim.first_person and (not post.author or post.author != thread.author):
-            counters["dropped:me_too"] += (
-                1  # "I have the same problem as #4" from a bystander: their problem
-            )
-            continue
-        if claim.cue == SAME_AS and claim.target.kind == "pull" and not thread.is_pull_request:
-            # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
-            counters["dropped:same_as_pull_request"] += 1
-            continue
-        if claim.successor and key[0] != thread.repo:
-            counters["dropped:moved_elsewhere"] += (
-                1  # "Refiled as other/tool#4": moved, not duplicated
-            )
-            continue
-        if claim.negated:
-            counters["dropped:negated"] += 1
-        else:
-            counters[rule_of(claim.cue_text, claim.cue).counter] += 1
-        scored = (
-            None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=confirmed)
-        )
-        out.append(
-            Statement(
-                key,
-                claim.target.kind,
-                not claim.negated,
-                post.created_at,
-                (index, j),
-                post.author or "",
-                post.url,
-                post.author_association,
-                claim.hedged,
-                scored,
-                standing=bool(standing(post, thread, cfg)),
-                target_fixed=claim.target_fixed,
-                also=claim.also,
-            )
-        )
+        dropped = next((name for name, drops in _CLAIM_DROPS if drops(read, claim, key)), None)
+        counters[dropped or _counter(claim)] += 1
+        if dropped is None:
+            out.append(_stated(read, claim, key, (index, j)))
     return out, reading
 
 
 def _withdrawals(post: Post, index: int, keys: list[Key], has_standing: bool) -> list[Statement]:
     """A reply that takes earlier claims back: one 'unknown' statement per withdrawn target."""
     return [
-        Statement(
-            key,
-            "unknown",
-            False,
-            post.created_at,
-            (index, -1),
-            post.author or "",
-            post.url,
-            post.author_association,
-            standing=has_standing,
-        )
+        Statement.said(post, key, "unknown", (index, -1), positive=False, standing=has_standing)
         for key in keys
     ]
 
@@ -304,20 +384,10 @@ def _after_untargeted(
             counters["target_from_earlier_comment"] += 1
             claim = Claim(ref, WORDING, False, False, -1, antecedent=True, earlier_post=True)
             key = _normalise(ref, thread, cfg)
-            return statements + [
-                Statement(
-                    key,
-                    ref.kind,
-                    True,
-                    post.created_at,
-                    (index, -1),
-                    post.author or "",
-                    post.url,
-                    post.author_association,
-                    False,
-                    score_claim(claim, post, thread, cfg),
-                    standing=True,
-                )
+            scored = score_claim(claim, post, thread, cfg)
+            return [
+                *statements,
+                Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True),
             ]
     return statements
 
@@ -616,19 +686,8 @@ def _statement(ref: Ref, index: int, post: Post, thread: Thread, cfg: LinkConfig
     claim = Claim(ref, WORDING, False, False, -1)
     scored = score_claim(claim, post, thread, cfg)
     scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
-    return Statement(
-        _normalise(ref, thread, cfg),
-        ref.kind,
-        True,
-        post.created_at,
-        (index, -1),
-        post.author or "",
-        post.url,
-        post.author_association,
-        False,
-        scored,
-        standing=True,
-    )
+    key = _normalise(ref, thread, cfg)
+    return Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)
 
 
 def _pointer(thread: Thread, cfg: LinkConfig, *, fixes: bool = False) -> list[Statement]:
@@ -692,21 +751,8 @@ def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) 
             continue
         counters["evidence:tracked_elsewhere"] += 1
         scored = score_claim(Claim(ref, WORDING, False, False, -1), post, thread, cfg)
-        return [
-            Statement(
-                _normalise(ref, thread, cfg),
-                ref.kind,
-                True,
-                post.created_at,
-                (index, -1),
-                post.author,
-                post.url,
-                post.author_association,
-                False,
-                scored,
-                standing=True,
-            )
-        ]
+        key = _normalise(ref, thread, cfg)
+        return [Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)]
     return []
 
 
@@ -730,22 +776,7 @@ def _event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
         scored = (
             Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
         )
-        out.append(
-            Statement(
-                key,
-                "unknown",
-                positive,
-                event.created_at,
-                (1_000_000, i),
-                event.actor or "",
-                event.url,
-                None,
-                False,
-                scored,
-                from_event=True,
-                standing=True,
-            )
-        )
+        out.append(Statement.marked(event, key, (1_000_000, i), scored))
     return out
 
 

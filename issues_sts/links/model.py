@@ -14,7 +14,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from issues_sts.config import Option
-from issues_sts.links.vocabulary import DUPLICATE_LABEL_PATTERN
+from issues_sts.evidence.vocabulary import DUPLICATE_LABEL_PATTERN
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from issues_sts.evidence.patterns import KEYWORD, SAME_AS, SLASH, Claim
 from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
-from issues_sts.links.patterns import KEYWORD, SAME_AS, SLASH, Claim
 
 
 @dataclass(frozen=True)

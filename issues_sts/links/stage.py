@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from issues_sts.evidence.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import ThreadReading, extract_thread
 from issues_sts.links.history import about, read_history
@@ -28,7 +29,6 @@ from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Threa
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
-from issues_sts.links.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.partwork import map_parts, workers_for
 from issues_sts.store import Part, Store
 

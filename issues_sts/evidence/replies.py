@@ -12,7 +12,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from issues_sts.links.gated import Gated, lowered
+from issues_sts.evidence.gated import Gated, lowered
 
 _REOPENS = re.compile(
     r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|i\s+am|i'?ve|i\s+have|i'?ll)\s+)?(?:re-?open(?:ing|ed)|just\s+re-?opened)\b"

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from issues_sts.links.gated import Gated, lowered
-from issues_sts.links.replies import disagrees
+from issues_sts.evidence.gated import Gated, lowered
+from issues_sts.evidence.replies import disagrees
+from issues_sts.evidence.vocabulary import KEYWORD_LINE, SLASH_LINE
 
 _URL = re.compile(r"https?://[^\s<>\"'\])]+")
 _GH_ISSUE_URL = re.compile(
@@ -130,8 +131,9 @@ SLASH = "slash_command"
 WORDING = "wording"
 SAME_AS = "same_as"
 
-_KEYWORD = re.compile(r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)", re.I | re.M)
-_SLASH = re.compile(r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*", re.I | re.M)
+# the rules read line by line own their regexes (`vocabulary.Rule.pattern`)
+_KEYWORD = KEYWORD_LINE
+_SLASH = SLASH_LINE
 _WORDING = re.compile(
     r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b"
     r"|\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\))?[^.\n]{0,30}?"

@@ -1,0 +1,418 @@
+"""The one duplicate-evidence vocabulary: what counts as a sign that an issue is a duplicate.
+
+The crawler (which issues deserve a timeline request: `crawl/candidates.py`, `crawl/feed.py`,
+GitHub's keyword in `crawl/runner.py`), the store (`Store.repo_counts`' `duplicate_candidates`)
+and the link stage (which threads it reads, which claims it counts) all ask this module, so
+they cannot drift apart again.
+
+`RULES` is the table: one named `Rule` per way of saying "duplicate", each with its `Reason`
+(an enum: what a link made by the rule is based on), the counter the link stage bumps when
+the rule yields a claim (`COUNTERS` declares them all), the words without which it cannot
+fire (`screen`: the cheap prefilter is the union of them), and examples that must link and
+near misses that must not (tests feed every example to both the crawl's screen and the
+link stage). A rule read line by line (GitHub's "Duplicate of" keyword, a slash command) owns
+the one regex that finds it (`Rule.pattern`): the reader and the crawler run that very
+pattern. The detailed reading (negation, hedges, which reference a cue governs) lives in
+`patterns.py`; this module names the vocabulary and the screens built from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+
+from issues_sts.evidence.gated import COMMON_WORDS, Needs, alternative_needs, top_level
+
+
+class Reason(str, Enum):
+    """What a duplicate link (or a candidate) rests on."""
+
+    KEYWORD = "duplicate_keyword"  # GitHub's own "Duplicate of #N" line
+    SLASH = "slash_command"  # "/duplicate #N" (triage tooling)
+    DUP_WORD = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"
+    IN_FAVOUR = "in_favour"  # "closing in favour of #N"
+    SUPERSEDED = "superseded"  # "superseded by #N", "subsumed by #N", "replaced with #N"
+    CONSOLIDATED = (
+        "consolidated"  # "consolidating into tracking issue #N", "continue to track this in #N"
+    )
+    SUCCESSOR = "successor"  # "continued in #N", "reopened as #N", "new PR #N"
+    SAME_AS = "same_as"  # "same as #N", "same with #N"
+    REPORTED_BEFORE = "reported_before"  # "already reported in #N", "this has been reported before"
+    LABEL_POINTER = "label_pointer"  # a duplicate label plus a maintainer's "please see #N"
+    EVENT = "marked_as_duplicate"  # a GraphQL MarkedAsDuplicateEvent with its canonical
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One way of saying "duplicate". `cue` recognises the rule's cue text (the words the
+    reader matched; for a rule read `by_line`, the regex that finds the cue in a comment);
+    `screen` is a regex fragment every such text contains."""
+
+    name: str
+    reason: Reason
+    screen: str
+    cue: str
+    examples: tuple[str, ...] = ()  # said by a maintainer who then closes the issue: a link to #12
+    near_misses: tuple[str, ...] = ()  # the same words, no link (in an issue)
+    # read only in a pull request: in an issue the same words name the fix, not a successor
+    pull_request_only: bool = False
+    # `cue` is read at the start of any line of a comment (re.MULTILINE)
+    by_line: bool = False
+
+    @property
+    def counter(self) -> str:
+        return f"evidence:{self.name}"
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """`cue`, compiled: case-insensitive, and line by line for a rule read `by_line`."""
+        return re.compile(self.cue, re.I | (re.M if self.by_line else 0))
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "duplicate_keyword",
+        Reason.KEYWORD,
+        r"dup",
+        # GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a
+        # duplicate (the reader binds the reference that follows; the crawler only asks)
+        r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)",
+        ("Duplicate of #12", "duplicate of https://github.com/acme/widgets/issues/12"),
+        ("Duplicate of what? I could not find it.",),
+        by_line=True,
+    ),
+    Rule(
+        "slash_command",
+        Reason.SLASH,
+        r"dup",
+        r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*",
+        ("/duplicate #12", "/dup #12"),
+        ("/duplicate",),
+        by_line=True,
+    ),
+    Rule(
+        "dup_wording",
+        Reason.DUP_WORD,
+        r"dup",
+        r"dup",
+        (
+            "Closing as a duplicate of #12.",
+            "dupe of #12",
+            "Duplicate with #12",
+            "dups with #12",
+            "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
+            "Isn't this a duplicate of #12? If not, please re-open.",
+        ),
+        (
+            "Not a duplicate of #12: that one is about a different component.",
+            "Not actually a dupe of #12, my mistake.",
+            "This removes duplicate code, see #12.",
+            "Possible duplicate code in #12 and #13.",
+            "I would not call it a duplicate of #12.",
+        ),
+    ),
+    Rule(
+        "in_favour",
+        Reason.IN_FAVOUR,
+        r"favou?r",
+        r"favou?r",
+        ("Closing in favour of #12.", "closing this in favor of #12"),
+        ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
+    ),
+    Rule(
+        "closing_for",
+        Reason.IN_FAVOUR,
+        r"clos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for (?:#|https?://)",
+        r"^clos\w*\s+(?:this\s+)?(?:one\s+)?for$",
+        ("Closing for #12.", "This appears to have been opened twice, closing for #12"),
+        ("Closing for now, see #12 for the plan.", "Closing for the same reason as #12."),
+    ),
+    Rule(
+        "superseded",
+        Reason.SUPERSEDED,
+        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)|absorbed\s+(?:into|by|in)",
+        r"supers?c?ede|subsum|replaced|absorbed",
+        (
+            "Superseded by #12.",
+            "Subsumed by #12, closing.",
+            "Replaced with #12.",
+            "#12 supersedes.",
+            "This seems like #12 would subsume it, closing.",
+            "absorbed into #12",
+        ),
+        (
+            "The old parser was replaced with a new one in #12.",
+            "The API of #12 supersedes the old flag.",
+            "#12 would not subsume it.",
+            "The cost is absorbed into the build step, see #12.",
+        ),
+    ),
+    Rule(
+        # a pull request whose commits went in with another one (a rollup): "Landing with #N"
+        "rolled_up",
+        Reason.SUPERSEDED,
+        # ending on the reference, not on `\b` after a short word: polars' regex engine runs
+        # a `\b` there about 15x slower over the whole comment table
+        r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+"
+        r"(?:up\s+)?(?:in|into|with|as|via)\s+(?:part\s+of\s+)?(?:#|https?://)"
+        r"|doing\s+(?:this\s+|it\s+)?(?:manually\s+)?(?:in|as\s+part\s+of)\s+(?:#|https?://)",
+        r"landed|landing|merged|rolled|included|incorporated|folded|taken|doing",
+        (
+            "Landing with #12.",
+            "Rolled into #12",
+            "Merged in #12.",
+            "Landing as part of #12.",
+            "This has been taken care of as part of #12",
+            "Doing this manually as part of https://github.com/acme/widgets/pull/12",
+        ),
+        ("Merged in #12 and #13.", "This is not included in #12.", "The fix was merged in #12."),
+        pull_request_only=True,
+    ),
+    Rule(
+        "consolidated",
+        Reason.CONSOLIDATED,
+        r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
+        r"consolidat|track",
+        (
+            "Consolidating to tracking issue #12.",
+            "Consolidating into #12, closing.",
+            "Let's continue to track this in #12.",
+        ),
+        ("We should consolidate the docs; see #12.",),
+    ),
+    Rule(
+        "tracked_elsewhere",
+        Reason.CONSOLIDATED,
+        r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
+        r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
+        r"track|follow|subscribe|watch|tuned",
+        (
+            "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
+            "follow that one.",
+            "This is tracked in #12, closing.",
+            "I opened an issue in acme/widgets (#12) to track it. Closing this one.",
+            "I think this is best tracked at #12? I'll close it.",
+            "This is an upstream issue, tracked at https://github.com/acme/widgets/issues/12."
+            " Closing.",
+            "Closing, this is tracked upstream in acme/widgets#12.",
+            "Tracking in #12.",
+            "Closing, please follow #12 for updates.",
+            "Please subscribe to #12 for updates. Closing.",
+            "Let's track this in #12.",
+            "We'll use #12 to track it, closing.",
+            "This looks like a duplicate, please track #12.",
+        ),
+        (
+            "Tracked in #12 and #13.",
+            "This is not tracked in #12, keeping it open.",
+            "Please follow the steps in #12.",
+            "Tracked upstream in #12 and #13.",
+            "Let's track the performance in a new issue.",
+            "We could use #12 to track the perf work, keeping this open?",
+        ),
+    ),
+    Rule(
+        "successor",
+        Reason.SUCCESSOR,
+        r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+        r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:bug|issue)\s+is\s+#",
+        r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
+        r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
+        r"|this\s+(?:bug|issue)\s+is",
+        (
+            "Continued in #12.",
+            "Reopened as #12.",
+            "Continuing this in #12 where we can try it.",
+            "This bug is #12.",
+        ),
+        (
+            "Continued in the next release, see #12 for the plan.",
+            "This bug is #12 in the other tracker of the parser crate, or close to it.",
+        ),
+    ),
+    Rule(
+        "same_as",
+        Reason.SAME_AS,
+        r"same",
+        r"same",
+        ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
+        ("That error message is the same as in #12 but the cause differs.",),
+    ),
+    Rule(
+        "reported_before",
+        Reason.REPORTED_BEFORE,
+        r"reported|already\s+(?:filed|opened)",
+        r"reported|filed|opened",
+        (
+            "Already reported in #12.",
+            "This was already filed as #12, closing.",
+            "This has been reported in #12. Closing.",
+        ),
+        (
+            "This was reported by a customer.",
+            "I already opened a PR for it in #12? No, not yet.",
+            "No need for a nomination beyond what is already tracked in #12.",
+            "The crash in the parser has been reported in #12.",
+        ),
+    ),
+)
+RULE_BY_NAME = {rule.name: rule for rule in RULES}
+KEYWORD_LINE = RULE_BY_NAME["duplicate_keyword"].pattern  # "Duplicate of #N"
+SLASH_LINE = RULE_BY_NAME["slash_command"].pattern  # "/duplicate #N"
+COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + ("evidence:label_pointer",)
+
+# Words without which no text can carry a claim: the union of every rule's screen.
+CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
+
+
+class _CueScreen:
+    """`CUE_REGEX` for Python code: the text lowercased, then a case-sensitive search, which
+    `re` runs about 4x faster than `(?i)` over long bodies (its literal-prefix scan only works
+    case-sensitively). The same answer for every text whose letters fold to ASCII the plain
+    way (Python's `(?i)` also lets the rare U+017F and U+212A stand for s and k)."""
+
+    def __init__(self, regex: str) -> None:
+        literal = re.sub(r"\\.", "", regex.removeprefix("(?i)"))
+        if literal != literal.lower():  # an upper-case letter could never match lowercased text
+            raise ValueError(f"the cue screen must be written in lower case: {regex!r}")
+        self._pattern = re.compile(regex.removeprefix("(?i)"))
+        # alternatives that are plain words ("dup", "same"): found by `in`, no regex needed;
+        # the regex of the others is all that is left to run when none of them occurs
+        alternatives = top_level(regex.removeprefix("(?i)"))
+        self._words = tuple(a for a in alternatives if re.fullmatch(r"[a-z0-9 ]+", a))
+        self._rest = re.compile("|".join(a for a in alternatives if a not in self._words) or "(?!)")
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """A match in the lowercased text (use it as a yes/no: positions are the lowercased
+        text's)."""
+        lowered = text.lower()
+        if not _may_cue(lowered):  # most texts: a few substring tests instead of the regex
+            return None
+        return self._pattern.search(lowered)
+
+    def matches(self, text: str) -> bool:
+        """`search(text) is not None`, cheaper: plain words by `in`, the regex only for the rest."""
+        lowered = text.lower()
+        if not _may_cue(lowered):
+            return False
+        if any(word in lowered for word in self._words):
+            return True
+        return self._rest.search(lowered) is not None
+
+
+def required_words(regex: str) -> tuple[Needs, ...] | None:
+    """For each top-level alternative of `regex`, words its every match contains: a text
+    none of whose alternatives' needs it meets cannot match. None when some alternative has
+    no such word this can find (then no prefilter may skip the regex). The words are
+    `gated.alternative_needs`' (runs of 3 or more literal characters; one of each group of
+    alternatives such as `(?:continued|reopened)`)."""
+    found = alternative_needs(regex)
+    if not all(found):
+        return None
+    return tuple(dict.fromkeys(found))
+
+
+_COMMON = COMMON_WORDS  # in most texts: poor first tests
+
+
+def _rarest_first(needs: tuple[Needs, ...] | None) -> tuple[Needs, ...] | None:
+    """Each alternative's groups with the rarest words first (no common word, then the
+    longest), so that a text fails an alternative at its first test ("rebased", not "for" and
+    "the"); an alternative that needs only what another one needs goes (it can only match
+    where that one may)."""
+    if needs is None:
+        return None
+    ordered = [
+        tuple(
+            sorted(n, key=lambda group: (any(w in _COMMON for w in group), -min(map(len, group))))
+        )
+        for n in needs
+    ]
+    singles = {n[0][0] for n in ordered if len(n) == 1 and len(n[0]) == 1}
+
+    def implied(n: Needs) -> bool:  # every text meeting n holds some single word: that one decides
+        return any(
+            v in w and (len(n) > 1 or v != w) for g in n if len(g) == 1 for w in g for v in singles
+        )
+
+    return tuple(n for n in ordered if not implied(n))
+
+
+_CUE_NEEDS = _rarest_first(required_words(CUE_REGEX.removeprefix("(?i)")))
+
+
+# the words of every alternative's first group: a text with none of them meets no alternative
+_CUE_KEYS = (
+    None if _CUE_NEEDS is None else tuple(dict.fromkeys(w for n in _CUE_NEEDS for w in n[0]))
+)
+
+
+def _may_cue(lowered: str) -> bool:
+    """Could the cue screen match this lowercased text? Most texts answer no with a few
+    substring tests (the same answers as the regex, about 5x faster over long posts)."""
+    if _CUE_KEYS is None:
+        return True
+    for word in _CUE_KEYS:
+        if word in lowered:
+            return _meets_needs(lowered)
+    return False
+
+
+def _meets_needs(lowered: str) -> bool:
+    assert _CUE_NEEDS is not None
+    for needs in _CUE_NEEDS:
+        for group in needs:
+            for word in group:
+                if word in lowered:
+                    break
+            else:
+                break  # a group none of whose words occurs: this alternative cannot match
+        else:
+            return True
+    return False
+
+
+CUE = _CueScreen(CUE_REGEX)
+_CUE_OF = [(rule, rule.pattern) for rule in RULES]
+
+# Labels saying "duplicate": `duplicate`, `status:duplicate`, `*duplicate`, `r: duplicate`,
+# `triage/duplicate`, `Resolution-Duplicate`, `dupe`... (searched case-insensitively).
+DUPLICATE_LABEL_PATTERN = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+_LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
+DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
+
+
+def screens(text: str | None) -> bool:
+    """The cheap screen: could `text` carry a duplicate claim at all? (`CUE` runs its
+    substring prefilter, derived from the screens themselves, before the regex.)"""
+    return bool(text) and CUE.matches(text or "")
+
+
+def is_duplicate_label(name: str) -> bool:
+    return _LABEL.search(name or "") is not None
+
+
+def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bool:
+    """`labels` as stored (a JSON list of names) or as a list of names."""
+    if isinstance(labels, str):
+        try:
+            names = json.loads(labels)
+        except ValueError:
+            names = [labels]
+    else:
+        names = list(labels or ())
+    return any(is_duplicate_label(str(name)) for name in names)
+
+
+def rule_of(cue_text: str, cue_kind: str) -> Rule:
+    """The rule a reader's claim came from (its cue kind, then the words it matched)."""
+    if cue_kind in RULE_BY_NAME:
+        return RULE_BY_NAME[cue_kind]
+    for rule, pattern in _CUE_OF:
+        if rule.reason not in (Reason.KEYWORD, Reason.SLASH) and pattern.search(cue_text):
+            return rule
+    return RULE_BY_NAME["dup_wording"]
