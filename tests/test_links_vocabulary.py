@@ -20,10 +20,12 @@ from issues_sts.links.vocabulary import (
     RULE_BY_NAME,
     RULES,
     is_duplicate_label,
+    labels_say_duplicate,
     rule_of,
+    says_duplicate,
     screens,
 )
-from issues_sts.store import Store
+from issues_sts.store import DuplicateScreen, Store
 from tests.links_helpers import c, canonical, ev, thread
 
 EXAMPLES = [(rule.name, text) for rule in RULES for text in rule.examples]
@@ -99,7 +101,9 @@ def test_the_store_counts_candidates_with_the_same_vocabulary(tmp_path) -> None:
             {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"},
         ]
         store.write_page("acme/widgets", issues=issues, comments=comments)
-        assert store.repo_counts()[0]["duplicate_candidates"] == 2  # #1 (wording) and #2 (label)
+        screen = DuplicateScreen(labels_say_duplicate, says_duplicate)
+        assert store.repo_counts(screen)[0]["duplicate_candidates"] == 2  # #1 (wording), #2 (label)
+        assert store.repo_counts()[0]["duplicate_candidates"] is None  # no screen, no count
 
 
 def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:

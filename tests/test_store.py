@@ -125,7 +125,8 @@ def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None
 
 
 def test_raw_objects_are_packed_small_and_come_back_exactly() -> None:
-    from issues_sts.store import comment_row, issue_row, pack_raw, unpack_raw
+    from issues_sts.store import pack_raw, unpack_raw
+    from issues_sts.store.rows import comment_row, issue_row
 
     for body in ("b", "", None):
         raw = {**_issue(3), "body": body}
@@ -139,6 +140,28 @@ def test_raw_objects_are_packed_small_and_come_back_exactly() -> None:
     assert unpack_raw('{"a": 1}', {}) == {"a": 1}  # a version-1 store's JSON text
     with pytest.raises(StoreError, match="unknown encoding"):
         unpack_raw(b"\x09" + pack_raw({}, {})[1:], {})
+
+
+def test_an_object_packed_before_decodes_the_same() -> None:
+    """Codec 1's preset dictionary is part of every stored blob: this one was packed by the
+    store before it became a package, and must keep decoding to the same object."""
+    from issues_sts.store import unpack_raw
+
+    raw = {
+        "number": 7,
+        "title": "Crash on start",
+        "body": "It crashes.",
+        "user": {"login": "octocat", "type": "User"},
+        "html_url": "https://github.com/o/r/issues/7",
+        "labels": [{"name": "C-bug"}],
+        "state": "closed",
+        "state_reason": "duplicate",
+    }
+    blob = bytes.fromhex(
+        "0178bbcc238589ab269021f3f58b60416f8e9a1aa129cb5937a9341d9c3060b9c81c4b49835a68a1944ab07a"
+        "18d612ca4f2ec9074a29e9a0b4536b6b0137723947"
+    )
+    assert unpack_raw(blob, {"title": raw["title"], "body": raw["body"]}) == raw
 
 
 def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
@@ -213,7 +236,7 @@ def test_a_column_the_arrow_reader_cannot_type_is_read_by_sqlite3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the driver types a column from its first batch: NULL all through it, then text
-    monkeypatch.setattr("issues_sts.store._ADBC_ROWS", 4)
+    monkeypatch.setattr("issues_sts.store.frames._ADBC_ROWS", 4)
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
     issues = [_issue(n) for n in range(1, 12)]
