@@ -11,6 +11,7 @@ import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates
 from issues_sts.crawl.feed import strong_evidence
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.links import extract_thread, extract_thread_links
 from issues_sts.links.model import Signal, Thread
 from issues_sts.links.text import strip_form_fields
@@ -100,7 +101,11 @@ def test_the_store_counts_candidates_with_the_same_vocabulary(tmp_path) -> None:
             {"id": 10, "issue_url": url + "1", "body": "Continued in #12."},
             {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"},
         ]
-        store.write_page("acme/widgets", issues=issues, comments=comments)
+        store.write_page(
+            "acme/widgets",
+            issues=issue_rows("acme/widgets", issues),
+            comments=comment_rows("acme/widgets", comments),
+        )
         screen = DuplicateScreen(labels_say_duplicate, says_duplicate)
         assert store.repo_counts(screen)[0]["duplicate_candidates"] == 2  # #1 (wording), #2 (label)
         assert store.repo_counts()[0]["duplicate_candidates"] is None  # no screen, no count

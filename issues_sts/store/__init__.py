@@ -23,7 +23,7 @@ from issues_sts.store.codec import pack_raw, unpack_raw
 from issues_sts.store.frames import PART_ISSUES, Part
 from issues_sts.store.schema import CRAWL_CONFIG, DB_NAME, SCHEMA_VERSION, utcnow
 from issues_sts.store.status import DuplicateScreen
-from issues_sts.store.store import Gap, Store
+from issues_sts.store.store import Gap, Row, Store
 
 __all__ = [
     "CRAWL_CONFIG",
@@ -34,6 +34,7 @@ __all__ = [
     "DuplicateScreen",
     "Gap",
     "Part",
+    "Row",
     "Store",
     "pack_raw",
     "unpack_raw",

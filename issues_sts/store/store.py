@@ -19,7 +19,6 @@ from issues_sts.store.checkpoints import (
 )
 from issues_sts.store.codec import pack_raw
 from issues_sts.store.frames import FrameReader
-from issues_sts.store.rows import comment_row, issue_row
 from issues_sts.store.schema import (
     CRAWL_CONFIG,
     DB_NAME,
@@ -31,6 +30,8 @@ from issues_sts.store.schema import (
     utcnow,
 )
 from issues_sts.store.status import DuplicateScreen, repo_counts
+
+Row = dict[str, Any]  # one row of a table, by column name
 
 
 @dataclass(frozen=True)
@@ -122,26 +123,22 @@ class Store(FrameReader):
         self,
         repo: str,
         *,
-        issues: Iterable[dict[str, Any]] = (),
-        comments: Iterable[dict[str, Any]] = (),
-        events: Iterable[dict[str, Any]] = (),
+        issues: Iterable[Row] = (),
+        comments: Iterable[Row] = (),
+        events: Iterable[Row] = (),
         checkpoint: Checkpoint | None = None,
         checkpoints: Iterable[Checkpoint] = (),
         gaps: Iterable[Gap] = (),
         whole: Iterable[int] = (),
     ) -> None:
-        """Store one fetched page and its checkpoint(s) atomically. Items are raw REST objects;
-        events are already-flattened rows for the `events` table (a row without a canonical
-        never erases one an earlier GraphQL answer stored). `gaps` records threads of `repo`
-        this page could not store whole, `whole` the numbers whose threads it stored whole
-        (their earlier gaps are closed)."""
+        """Store one fetched page and its checkpoint(s) atomically. Items are rows of their
+        tables (the crawl flattens GitHub's objects: `crawl.rows`, `crawl.graphql`), upserted
+        by their keys; an event row without a canonical never erases one an earlier GraphQL
+        answer stored. `gaps` records threads of `repo` this page could not store whole,
+        `whole` the numbers whose threads it stored whole (their earlier gaps are closed)."""
         with self.transaction() as conn:
-            self._insert_many(
-                conn, "issues", [issue_row(repo, raw) for raw in issues], ("repo", "number")
-            )
-            self._insert_many(
-                conn, "comments", [comment_row(repo, raw) for raw in comments], ("id",)
-            )
+            self._insert_many(conn, "issues", list(issues), ("repo", "number"))
+            self._insert_many(conn, "comments", list(comments), ("id",))
             rows = list(events)
             if rows:
                 conn.executemany(
@@ -161,10 +158,13 @@ class Store(FrameReader):
 
     @staticmethod
     def _insert_many(
-        conn: sqlite3.Connection, table: str, rows: list[dict[str, Any]], key: tuple[str, ...]
+        conn: sqlite3.Connection, table: str, rows: list[Row], key: tuple[str, ...]
     ) -> None:
         if rows:
-            conn.executemany(upsert_sql(table, rows[0], key), [tuple(r.values()) for r in rows])
+            columns = list(rows[0])  # every row has them (a KeyError says which is short)
+            conn.executemany(
+                upsert_sql(table, columns, key), [tuple(r[c] for c in columns) for r in rows]
+            )
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         with self.transaction() as conn:

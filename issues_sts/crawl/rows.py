@@ -1,18 +1,22 @@
-"""REST objects flattened into the store's rows."""
+"""GitHub's REST issue and comment objects flattened into the store's rows: which fields the
+crawl keeps in columns, and how (a label list as JSON names, a user as its login, a comment's
+issue number from its `issue_url`); the object itself goes into `raw`, packed. Event rows are
+flattened where they are read (`graphql.event_row`, `graphql.rest_event_row`)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
-from issues_sts.store.codec import pack_raw
+from issues_sts.store import Row, pack_raw
 
 
 def _login(obj: dict[str, Any] | None) -> str | None:
     return obj.get("login") if isinstance(obj, dict) else None
 
 
-def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
+def issue_row(repo: str, raw: dict[str, Any]) -> Row:
     """Flatten a REST issue object into the `issues` table's columns."""
     row: dict[str, Any] = {
         "repo": repo,
@@ -40,7 +44,7 @@ def issue_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
+def comment_row(repo: str, raw: dict[str, Any]) -> Row:
     """Flatten a REST issue comment; its issue number comes from `issue_url`."""
     number = int(str(raw["issue_url"]).rstrip("/").rsplit("/", 1)[1])
     row: dict[str, Any] = {
@@ -56,3 +60,11 @@ def comment_row(repo: str, raw: dict[str, Any]) -> dict[str, Any]:
     }
     row["raw"] = pack_raw(raw, {"body": row["body"]})
     return row
+
+
+def issue_rows(repo: str, raws: Iterable[dict[str, Any]]) -> list[Row]:
+    return [issue_row(repo, raw) for raw in raws]
+
+
+def comment_rows(repo: str, raws: Iterable[dict[str, Any]]) -> list[Row]:
+    return [comment_row(repo, raw) for raw in raws]
