@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 
 from issues_sts.crawl.pagination import next_url
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.store import Store
 
 
@@ -60,7 +61,7 @@ def naive_crawl(
         while url:
             response = _get(http, url, result)
             items = response.json()
-            store.write_page(repo, issues=items)
+            store.write_page(repo, issues=issue_rows(repo, items))
             numbers += [item["number"] for item in items]
             result.items += len(items)
             result.planned += 1 + sum(max(1, math.ceil(i.get("comments", 0) / 100)) for i in items)
@@ -73,7 +74,7 @@ def naive_crawl(
             while url:
                 response = _get(http, url, result)
                 comments = response.json()
-                store.write_page(repo, comments=comments)
+                store.write_page(repo, comments=comment_rows(repo, comments))
                 result.comments += len(comments)
                 url = next_url(response.headers.get("link"))
     result.seconds = time.time() - started

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.export import read_manifest, sha256
@@ -296,8 +297,10 @@ def test_min_confidence_reaches_the_link_stage(tmp_path: Path) -> None:
     with Store.open(store_dir) as store:
         store.write_page(
             GADGETS,
-            issues=[hedged],
-            comments=[raw_comment(GADGETS, 11, 5000, "Possibly duplicate of #9")],
+            issues=issue_rows(GADGETS, [hedged]),
+            comments=comment_rows(
+                GADGETS, [raw_comment(GADGETS, 11, 5000, "Possibly duplicate of #9")]
+            ),
         )
         scored = build_links(store, LinkConfig(min_confidence=0.0)).links.filter(
             pl.col("number") == 11

@@ -52,9 +52,10 @@ def small_world_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_streamed_build_equals_the_in_memory_build(
     small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import issues_sts.store
+    import issues_sts.store.frames
 
-    monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)  # repositories cut into several parts
+    # repositories cut into several parts
+    monkeypatch.setattr(issues_sts.store.frames, "PART_ISSUES", 150)
     with Store.open(small_world_store) as store:
         assert len(store.parts()) > len(store.repo_names())
     whole, streamed = _both(small_world_store, tmp_path)
@@ -93,10 +94,10 @@ def test_parts_read_on_every_core_give_the_same_build(
 ) -> None:
     """A big store's parts go to worker processes (links and scan); results come back in the
     parts' order, so the build is the same bytes as the in-memory one."""
-    import issues_sts.store
+    import issues_sts.store.frames
     from issues_sts import partwork
 
-    monkeypatch.setattr(issues_sts.store, "PART_ISSUES", 150)
+    monkeypatch.setattr(issues_sts.store.frames, "PART_ISSUES", 150)
     out = tmp_path / "out"
     run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=False)
     whole = _files(out)

@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.links.archive import RUST_REPO
 from issues_sts.store import Store
 from tests.conftest import cli_exit_code
@@ -24,8 +25,11 @@ def store_dir(tmp_path: Path) -> Path:
     with Store.open(root, create=True) as st:
         st.write_page(
             "acme/widgets",
-            issues=[issue(1), issue(2), issue(3)],
-            comments=[comment(2, "Duplicate of #1", cid=1), comment(3, "Related to #1", cid=2)],
+            issues=issue_rows("acme/widgets", [issue(1), issue(2), issue(3)]),
+            comments=comment_rows(
+                "acme/widgets",
+                [comment(2, "Duplicate of #1", cid=1), comment(3, "Related to #1", cid=2)],
+            ),
         )
     return root
 
@@ -358,8 +362,11 @@ def test_show_leaves_out_what_a_link_does_not_know(
     with Store.open(root, create=True) as st:  # GitHub's schema lets the association be null
         st.write_page(
             "acme/widgets",
-            issues=[issue(1), issue(2)],
-            comments=[comment(2, "Duplicate of #1", cid=1, assoc=None)],  # type: ignore[arg-type]
+            issues=issue_rows("acme/widgets", [issue(1), issue(2)]),
+            comments=comment_rows(
+                "acme/widgets",
+                [comment(2, "Duplicate of #1", cid=1, assoc=None)],  # type: ignore[arg-type]
+            ),
         )
     assert _run(["links", "show", "acme/widgets#2", "--store", str(root)]) == 0
     shown = capsys.readouterr().out

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.errors import ConfigError
 from issues_sts.links.evaluate import (
     Annotation,
@@ -306,7 +307,12 @@ def test_signal_kinds_say_what_each_thread_holds(tmp_path: Path) -> None:
         "duplicate_number": 5,
     }
     with Store.open(tmp_path / "s", create=True) as store:
-        store.write_page(repo, issues=issues, comments=comments, events=[mark])
+        store.write_page(
+            repo,
+            issues=issue_rows(repo, issues),
+            comments=comment_rows(repo, comments),
+            events=[mark],
+        )
         kinds = signal_kinds(store, [(repo, n) for n in range(1, 7)])
     assert kinds[(repo, 1)] == {"label"}
     assert kinds[(repo, 2)] == {"state_reason"}

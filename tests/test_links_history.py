@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.links.history import about, read_history
 from issues_sts.links.model import Event
 from issues_sts.links.stage import build_links
@@ -188,7 +189,12 @@ def row(number: int, key: str, kind: str, at: str, **fields: Any) -> dict[str, A
 
 def usable(tmp_path: Path, issues: list[dict], comments: list[dict], events: list[dict]) -> set:
     with Store.open(tmp_path / "s", create=True) as store:
-        store.write_page(REPO, issues=issues, comments=comments, events=events)
+        store.write_page(
+            REPO,
+            issues=issue_rows(REPO, issues),
+            comments=comment_rows(REPO, comments),
+            events=events,
+        )
         store.upsert_repo(REPO, current_name=REPO, status="ok")
         table = build_links(store)
     return {(r["number"], r["target_number"]) for r in table.usable().iter_rows(named=True)}

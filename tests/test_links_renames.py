@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.dataset.build import default_link_stage
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, build_links
@@ -31,8 +32,8 @@ def store_dir(tmp_path: Path) -> Path:
     with Store.open(root, create=True) as st:
         st.write_page(
             NEW,
-            issues=[issue(1), issue(2)],
-            comments=[comment(2, f"Duplicate of {OLD_URL}", cid=1)],
+            issues=issue_rows(NEW, [issue(1), issue(2)]),
+            comments=comment_rows(NEW, [comment(2, f"Duplicate of {OLD_URL}", cid=1)]),
         )
         st.upsert_repo(NEW, current_name=NEW, status="ok")
     return root

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.links import LinkConfig, build_links
 from issues_sts.links.clusters import clusters
 from issues_sts.store import Store
@@ -92,7 +93,7 @@ def store(tmp_path: Path) -> Store:
         comment(20, "dupe of #21\n\n> dupe of #1", cid=12),
         comment(21, "Closing, superseded by #13.", cid=13),  # a cue word the pre-filter must keep
     ]
-    st.write_page(REPO, issues=issues, comments=comments)
+    st.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
     st.add_redirect(REPO, 40, REPO, 12)
     st.add_redirect(REPO, 41, REPO, 11)
     st.mark_tombstone(REPO, 50, "deleted")

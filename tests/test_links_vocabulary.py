@@ -11,6 +11,8 @@ import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates
 from issues_sts.crawl.feed import strong_evidence
+from issues_sts.crawl.rows import comment_rows, issue_rows
+from issues_sts.evidence.screen import says_duplicate
 from issues_sts.evidence.text import strip_form_fields
 from issues_sts.evidence.vocabulary import (
     COUNTERS,
@@ -18,12 +20,13 @@ from issues_sts.evidence.vocabulary import (
     RULE_BY_NAME,
     RULES,
     is_duplicate_label,
+    labels_say_duplicate,
     rule_of,
     screens,
 )
 from issues_sts.links import extract_thread, extract_thread_links
 from issues_sts.links.model import Signal, Thread
-from issues_sts.store import Store
+from issues_sts.store import DuplicateScreen, Store
 from tests.links_helpers import c, canonical, ev, thread
 
 EXAMPLES = [(rule.name, text) for rule in RULES for text in rule.examples]
@@ -98,8 +101,14 @@ def test_the_store_counts_candidates_with_the_same_vocabulary(tmp_path) -> None:
             {"id": 10, "issue_url": url + "1", "body": "Continued in #12."},
             {"id": 11, "issue_url": url + "3", "body": "I cannot reproduce it"},
         ]
-        store.write_page("acme/widgets", issues=issues, comments=comments)
-        assert store.repo_counts()[0]["duplicate_candidates"] == 2  # #1 (wording) and #2 (label)
+        store.write_page(
+            "acme/widgets",
+            issues=issue_rows("acme/widgets", issues),
+            comments=comment_rows("acme/widgets", comments),
+        )
+        screen = DuplicateScreen(labels_say_duplicate, says_duplicate)
+        assert store.repo_counts(screen)[0]["duplicate_candidates"] == 2  # #1 (wording), #2 (label)
+        assert store.repo_counts()[0]["duplicate_candidates"] is None  # no screen, no count
 
 
 def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:

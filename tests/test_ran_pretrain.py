@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from issues_sts.cli.app import app, main, run
+from issues_sts.crawl.rows import issue_rows
 from issues_sts.errors import TrainingError
 from issues_sts.store import Store
 from training.models import build_encoder
@@ -107,7 +108,7 @@ def test_texts_from_a_crawl_store_skip_pull_requests_and_redact_tokens(tmp_path:
         {"number": 2, "id": 2, "title": "A PR", "body": "", "state": "open", "user": {"login": "u"},
          "labels": [], "updated_at": "2024-01-01T00:00:00Z", "pull_request": {"url": "x"}},
     ]  # fmt: skip
-    store.write_page("o/r", issues=issues)
+    store.write_page("o/r", issues=issue_rows("o/r", issues))
     texts = load_texts(tmp_path, ("train",))
     assert len(texts) == 1 and texts[0].startswith("Crash\n\nmy token ")
     assert token not in texts[0]

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.errors import StoreError
 from issues_sts.sandbox.replica import ID_STRIDE, copy_name, write_replica_store
 from issues_sts.sandbox.stores import raw_comment, raw_issue
@@ -20,8 +21,10 @@ def _source(root: Path) -> Path:
     with Store.open(root, create=True) as store:
         store.write_page(
             "a/b",
-            issues=[raw_issue("a/b", 1, "Crash", "see #2"), raw_issue("a/b", 2, "Crash again")],
-            comments=[raw_comment("a/b", 2, 77, "Duplicate of #1")],
+            issues=issue_rows(
+                "a/b", [raw_issue("a/b", 1, "Crash", "see #2"), raw_issue("a/b", 2, "Crash again")]
+            ),
+            comments=comment_rows("a/b", [raw_comment("a/b", 2, 77, "Duplicate of #1")]),
             events=[
                 {
                     "repo": "a/b",
@@ -37,7 +40,7 @@ def _source(root: Path) -> Path:
                 }
             ],
         )
-        store.write_page("c/d", issues=[raw_issue("c/d", 1, "Other")])
+        store.write_page("c/d", issues=issue_rows("c/d", [raw_issue("c/d", 1, "Other")]))
     return root
 
 

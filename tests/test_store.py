@@ -6,6 +6,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.errors import StoreError
 from issues_sts.store import Checkpoint, Store
 from tests.conftest import cli_exit_code
@@ -46,10 +47,16 @@ def test_write_page_is_atomic_and_idempotent(tmp_path: Path) -> None:
     store.upsert_repo("o/r", status="ok")
     cp = Checkpoint("o/r", "issues", next_url="https://x/next")
     store.write_page(
-        "o/r", issues=[_issue(1), _issue(2, pr=True)], comments=[_comment(7, 1)], checkpoint=cp
+        "o/r",
+        issues=issue_rows("o/r", [_issue(1), _issue(2, pr=True)]),
+        comments=comment_rows("o/r", [_comment(7, 1)]),
+        checkpoint=cp,
     )
     store.write_page(
-        "o/r", issues=[_issue(1)], comments=[_comment(7, 1)], checkpoint=cp
+        "o/r",
+        issues=issue_rows("o/r", [_issue(1)]),
+        comments=comment_rows("o/r", [_comment(7, 1)]),
+        checkpoint=cp,
     )  # replayed page
     issues = store.issues_frame()
     assert issues.height == 2 and issues["is_pull_request"].to_list() == [False, True]
@@ -110,7 +117,10 @@ def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
     store.write_page(
-        "o/r", issues=[_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)]
+        "o/r",
+        issues=issue_rows(
+            "o/r", [_issue(n, updated=f"2024-01-01T00:00:{n % 60:02d}Z") for n in range(1, 400)]
+        ),
     )
     store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
@@ -125,7 +135,8 @@ def test_damage_past_the_header_is_a_store_error_on_read(tmp_path: Path) -> None
 
 
 def test_raw_objects_are_packed_small_and_come_back_exactly() -> None:
-    from issues_sts.store import comment_row, issue_row, pack_raw, unpack_raw
+    from issues_sts.crawl.rows import comment_row, issue_row
+    from issues_sts.store import pack_raw, unpack_raw
 
     for body in ("b", "", None):
         raw = {**_issue(3), "body": body}
@@ -141,11 +152,37 @@ def test_raw_objects_are_packed_small_and_come_back_exactly() -> None:
         unpack_raw(b"\x09" + pack_raw({}, {})[1:], {})
 
 
+def test_an_object_packed_before_decodes_the_same() -> None:
+    """Codec 1's preset dictionary is part of every stored blob: this one was packed by the
+    store before it became a package, and must keep decoding to the same object."""
+    from issues_sts.store import unpack_raw
+
+    raw = {
+        "number": 7,
+        "title": "Crash on start",
+        "body": "It crashes.",
+        "user": {"login": "octocat", "type": "User"},
+        "html_url": "https://github.com/o/r/issues/7",
+        "labels": [{"name": "C-bug"}],
+        "state": "closed",
+        "state_reason": "duplicate",
+    }
+    blob = bytes.fromhex(
+        "0178bbcc238589ab269021f3f58b60416f8e9a1aa129cb5937a9341d9c3060b9c81c4b49835a68a1944ab07a"
+        "18d612ca4f2ec9074a29e9a0b4536b6b0137723947"
+    )
+    assert unpack_raw(blob, {"title": raw["title"], "body": raw["body"]}) == raw
+
+
 def test_a_version_1_store_keeps_working_and_compacts(tmp_path: Path) -> None:
     import json
 
     with Store.open(tmp_path, create=True) as store:
-        store.write_page("o/r", issues=[_issue(1), _issue(2)], comments=[_comment(7, 1)])
+        store.write_page(
+            "o/r",
+            issues=issue_rows("o/r", [_issue(1), _issue(2)]),
+            comments=comment_rows("o/r", [_comment(7, 1)]),
+        )
         # as today's crawler wrote them: the object as JSON text, schema version 1
         for table, key, obj in (
             ("issues", "number", _issue(1)),
@@ -193,7 +230,12 @@ def test_the_arrow_reader_gives_the_frames_sqlite3_gives(tmp_path: Path) -> None
         raw["body"] = None
         raw["state_reason"] = None  # NULLs among the others
     comments = [_comment(100 + n, 1 + n % 50) for n in range(120)]
-    store.write_page("o/r", issues=issues, comments=comments, events=[_event(2, "graphql")])
+    store.write_page(
+        "o/r",
+        issues=issue_rows("o/r", issues),
+        comments=comment_rows("o/r", comments),
+        events=[_event(2, "graphql")],
+    )
     for read in (
         store.issues_frame,
         lambda: store.issues_frame(repo="o/r", span=(5, 40), columns=("number", "body")),
@@ -213,13 +255,13 @@ def test_a_column_the_arrow_reader_cannot_type_is_read_by_sqlite3(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the driver types a column from its first batch: NULL all through it, then text
-    monkeypatch.setattr("issues_sts.store._ADBC_ROWS", 4)
+    monkeypatch.setattr("issues_sts.store.frames._ADBC_ROWS", 4)
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
     issues = [_issue(n) for n in range(1, 12)]
     for raw in issues[:6]:
         raw["state_reason"] = None
-    store.write_page("o/r", issues=issues)
+    store.write_page("o/r", issues=issue_rows("o/r", issues))
     frame = store.issues_frame(columns=("number", "state_reason"))
     assert store._arrow_broken  # it fell back, and stays with sqlite3 for this store
     assert frame["state_reason"].to_list() == [None] * 6 + ["duplicate"] * 5
@@ -228,7 +270,7 @@ def test_a_column_the_arrow_reader_cannot_type_is_read_by_sqlite3(
 def test_inside_a_transaction_a_read_sees_its_own_writes(tmp_path: Path) -> None:
     store = Store.open(tmp_path, create=True)
     store.upsert_repo("o/r", status="ok")
-    store.write_page("o/r", issues=[_issue(1)])
+    store.write_page("o/r", issues=issue_rows("o/r", [_issue(1)]))
     assert store.issues_frame().height == 1  # the Arrow reader is open now
     with store.transaction() as conn:
         conn.execute("DELETE FROM issues")

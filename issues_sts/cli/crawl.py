@@ -29,9 +29,10 @@ from issues_sts.crawl.progress import summary_data, summary_table
 from issues_sts.crawl.runner import plan_crawl, run_crawl
 from issues_sts.crawl.token import HOW_TO_PASS, find_token, raw_token_shapes
 from issues_sts.errors import GitHubError, Interrupted, Terminated
+from issues_sts.evidence import labels_say_duplicate, says_duplicate
 from issues_sts.repos import load_repos, parse_repo_name
 from issues_sts.secrets import SCRUB
-from issues_sts.store import SCHEMA_VERSION, Store
+from issues_sts.store import SCHEMA_VERSION, DuplicateScreen, Store
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -329,7 +330,7 @@ def status(
                 "than needed; `issues-sts status --compact` shrinks it (everything keeps working "
                 "without)"
             )
-        counts = db.repo_counts()
+        counts = db.repo_counts(DuplicateScreen(labels_say_duplicate, says_duplicate))
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)
         return

@@ -15,6 +15,7 @@ from issues_sts.crawl import graphql as gql
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable, Page
 from issues_sts.crawl.config import RepoSummary
 from issues_sts.crawl.pagination import last_page, with_query
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.errors import GitHubError
 from issues_sts.store import Checkpoint, Store
 
@@ -125,10 +126,14 @@ class ListChain:
             new = Checkpoint(cp.repo, cp.resource, None, pass_since, None, None, etag, True)
             self.finished = True
         if self.resource == "issues":
-            self.ctx.store.write_page(self.ctx.repo, issues=items, checkpoint=new)
+            self.ctx.store.write_page(
+                self.ctx.repo, issues=issue_rows(self.ctx.repo, items), checkpoint=new
+            )
             self.ctx.summary.issues += len(items)
         else:
-            self.ctx.store.write_page(self.ctx.repo, comments=items, checkpoint=new)
+            self.ctx.store.write_page(
+                self.ctx.repo, comments=comment_rows(self.ctx.repo, items), checkpoint=new
+            )
             self.ctx.summary.comments += len(items)
         self.cp = new
         if self.on_items is not None:
@@ -295,10 +300,15 @@ class ThreadCheck:
         self.stored += len(items)
         self.url = page.next_url if page.status == 200 else None
         if self.url is not None:
-            store.write_page(repo, comments=items)
+            store.write_page(repo, comments=comment_rows(repo, items))
         elif page.status == 200:
             verified = Checkpoint(repo, f"verified:{self.number}", since=self.updated_at, done=True)
-            store.write_page(repo, comments=items, checkpoint=verified, whole=[self.number])
+            store.write_page(
+                repo,
+                comments=comment_rows(repo, items),
+                checkpoint=verified,
+                whole=[self.number],
+            )
         # else: deleted or moved meanwhile; a gap the thread had stays, and says so
         self.ctx.summary.comments += len(items)
         self.ctx.page_done("threads", len(items), 0 if self.url is None else None)
@@ -352,9 +362,9 @@ class RefChain:
         elif final.status == 200 and isinstance(final.data, dict):
             target = _repo_of(final.data)
             if moved and target is not None:
-                store.write_page(target, issues=[final.data])
+                store.write_page(target, issues=issue_rows(target, [final.data]))
                 store.add_redirect(repo, self.number, target, int(final.data["number"]))
                 self.ctx.summary.redirects += 1
             else:
-                store.write_page(repo, issues=[final.data])
+                store.write_page(repo, issues=issue_rows(repo, [final.data]))
         self.ctx.page_done("refs", 1, 0)

@@ -46,6 +46,7 @@ from issues_sts.crawl.graphql import (
     refused_as_too_heavy,
     worth_keeping,
 )
+from issues_sts.crawl.rows import comment_rows
 from issues_sts.store import Checkpoint, Gap
 
 MAX_ALIASES = 100  # one request each: 100 aliases are one point
@@ -337,7 +338,7 @@ class ThreadChain:
                 whole.append(ask.number)
         self.ctx.store.write_page(
             self.ctx.repo,
-            comments=comments,
+            comments=comment_rows(self.ctx.repo, comments),
             events=events,
             checkpoints=done,
             gaps=gaps,

@@ -2,11 +2,11 @@
 stores.
 
 The archive holds raw REST issue objects (`main.jsonl.gz`) and their comments
-(`comments.jsonl.gz`) for rust-lang/rust #1..~#30700. Loading it through
-`Store.write_page` gives the link stage exactly what a crawl would have given it, so the
-evaluator measures the real stage, not a copy of it. Only the fields the stages read are
-kept (the rest of each object is large and unused). The store is cached: a second load
-with the same archive files reuses it.
+(`comments.jsonl.gz`) for rust-lang/rust #1..~#30700. Loading it as the crawl stores them
+(`crawl.rows`, `Store.write_page`) gives the link stage exactly what a crawl would have
+given it, so the evaluator measures the real stage, not a copy of it. Only the fields the
+stages read are kept (the rest of each object is large and unused). The store is cached: a
+second load with the same archive files reuses it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.errors import StoreError
 from issues_sts.evidence.vocabulary import is_duplicate_label
 from issues_sts.links.renames import record_renames
@@ -151,14 +152,14 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
         record_renames(store, RUST_REPO_ALIASES)  # caches made before renames were store facts
         return store
     for batch in _batches(_slim_issue(raw) for raw in archive_lines(archive / "main.jsonl.gz")):
-        store.write_page(RUST_REPO, issues=batch)
+        store.write_page(RUST_REPO, issues=issue_rows(RUST_REPO, batch))
     comments = (
         _slim_comment(c)
         for item in archive_lines(archive / "comments.jsonl.gz")
         for c in item.get("comments") or []
     )
     for batch in _batches(comments):
-        store.write_page(RUST_REPO, comments=batch)
+        store.write_page(RUST_REPO, comments=comment_rows(RUST_REPO, batch))
     store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
     record_renames(store, RUST_REPO_ALIASES)
     store.set_meta("rust_archive", _fingerprint(archive))
@@ -247,7 +248,7 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
         for thread in batch:
             facts[int(thread["number"])] = _onnx_thread_facts(thread)
             events += facts[int(thread["number"])][1]
-        store.write_page(ONNX_REPO, comments=comments, events=events)
+        store.write_page(ONNX_REPO, comments=comment_rows(ONNX_REPO, comments), events=events)
     issues = []
     for raw in archive_lines(archive / "issues.jsonl.gz"):
         slim = _slim_issue(raw)
@@ -256,7 +257,7 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
             slim["closed_by"] = {"login": closed_by}
         issues.append(slim)
     for batch in _batches(iter(issues)):
-        store.write_page(ONNX_REPO, issues=batch)
+        store.write_page(ONNX_REPO, issues=issue_rows(ONNX_REPO, batch))
     store.upsert_repo(ONNX_REPO, current_name=ONNX_REPO, status="ok")
     store.set_meta("onnx_archive", fingerprint)
     return store

@@ -25,7 +25,7 @@ _TOKEN = "archive-crawl-token"
 _META = "archive_crawl"
 _PACKAGE = Path(__file__).resolve().parents[1]
 # the code whose change makes a cached crawl stale
-_CODE = ("crawl", "sandbox/github", "sandbox/worlds/archive.py", "store.py")
+_CODE = ("crawl", "sandbox/github", "sandbox/worlds/archive.py", "store")
 
 
 def _fingerprint(archive: Path) -> str:

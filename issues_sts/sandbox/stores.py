@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.links.stage import LINK_SCHEMA
 from issues_sts.store import Store, utcnow
 
@@ -150,7 +151,11 @@ def write_store(
     store = Store.open(root, create=True)
     for repo, items in issues.items():
         store.upsert_repo(repo)
-        store.write_page(repo, issues=items, comments=(comments or {}).get(repo, []))
+        store.write_page(
+            repo,
+            issues=issue_rows(repo, items),
+            comments=comment_rows(repo, (comments or {}).get(repo, [])),
+        )
         store.upsert_repo(repo, status="ok", last_sync=utcnow())  # as a finished crawl leaves it
     return store
 
@@ -238,8 +243,11 @@ def write_generated_store(
         for generated in generated_repos(n_issues, n_repos, dup_share, seed):
             store.upsert_repo(generated.repo)
             for start in range(0, len(generated.issues), page):
-                store.write_page(generated.repo, issues=generated.issues[start : start + page])
-            store.write_page(generated.repo, comments=generated.comments)
+                batch = generated.issues[start : start + page]
+                store.write_page(generated.repo, issues=issue_rows(generated.repo, batch))
+            store.write_page(
+                generated.repo, comments=comment_rows(generated.repo, generated.comments)
+            )
             store.upsert_repo(generated.repo, status="ok", last_sync=utcnow())
             links += generated.links
     finally:

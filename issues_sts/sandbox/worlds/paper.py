@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.sandbox.corpus import Corpus, RepoData
 from issues_sts.sandbox.github.listing import list_item
 from issues_sts.sandbox.worlds import dupes as D
@@ -595,8 +596,8 @@ def write_repo_data(
     for start in range(0, max(len(data.issues), len(data.comments)), page):
         store.write_page(
             requested,
-            issues=[list_item(i) for i in data.issues[start : start + page]],
-            comments=data.comments[start : start + page],
+            issues=issue_rows(requested, [list_item(i) for i in data.issues[start : start + page]]),
+            comments=comment_rows(requested, data.comments[start : start + page]),
         )
     store.write_page(requested, events=events)
     return events
