@@ -12,7 +12,8 @@
 - `issues_sts.evidence` (what counts as duplicate evidence) is the ground floor: it imports
   only itself, the errors and the shared configuration, never a stage, the store, the CLI or
   the sandbox;
-- the store owns its SQL: no SQL statement and no use of its connection outside store.py.
+- the dataset reaches the link stage through its public API only (names imported from
+  `issues_sts.links` itself, the per-part API included), never through its modules;
 - the store imports no stage: from issues_sts, the store/ package takes only its own modules
   and the errors (the callers pass in what a stage knows, e.g. the status query's predicates);
 - the store owns its SQL: no SQL statement and no use of its connection outside store/.
@@ -125,6 +126,15 @@ def hub_violations(found: Imports) -> list[str]:
     ]
 
 
+def links_internals(found: Imports) -> list[str]:
+    """Imports of the link stage's modules (`issues_sts.links.stage`...), not of the package."""
+    return [
+        f"{module}.{name}" if name else module
+        for module, name in found
+        if module.startswith("issues_sts.links.")
+    ]
+
+
 def _named(module: str, name: str | None) -> str:
     """`from issues_sts import links` names the module issues_sts.links."""
     return f"{module}.{name}" if name else module
@@ -214,6 +224,13 @@ def test_the_dataset_does_not_import_the_hub(path: Path) -> None:
     assert hub_violations(module_imports(path)) == []
 
 
+@pytest.mark.parametrize(
+    "path", files("issues_sts/dataset"), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_the_dataset_uses_the_link_stage_public_api(path: Path) -> None:
+    assert links_internals(module_imports(path)) == []
+
+
 @pytest.mark.parametrize("path", files("issues_sts/store"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_store_imports_no_stage(path: Path) -> None:
     assert store_violations(module_imports(path)) == []
@@ -268,6 +285,16 @@ def test_the_store_imports_no_stage(path: Path) -> None:
         ),
         ("from ..hub import push", "issues_sts.dataset.export", hub_violations),
         ("from issues_sts import hub", "issues_sts.dataset.card", hub_violations),
+        (
+            "from issues_sts.links.stage import part_links",
+            "issues_sts.dataset.scan",
+            links_internals,
+        ),
+        (
+            "def f():\n    from ..links.model import LinkConfig\n",
+            "issues_sts.dataset.build",
+            links_internals,
+        ),
         (
             "def f():\n    from issues_sts.links.vocabulary import says_duplicate\n",
             "issues_sts.store.status",

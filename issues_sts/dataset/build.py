@@ -50,8 +50,7 @@ from issues_sts.dataset.stats import (
 )
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import NoDuplicates, StoreError
-from issues_sts.links.model import LinkConfig
-from issues_sts.links.renames import aliases_from_store, merge_aliases
+from issues_sts.links import LinkConfig, aliases_from_store, build_links, merge_aliases
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
 
@@ -75,8 +74,6 @@ LinkStage = Callable[[Store], LinkTableLike]
 
 
 def default_link_stage(store: Store, cfg: LinkConfig | None = None) -> LinkTableLike:
-    from issues_sts.links import build_links  # the link stage's public API
-
     # renames the store knows are added by the stage itself; cfg's are the user's extra ones
     return build_links(store, cfg or LinkConfig())
 

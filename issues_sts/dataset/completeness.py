@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from issues_sts.errors import IncompleteStore
-from issues_sts.links.renames import RENAMED
+from issues_sts.links import RENAMED
 from issues_sts.store import Store
 
 NEVER_STARTED = "never started"

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from issues_sts.config import Option
-from issues_sts.links.model import LinkConfig
+from issues_sts.links import LinkConfig
 
 SPLITS: tuple[str, str, str] = ("train", "valid", "test")
 # Table 1 of the AnglE paper: pairs per split of the released dataset.

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -26,12 +25,20 @@ import polars as pl
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import mention_edges
 from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.links.model import DuplicateLink, LinkConfig
+from issues_sts.links import (
+    THREAD_COMMENT_COLUMNS,
+    DuplicateLink,
+    LinkConfig,
+    LinkTable,
+    PartLinks,
+    ThreadReaders,
+    build_links,
+    finish_links,
+    link_config,
+    part_links,
+)
 from issues_sts.partwork import map_parts, workers_for
 from issues_sts.store import Part, Store
-
-if TYPE_CHECKING:
-    from issues_sts.links.stage import LinkTable, PartLinks, Readers
 
 # the columns `issue_texts` reads
 TEXT_INPUTS = (
@@ -95,16 +102,14 @@ def _scan_frames(issues: pl.DataFrame, comments: pl.DataFrame, recipe: TextRecip
 
 
 def _links_and_scan_part(
-    store: Store, part: Part, args: tuple[LinkConfig, TextRecipe, Readers | None]
+    store: Store, part: Part, args: tuple[LinkConfig, TextRecipe, ThreadReaders | None]
 ) -> tuple[PartLinks, ScanPart]:
     """The link stage's and the scan's work on one part from one reading of its rows."""
-    from issues_sts.links.stage import THIN_COLUMNS, part_links
-
     cfg, recipe, readers = args
     repo, first, last = part
     issues = store.issues_frame(repo=repo, span=(first, last))
     # every comment's body, for both; who posted it, when and where: only for threads read
-    comments = store.comments_frame(repo=repo, columns=THIN_COLUMNS, span=(first, last))
+    comments = store.comments_frame(repo=repo, columns=THREAD_COMMENT_COLUMNS, span=(first, last))
     links = part_links(store, part, cfg, issues, comments, readers)
     return links, _scan_frames(
         issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe
@@ -117,18 +122,14 @@ def links_and_scan(
     """`build_links(store, cfg)` and `scan_store(store, recipe)` in one pass over the store:
     each part's issues and comments are read once for both (on every core for a big store).
     The same link table and scan as the two calls, part by part in the same order."""
-    from issues_sts.links.stage import Readers, finish_links, link_config
-
     cfg = link_config(store, cfg)
     store_parts = store.parts()
     if not store_parts:
-        from issues_sts.links import build_links
-
         return build_links(store, cfg), scan_store(store, recipe)
     counters: Counter[str] = Counter()
     found: list[DuplicateLink] = []
     scanned: list[ScanPart] = []
-    with Readers(
+    with ThreadReaders(
         cfg
     ) as readers:  # a small store's big parts: their threads in a pool, as build_links does
         arg = (cfg, recipe, None if workers_for(store_parts) else readers)
