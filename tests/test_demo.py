@@ -61,3 +61,13 @@ def test_demo_refuses_a_directory_it_did_not_write(tmp_path: Path) -> None:
     assert "not written by `issues-sts demo`" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_a_saturated_spearman_is_explained_not_left_looking_like_no_training() -> None:
+    from issues_sts.cli.demo import score_lines
+
+    perfect = {"spearman": 86.62, "pearson": 90.54, "roc_auc": 1.0}
+    lines = score_lines(perfect, perfect | {"pearson": 98.35})
+    assert "before 86.62 -> after 86.62" in lines[0] and "90.54 -> 98.35" in lines[0]
+    assert len(lines) == 2 and "ceiling" in lines[1]
+    assert len(score_lines(perfect | {"roc_auc": 0.9}, perfect)) == 1
