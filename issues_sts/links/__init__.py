@@ -33,18 +33,14 @@ from issues_sts.links.extract import extract_thread, extract_thread_links
 from issues_sts.links.model import DuplicateLink, LinkConfig, Signal, Thread
 from issues_sts.links.renames import RENAMED, aliases_from_store, merge_aliases, parse_aliases
 from issues_sts.links.stage import (
-    THIN_COLUMNS as THREAD_COMMENT_COLUMNS,
-)
-from issues_sts.links.stage import (
+    THREAD_COMMENT_COLUMNS,
     LinkTable,
     PartLinks,
+    ThreadReaders,
     build_links,
     finish_links,
     link_config,
     part_links,
-)
-from issues_sts.links.stage import (
-    Readers as ThreadReaders,
 )
 
 __all__ = [

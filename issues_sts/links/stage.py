@@ -107,7 +107,7 @@ POST_COLUMNS = (
 # What a caller that reads every comment anyway (the build's scan) may read for the link stage
 # instead of `POST_COLUMNS`: the posting details then come by id, for the threads read only.
 DETAIL_COLUMNS = ("user_login", "author_association", "created_at", "html_url")
-THIN_COLUMNS = ("id", "repo", "number", "body")
+THREAD_COMMENT_COLUMNS = ("id", "repo", "number", "body")
 
 
 def _posts_by_issue(
@@ -138,7 +138,7 @@ def _posts_by_issue(
         ]
     ).unique()
     frame = comments.join(cued, on=["repo", "number"], how="semi")
-    if DETAIL_COLUMNS[0] not in frame.columns:  # read thin (`THIN_COLUMNS`): the rest by id
+    if DETAIL_COLUMNS[0] not in frame.columns:  # read thin: the rest by id
         details = store.comment_details(frame["id"])
         frame = frame.join(details, on="id", how="left", maintain_order="left")
     posts: dict[tuple[str, int], list[Post]] = {}
@@ -374,7 +374,7 @@ def _read_batch(threads: list[Thread], cfg: LinkConfig) -> list[ThreadReading]:
     return [extract_thread(thread, cfg) for thread in threads]
 
 
-class Readers:
+class ThreadReaders:
     """`extract_thread` over a repository's threads: in this process when they are few, in a
     pool of processes (one per core, at most 4) when there are many. Threads are independent
     and results come back in order, so the links are the same either way."""
@@ -398,7 +398,7 @@ class Readers:
             for r in batch
         )
 
-    def __enter__(self) -> Readers:
+    def __enter__(self) -> ThreadReaders:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -421,10 +421,10 @@ def part_links(
     cfg: LinkConfig,
     issues: pl.DataFrame,
     comments: pl.DataFrame | None = None,
-    readers: Readers | None = None,
+    readers: ThreadReaders | None = None,
 ) -> PartLinks:
     """The links of one part from its `issues` (every column) and, when already read, its
-    `comments` (`POST_COLUMNS`, or `THIN_COLUMNS`); `cfg` as `link_config` made it.
+    `comments` (`POST_COLUMNS`, or `THREAD_COMMENT_COLUMNS`); `cfg` as `link_config` made it.
     `readers`: extract the threads in its process pool (in a worker process there is none: one
     part per core)."""
     repo, first, last = part
@@ -496,8 +496,8 @@ def build_links(
     # whatever the store's size; parts come in the frames' order, so the links do too.
     parts = store.parts()
     # a big store: whole parts (reading and extraction) on every core; a small one: parts
-    # here, the threads of a big part in Readers' pool
-    with Readers(cfg) as readers:
+    # here, the threads of a big part in ThreadReaders' pool
+    with ThreadReaders(cfg) as readers:
         if workers_for(parts):
             results: Iterator[PartLinks] = map_parts(store, parts, _read_part, cfg)
         else:
