@@ -29,3 +29,33 @@ def test_classic_token_context_keeps_the_surroundings() -> None:
         "git clone https://[REDACTED:github_classic_token]@github.com/me/r.git; git "
         f"checkout {token}"
     )
+
+
+def _variants(text: str) -> list[str]:
+    """`text`, and copies with non-ASCII word and non-word characters where they move a
+    Unicode word boundary: before it, inside it at each space, after it."""
+    out = [text]
+    for ch in ("é", "\u212a", "\u017f", "’", "😀", "中"):
+        out += [ch + text, text + ch, text.replace(" ", ch, 1), text.replace(" ", " " + ch)]
+    return out
+
+
+def test_the_ascii_screen_flags_what_the_unicode_one_does() -> None:
+    # The screen runs ASCII word boundaries over ASCII texts (fast) and the Unicode regex over
+    # the rest: the rows it flags must be exactly those ANY_SECRET flags, whatever surrounds them
+    from issues_sts.dataset.redact import ANY_SECRET, _flagged
+
+    texts = [v for text, _ in LABELLED for v in _variants(text)]
+    texts += [
+        "\u017fecret='abcdefgh12345678'",  # long s: a (?i) "s" only under Unicode rules
+        "tO\u212aen=3f786850e387550fdab836ed7e6dc881de23001b",  # the Kelvin sign as a "k"
+        "étoken=3f786850e387550fdab836ed7e6dc881de23001b",
+        "aghp_" + "a" * 36,
+        "éghp_" + "a" * 36,
+        None,
+        "",
+    ]
+    series = pl.Series("text", texts, dtype=pl.Utf8)
+    expected = series.str.contains(ANY_SECRET).fill_null(False)
+    assert _flagged(series).to_list() == expected.to_list()
+    assert expected.sum() > len(LABELLED)  # the variants keep most secrets findable
