@@ -45,6 +45,14 @@ MADE = [
     "keep tracking it in #7 and continued in #8",
     "a dupe of it. \u017fame as #3 (long s), and a dotless \u0131ssue",
     "Continuing this in #4. continue this in #5. Reopened as #6",
+    # sentence starts, which the gate reads as two alternatives (the string's start; a
+    # sentence's end or a line's start): each way in, and the ways that are not one
+    "this is now #4",
+    ".  this is now #4",
+    "Fixed!\n  this is now #4? \nThis bug is #5.",
+    "done.this is now #4 and x.\tthis bug is #6!",
+    "\n\nreplaced by #3. It was absorbed into #4.",
+    "?? this is now https://x ... this is now #5\n",
 ]
 
 
@@ -57,6 +65,12 @@ def test_the_same_matches_on_made_texts(pattern: re.Pattern[str]) -> None:
         assert _spans(gate.finditer(text, low)) == _spans(pattern.finditer(text)), text
         found, gated = pattern.search(text), gate.search(text, low)
         assert (found and found.span()) == (gated and gated.span()), text
+
+
+def test_an_alternative_at_a_sentence_start_is_read_as_two() -> None:
+    # the made texts above would not probe the split if the gate stopped making it
+    gate = Gated(P._WORDING)
+    assert len(gate._alternatives) > len(top_level(P._WORDING.pattern))
 
 
 def test_text_a_fold_could_fool_is_read_without_gates() -> None:

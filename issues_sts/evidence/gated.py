@@ -124,6 +124,24 @@ def _rarest_first(needs: Needs) -> Needs:
     )
 
 
+# "At a sentence's start": the string's start, after a sentence's end, or a line's start. `re`
+# tries such an alternative at every position; written as two, one anchored and one that
+# begins with the character class (`re` then skips to those characters), the same matches
+# come about twice as fast. Adjacent, in this order, they are tried as the one alternative's
+# own branches were.
+_SENTENCE_START = r"(?:^|[.!?]\s+|\n)"
+_SPLIT_START = (r"\A", r"[.!?\n](?:(?<=[.!?])\s+|(?<=\n))")
+
+
+def _at_sentence_starts(source: str, flags: int) -> list[str]:
+    """`source`, or its two halves when it begins at a sentence's start (`^` is the string's
+    start: not under MULTILINE)."""
+    if flags & re.MULTILINE or not source.startswith(_SENTENCE_START):
+        return [source]
+    rest = source[len(_SENTENCE_START) :]
+    return [start + rest for start in _SPLIT_START]
+
+
 class Gated:
     """`pattern`'s `finditer`/`search`, run only where its words occur (see the module)."""
 
@@ -134,7 +152,9 @@ class Gated:
             _rarest_first(n) for n in alternative_needs(pattern.pattern, pattern.flags, min_run)
         ]
         self._alternatives = [
-            (re.compile(src, pattern.flags), need) for src, need in zip(sources, needs, strict=True)
+            (re.compile(part, pattern.flags), need)
+            for src, need in zip(sources, needs, strict=True)
+            for part in _at_sentence_starts(src, pattern.flags)
         ]
         # split only what can be split exactly: no groups to renumber, no empty matches
         self._split = (
