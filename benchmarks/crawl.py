@@ -215,11 +215,23 @@ def paper(scale: float, speedup: float, seed: int) -> int:
         f"{a.cpu_per_minute:g} s a minute; GraphQL "
         f"{gql_seconds_1 / 3600 / (a.graphql_cpu_per_minute / 60):.1f} h)"
     )
+    # Wall over the limits' minimum splits in two: the crawler's pacing over what its own
+    # timings of the answers allow (its overhead, which github.com would see too), and those
+    # timings over the latency model (this harness: the fake answers in this process, and its
+    # CPU time reads `speedup` times longer on the compressed clock; not GitHub's).
+    pacing = wall / max(own, 1e-9)
+    harness = efficiency / pacing
+    paced = limit_hours * pacing
     print(
-        f"  -> {limit_hours:.1f} h as the limits allow; x{efficiency:.2f} measured here (wall / "
-        f"minimum, per-repository round trips included): {limit_hours * efficiency:.1f} h; target "
-        f"<= 12 h: {'MET' if limit_hours <= 12 else 'MISSED'} (limits), "
-        f"{'MET' if limit_hours * efficiency <= 12 else 'MISSED'} (measured)"
+        f"  -> {limit_hours:.1f} h as the limits allow; {paced:.1f} h with the crawler's pacing "
+        f"overhead measured here (x{pacing:.2f}, wall / least its own answer timings allow); "
+        f"target <= 12 h: {'MET' if limit_hours <= 12 else 'MISSED'} (limits), "
+        f"{'MET' if paced <= 12 else 'MISSED'} (paced)"
+    )
+    print(
+        f"     wall / the limits' minimum here: x{efficiency:.2f} = x{pacing:.2f} pacing times "
+        f"x{harness:.2f} of this harness's own answer times over its latency model "
+        f"({limit_hours * efficiency:.1f} h if github.com answered as slowly as this fake does)"
     )
     return 0
 

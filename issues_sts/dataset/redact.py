@@ -134,24 +134,22 @@ def _scoped(pattern: str) -> str:
 
 
 ANY_SECRET = "|".join(_scoped(secret.pattern) for secret in PATTERNS)
-# The same alternation with ASCII word boundaries. Rust's fast engines give up on a Unicode
-# `\b` at the first non-ASCII byte, and over an alternation this wide that made the screen
-# 30x slower than every pattern alone. On a text that is all ASCII the two are the same
-# regex: the word characters agree there, and no letter of a (?i) pattern can match the
-# non-ASCII K (U+212A) or long s (U+017F) it stands for. Other texts get ANY_SECRET itself.
-_ANY_SECRET_ASCII = ANY_SECRET.replace(r"\b", r"(?-u:\b)")
-_NON_ASCII = r"[^\x00-\x7F]"
 
 
 def _flagged(texts: pl.Series) -> pl.Series:
-    """`texts.str.contains(ANY_SECRET)` (nulls False), with the ASCII-only texts screened by
-    `_ANY_SECRET_ASCII`."""
-    flagged = texts.str.contains(_ANY_SECRET_ASCII).fill_null(False)
-    wide = np.flatnonzero(texts.str.contains(_NON_ASCII).fill_null(False).to_numpy())
-    if len(wide):
-        exact = texts.gather(wide).str.contains(ANY_SECRET).fill_null(False)
-        flagged = flagged.scatter(wide, exact)
-    return flagged
+    """`texts.str.contains(ANY_SECRET)` (nulls False), as one search per pattern: the same
+    rows, since an alternation matches where one of its alternatives does. Over a text with
+    any non-ASCII character, Rust's fast engines give up on the alternation's Unicode `\b`,
+    and its slow one took 5.6-8x the time of all the patterns searched one by one (the bodies
+    and comments of the rust, onnxruntime and neovim archives: 5.3-6.2 s against 0.8-0.9 s
+    each, the same rows flagged)."""
+    frame = texts.to_frame("t")
+    found = frame.select(
+        pl.any_horizontal(
+            pl.col("t").str.contains(secret.pattern).fill_null(False) for secret in PATTERNS
+        )
+    )
+    return found.to_series()
 
 
 def redact_column(frame: pl.DataFrame, column: str = "text") -> tuple[pl.DataFrame, dict[str, int]]:
