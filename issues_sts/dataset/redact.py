@@ -140,9 +140,8 @@ def _flagged(texts: pl.Series) -> pl.Series:
     """`texts.str.contains(ANY_SECRET)` (nulls False), as one search per pattern: the same
     rows, since an alternation matches where one of its alternatives does. Over a text with
     any non-ASCII character, Rust's fast engines give up on the alternation's Unicode `\b`,
-    and its slow one took 5.6-8x the time of all the patterns searched one by one (the bodies
-    and comments of the rust, onnxruntime and neovim archives: 5.3-6.2 s against 0.8-0.9 s
-    each, the same rows flagged)."""
+    and its slow one took 5-9x the time of all the patterns searched one by one over the real
+    archives' bodies and comments (`python -m benchmarks.redaction` compares the two)."""
     frame = texts.to_frame("t")
     found = frame.select(
         pl.any_horizontal(
