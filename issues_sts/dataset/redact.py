@@ -133,6 +133,7 @@ def _scoped(pattern: str) -> str:
     return f"(?i:{pattern[4:]})" if pattern.startswith("(?i)") else f"(?:{pattern})"
 
 
+# every pattern at once: what the screen answers (one search per pattern, see `_flagged`)
 ANY_SECRET = "|".join(_scoped(secret.pattern) for secret in PATTERNS)
 
 
@@ -154,8 +155,8 @@ def _flagged(texts: pl.Series) -> pl.Series:
 def redact_column(frame: pl.DataFrame, column: str = "text") -> tuple[pl.DataFrame, dict[str, int]]:
     """Redact `column` of `frame` (vectorised); returns the new frame and counts per kind.
 
-    One pass with all patterns finds the few rows holding anything; only those rows go
-    through the per-kind passes. Counts list every kind (zeros too) so stats are stable.
+    A screen (`_flagged`: the rows ANY_SECRET matches) finds the few rows holding anything;
+    only those rows go through the per-kind passes. Counts list every kind (zeros too) so stats are stable.
     """
     counts = {f"redacted:{secret.kind}": 0 for secret in PATTERNS}
     flagged = _flagged(frame[column])

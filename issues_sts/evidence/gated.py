@@ -151,28 +151,36 @@ class Gated:
         needs = [
             _rarest_first(n) for n in alternative_needs(pattern.pattern, pattern.flags, min_run)
         ]
+        # each top-level alternative: its compiled regexes (two at a sentence start) and needs
         self._alternatives = [
-            (re.compile(part, pattern.flags), need)
+            (
+                tuple(
+                    re.compile(part, pattern.flags)
+                    for part in _at_sentence_starts(src, pattern.flags)
+                ),
+                need,
+            )
             for src, need in zip(sources, needs, strict=True)
-            for part in _at_sentence_starts(src, pattern.flags)
         ]
         # split only what can be split exactly: no groups to renumber, no empty matches
         self._split = (
             len(sources) > 1
             and pattern.groups == 0
             and all(
-                _parser.parse(a.pattern, a.flags).getwidth()[0] > 0 for a, _ in self._alternatives
+                _parser.parse(a.pattern, a.flags).getwidth()[0] > 0
+                for parts, _ in self._alternatives
+                for a in parts
             )
         )
-        self._needs = [need for _, need in self._alternatives]
+        self._needs = needs
         self._always = any(not need for need in needs)  # some alternative needs no word
 
     def may_match(self, low: str | None) -> bool:
         return low is None or self._always or any(meets(low, n) for n in self._needs)
 
     def _active(self, low: str) -> list[re.Pattern[str]]:
-        active = []
-        for alt, need in self._alternatives:  # `meets`, inlined: this runs on every post read
+        active: list[re.Pattern[str]] = []
+        for parts, need in self._alternatives:  # `meets`, inlined: runs on every post read
             for group in need:
                 for word in group:
                     if word in low:
@@ -180,7 +188,7 @@ class Gated:
                 else:
                     break
             else:
-                active.append(alt)
+                active.extend(parts)
         return active
 
     def finditer(self, text: str, low: str | None = None) -> Iterator[re.Match[str]]:
