@@ -156,7 +156,8 @@ def redact_column(frame: pl.DataFrame, column: str = "text") -> tuple[pl.DataFra
     """Redact `column` of `frame` (vectorised); returns the new frame and counts per kind.
 
     A screen (`_flagged`: the rows ANY_SECRET matches) finds the few rows holding anything;
-    only those rows go through the per-kind passes. Counts list every kind (zeros too) so stats are stable.
+    only those rows go through the per-kind passes. Counts list every kind (zeros too) so
+    stats are stable.
     """
     counts = {f"redacted:{secret.kind}": 0 for secret in PATTERNS}
     flagged = _flagged(frame[column])
