@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, IssueArrays, _validate, sample_negatives
@@ -15,7 +17,13 @@ from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.redact import redact_column, redact_text
 from issues_sts.dataset.references import reference_keys
 from issues_sts.dataset.splits import assign_splits, issue_groups
-from issues_sts.dataset.stats import build_stats, load_tokenizer, token_lengths, violin_plot
+from issues_sts.dataset.stats import (
+    TokenCounter,
+    build_stats,
+    load_tokenizer,
+    token_lengths,
+    violin_plot,
+)
 from issues_sts.dataset.texts import issue_text, issue_texts
 from issues_sts.errors import TokenizerError
 from issues_sts.sandbox.stores import FixedLinks
@@ -321,6 +329,8 @@ def test_split_proportions_follow_the_paper() -> None:
 
 # -- statistics -------------------------------------------------------------------------------
 
+_TOKENIZER = load_tokenizer(None)
+
 
 def test_token_lengths_match_the_raw_tokenizer_without_truncation() -> None:
     tokenizer = load_tokenizer(None)
@@ -329,6 +339,48 @@ def test_token_lengths_match_the_raw_tokenizer_without_truncation() -> None:
     raw = [len(e.ids) for e in tokenizer.encode_batch(texts)]
     assert lengths.tolist() == raw
     assert lengths[0] == 4 and lengths[1] == 702  # [CLS] ... [SEP], no 128-token truncation
+
+
+# ASCII texts the BERT normalizer changes: case, every control character (those it drops and the
+# whitespace it keeps), a word past WordPiece's 100-character limit, punctuation runs
+ASCII_CASES = [
+    "",
+    "UPPER lower MiXeD",
+    "".join(chr(c) for c in range(128)),
+    "a\x00b\x0bc\x0cd\x1ce\x1ff\x7fg\th\ni\rj",
+    "Word" * 30 + " tail",
+    "ICE: `rustc --version` -> 1.0.0-nightly (abc123 2015-01-01)!!!",
+    "\x1f\x1f   \t\n",
+]
+
+
+@pytest.mark.parametrize("text", ASCII_CASES)
+def test_token_counter_counts_ascii_as_the_whole_tokenizer(text: str) -> None:
+    tokenizer = load_tokenizer(None)
+    counter = TokenCounter.of(tokenizer)
+    assert counter.bare is not None  # the default BERT tokenizer takes the ASCII path
+    assert counter.counts([text]).tolist() == [len(tokenizer.encode(text).ids)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text(), max_size=6))
+def test_token_counter_matches_encode_batch_on_any_text(texts: list[str]) -> None:
+    tokenizer = _TOKENIZER
+    counts = token_lengths(TokenCounter.of(tokenizer), texts, batch_size=4)
+    assert counts.tolist() == [len(e.ids) for e in tokenizer.encode_batch(texts)]
+
+
+def test_a_tokenizer_without_a_bert_normalizer_is_read_whole() -> None:
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = {"[UNK]": 0, "Hello": 1, "hello": 2, "!": 3}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    counter = TokenCounter.of(tokenizer)
+    assert counter.bare is None
+    texts = ["Hello hello!", "x\x00y"]
+    assert counter.counts(texts).tolist() == [len(e.ids) for e in tokenizer.encode_batch(texts)]
+    assert counter.counts(texts).tolist() == [3, 3]  # "x", "\x00", "y": nothing drops it
 
 
 def test_unknown_tokenizer_is_a_tokenizer_error(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ from issues_sts.dataset.splits import (
 )
 from issues_sts.dataset.stats import (
     BATCH,
+    TokenCounter,
     build_stats,
     load_tokenizer,
     split_lengths,
@@ -375,10 +376,11 @@ def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _St
     used = np.unique(np.concatenate([pairs["idx1"].to_numpy(), pairs["idx2"].to_numpy()]))
     lengths = np.full(texts.height, -1, dtype=np.int64)
     advance = step.counter("  tokenizing texts", len(used))
+    counter = TokenCounter.of(tokenizer)
     for start in range(0, len(used), BATCH):
         batch = used[start : start + BATCH]
         lengths[batch] = token_lengths(
-            tokenizer, texts["text"].gather(batch).to_list(), on_batch=advance
+            counter, texts["text"].gather(batch).to_list(), on_batch=advance
         )
     return lengths
 

@@ -5,11 +5,20 @@ Token lengths are counted with the BERT uncased tokenizer, special tokens includ
 Each distinct issue text is encoded once, in batches, by the Rust `tokenizers` backend; a
 text's length then counts once per pair it appears in, as in the paper's "share of texts
 longer than 512 tokens" per split.
+
+`TokenCounter` gives the same counts as `encode_batch` for less: a third of a BERT tokenizer's
+time goes to its normalizer (Unicode decomposition, accent stripping, case folding, character by
+character), which on an ASCII text only lowercases it and drops control characters. Python's
+`str.lower` and one regex do that in a few percent of the time, and the tokenizer then runs
+without its normalizer. Texts with any other character go through the whole tokenizer.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -104,20 +113,75 @@ def _from_hub(name: str) -> Tokenizer:
     return backend
 
 
+# What BertNormalizer(clean_text=True) drops from ASCII text: the control characters (Unicode
+# category Cc) other than tab, newline and carriage return. The whitespace it turns into spaces
+# is whitespace to the pre-tokenizer either way.
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class TokenCounter:
+    """Token counts (special tokens included) exactly as `tokenizer.encode_batch` gives them;
+    ASCII texts skip a BERT normalizer (see the module's docstring). Make it once per build
+    with `TokenCounter.of`: preparing the twin tokenizer costs tens of milliseconds."""
+
+    tokenizer: Tokenizer
+    bare: Tokenizer | None  # the tokenizer without its normalizer; None: always the whole one
+    lowercase: bool = False
+    drop_controls: bool = False
+
+    @classmethod
+    def of(cls, tokenizer: Tokenizer) -> TokenCounter:
+        config = json.loads(tokenizer.to_str())
+        normalizer = config.get("normalizer") or {}
+        if normalizer.get("type") != "BertNormalizer":
+            return cls(tokenizer, None)
+        bare = Tokenizer.from_str(tokenizer.to_str())
+        bare.normalizer = None
+        return cls(
+            tokenizer,
+            bare,
+            lowercase=bool(normalizer.get("lowercase", True)),
+            drop_controls=bool(normalizer.get("clean_text", True)),
+        )
+
+    def _ascii_normalized(self, text: str) -> str:
+        if self.lowercase:
+            text = text.lower()
+        return _ASCII_CONTROL.sub("", text) if self.drop_controls else text
+
+    def counts(self, texts: list[str]) -> np.ndarray:
+        out = np.empty(len(texts), dtype=np.int64)
+        if self.bare is None:
+            out[:] = [len(e) for e in self.tokenizer.encode_batch_fast(texts)]
+            return out
+        plain = [k for k, text in enumerate(texts) if text.isascii()]
+        other = [k for k, text in enumerate(texts) if not text.isascii()]
+        if plain:
+            prepared = [self._ascii_normalized(texts[k]) for k in plain]
+            out[plain] = [len(e) for e in self.bare.encode_batch_fast(prepared)]
+        if other:
+            out[other] = [
+                len(e) for e in self.tokenizer.encode_batch_fast([texts[k] for k in other])
+            ]
+        return out
+
+
 def token_lengths(
-    tokenizer: Tokenizer,
+    tokenizer: Tokenizer | TokenCounter,
     texts: list[str],
     batch_size: int = BATCH,
     on_batch: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """Token count of each text (special tokens included), batch by batch; `on_batch` hears
     how many texts each batch finished (for a progress bar)."""
+    counter = tokenizer if isinstance(tokenizer, TokenCounter) else TokenCounter.of(tokenizer)
     out = np.empty(len(texts), dtype=np.int64)
     for start in range(0, len(texts), batch_size):
-        encodings = tokenizer.encode_batch_fast(texts[start : start + batch_size])
-        out[start : start + len(encodings)] = [len(e) for e in encodings]
+        batch = texts[start : start + batch_size]
+        out[start : start + len(batch)] = counter.counts(batch)
         if on_batch is not None:
-            on_batch(len(encodings))
+            on_batch(len(batch))
     return out
 
 
