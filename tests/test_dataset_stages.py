@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import Tokenizer
 
 from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, IssueArrays, _validate, sample_negatives
@@ -329,7 +330,10 @@ def test_split_proportions_follow_the_paper() -> None:
 
 # -- statistics -------------------------------------------------------------------------------
 
-_TOKENIZER = load_tokenizer(None)
+
+@pytest.fixture(scope="module")
+def bert() -> Tokenizer:
+    return load_tokenizer(None)
 
 
 def test_token_lengths_match_the_raw_tokenizer_without_truncation() -> None:
@@ -355,8 +359,8 @@ ASCII_CASES = [
 
 
 @pytest.mark.parametrize("text", ASCII_CASES)
-def test_token_counter_counts_ascii_as_the_whole_tokenizer(text: str) -> None:
-    tokenizer = load_tokenizer(None)
+def test_token_counter_counts_ascii_as_the_whole_tokenizer(bert: Tokenizer, text: str) -> None:
+    tokenizer = bert
     counter = TokenCounter.of(tokenizer)
     assert counter.bare is not None  # the default BERT tokenizer takes the ASCII path
     assert counter.counts([text]).tolist() == [len(tokenizer.encode(text).ids)]
@@ -364,14 +368,14 @@ def test_token_counter_counts_ascii_as_the_whole_tokenizer(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text(), max_size=6))
-def test_token_counter_matches_encode_batch_on_any_text(texts: list[str]) -> None:
-    tokenizer = _TOKENIZER
+def test_token_counter_matches_encode_batch_on_any_text(bert: Tokenizer, texts: list[str]) -> None:
+    tokenizer = bert
     counts = token_lengths(TokenCounter.of(tokenizer), texts, batch_size=4)
     assert counts.tolist() == [len(e.ids) for e in tokenizer.encode_batch(texts)]
 
 
 def test_a_tokenizer_without_a_bert_normalizer_is_read_whole() -> None:
-    from tokenizers import Tokenizer, models, pre_tokenizers
+    from tokenizers import models, pre_tokenizers
 
     vocab = {"[UNK]": 0, "Hello": 1, "hello": 2, "!": 3}
     tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))

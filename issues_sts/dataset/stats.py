@@ -132,11 +132,11 @@ class TokenCounter:
 
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> TokenCounter:
-        config = json.loads(tokenizer.to_str())
-        normalizer = config.get("normalizer") or {}
+        serialized = tokenizer.to_str()
+        normalizer = json.loads(serialized).get("normalizer") or {}
         if normalizer.get("type") != "BertNormalizer":
             return cls(tokenizer, None)
-        bare = Tokenizer.from_str(tokenizer.to_str())
+        bare = Tokenizer.from_str(serialized)
         bare.normalizer = None
         return cls(
             tokenizer,
@@ -151,19 +151,17 @@ class TokenCounter:
         return _ASCII_CONTROL.sub("", text) if self.drop_controls else text
 
     def counts(self, texts: list[str]) -> np.ndarray:
+        plain: list[int] = []  # read by `bare`
+        other: list[int] = []  # read by the whole tokenizer
+        for k, text in enumerate(texts):
+            (plain if self.bare is not None and text.isascii() else other).append(k)
         out = np.empty(len(texts), dtype=np.int64)
-        if self.bare is None:
-            out[:] = [len(e) for e in self.tokenizer.encode_batch_fast(texts)]
-            return out
-        plain = [k for k, text in enumerate(texts) if text.isascii()]
-        other = [k for k, text in enumerate(texts) if not text.isascii()]
-        if plain:
+        if plain and self.bare is not None:
             prepared = [self._ascii_normalized(texts[k]) for k in plain]
             out[plain] = [len(e) for e in self.bare.encode_batch_fast(prepared)]
         if other:
-            out[other] = [
-                len(e) for e in self.tokenizer.encode_batch_fast([texts[k] for k in other])
-            ]
+            encodings = self.tokenizer.encode_batch_fast([texts[k] for k in other])
+            out[other] = [len(e) for e in encodings]
         return out
 
 
