@@ -26,6 +26,9 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata
 
+# `python -m benchmarks all` skips this one, saying why: it has no dataset of its own to default to
+NEEDS = "--dataset DIR (a built dataset, e.g. make demo's data/demo/dataset)"
+
 
 def spearman_rows(scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Spearman x100 of each row of `scores` [R, N] against the matching row of `labels` [R, N]."""
