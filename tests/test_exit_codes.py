@@ -24,6 +24,7 @@ import pytest
 import typer
 
 from issues_sts.cli.app import run as run_app
+from issues_sts.cli.common import dropped_secret_note, resume_command
 from issues_sts.errors import EXIT_CODES
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
@@ -419,6 +420,31 @@ def test_130_and_143_stop_a_rate_limit_wait_at_once(
     assert f"{word}: " in result.err and "pages committed" in result.err
     resume = next(line for line in result.err.splitlines() if line.startswith("to resume:"))
     assert resume.split(":", 1)[1].split("(")[0].strip() == "issues-sts " + " ".join(args)
+
+
+@pytest.mark.parametrize(
+    ("args", "variable"),
+    [
+        (["crawl", "--repo", "a/b", "--token", "ghp_secret", "--store", "s"], "GITHUB_TOKEN"),
+        (["--debug", "crawl", "--token=ghp_secret", "--store", "s"], "GITHUB_TOKEN"),
+        (["push", "--repo-id", "me/x", "--token", "ghp_secret", "--dataset", "d"], "HF_TOKEN"),
+    ],
+)
+def test_the_resume_line_drops_the_token_and_says_where_to_put_it(
+    args: list[str], variable: str
+) -> None:
+    line = resume_command("issues-sts", args)
+    assert "ghp_secret" not in line and "--token" not in line
+    assert line.endswith("--store s") or line.endswith("--dataset d")
+    assert dropped_secret_note(args) == (
+        f"--token is left out of this line: export {variable}=... first"
+    )
+
+
+def test_the_resume_line_of_a_run_without_a_token_option_has_no_note() -> None:
+    args = ["crawl", "--repo", "a/b", "--store", "s"]
+    assert resume_command("issues-sts", args) == "issues-sts crawl --repo a/b --store s"
+    assert dropped_secret_note(args) is None
 
 
 def test_the_readme_table_is_the_codes_table() -> None:

@@ -17,7 +17,7 @@ from rich.markup import escape
 from issues_sts import __version__
 from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
 from issues_sts.cli.aliases import rewrite
-from issues_sts.cli.common import console, resume_command
+from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
     EXIT_CODES,
     ConfigError,
@@ -122,6 +122,8 @@ def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
         f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True
     )
     hint = exc.hint or "run the same command again"
+    note = dropped_secret_note(args)
+    hint = f"{hint}; {note}" if note else hint
     console.print(
         f"to resume: {escape(resume_command(prog, args))}  ({escape(hint)})",
         highlight=False,

@@ -55,6 +55,8 @@ def env_token(*names: str) -> str | None:
 
 
 _SECRET_OPTIONS = ("--token",)
+# where the command that takes `--token` reads it from instead, once the resume line drops it
+_TOKEN_VARIABLE = {"crawl": "GITHUB_TOKEN", "push": "HF_TOKEN"}
 
 
 def resume_command(prog: str, args: Sequence[str]) -> str:
@@ -73,6 +75,16 @@ def resume_command(prog: str, args: Sequence[str]) -> str:
             continue
         kept.append(arg)
     return shlex.join([prog, *kept])
+
+
+def dropped_secret_note(args: Sequence[str]) -> str | None:
+    """What to do before running `resume_command`'s line when it left a `--token` out: the
+    line alone would run without the token (or with another one from the environment)."""
+    if not any(arg.split("=", 1)[0] in _SECRET_OPTIONS for arg in args):
+        return None
+    variable = next((_TOKEN_VARIABLE[arg] for arg in args if arg in _TOKEN_VARIABLE), None)
+    where = f"export {variable}=... first" if variable else "pass it again"
+    return f"--token is left out of this line: {where}"
 
 
 def config_error(exc: ValidationError, command: str) -> ConfigError:

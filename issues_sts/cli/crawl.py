@@ -62,7 +62,8 @@ What each request buys (two separate budgets of 5,000 an hour: REST requests, Gr
     REST GET /issues/{n}              a number the duplicate evidence names but the lists did not
                                       return
     --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for
-                                      "Duplicate of" closes open again
+                                      closed issues GitHub calls duplicates (label,
+                                      state_reason) and "Duplicate of" closes open again
 
 Unnamed gaps in the numbering are never probed. Requests run several at a time, paced to
 GitHub's per-minute secondary limits (900 REST / 2,000 GraphQL points, 90 s of response
