@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
 
 from issues_sts.crawl import graphql as gql
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable, Page
@@ -56,14 +58,35 @@ def _pages_left(page: Page) -> int | None:
     return max(0, last - int(current)) if current.isdigit() else None
 
 
+def _since_of(url: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get("since")
+    return values[0] if values else None
+
+
+def overlap_since(stamp: str) -> str:
+    """`since` for the items updated at `stamp` or later: one second earlier, so a server whose
+    `since` is exclusive still returns the rest of `stamp`'s second (at worst an item or two
+    is listed twice, and stored once)."""
+    when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    when = when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return (when.astimezone(timezone.utc) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class ListChain:
     """A repository-wide list (issues or comments) synced by `since` passes.
 
-    Sorted by `updated` ascending from the watermark. A pass ends when Link has no rel=next
-    (or GitHub refuses a deep page with 422, or the ~30,000-item cap of comment listings cuts
-    it): if it saw anything newer than its `since`, a new pass starts from the newest
-    `updated_at` seen; a pass that sees nothing newer seals the resource with its ETag, so
-    the next crawl asks with If-None-Match and gets a free 304 when nothing changed.
+    Sorted by `updated` ascending from the watermark. Each next page is asked as a first page
+    from where the last one ended (`since` its newest `updated_at`), not by page number: an
+    item updated while the list is read moves to its end, and with numbered pages everything
+    behind it would shift up one place, so the first item of the next page would never be read
+    (nor by a later crawl, which asks only for what is newer). A page whose items all share
+    the second it started from (a bulk edit) gives no new `since`: then Link's rel=next is
+    followed. A pass ends on a page without rel=next (or GitHub refuses a deep page with 422):
+    if it saw anything newer than its `since`, a new pass starts from the newest `updated_at`
+    seen; a pass that sees nothing newer seals the resource, with its ETag when its one page
+    held the whole list (a 304 then says that nothing changed; a full page's does not say
+    that nothing was added behind it), so the next crawl asks with If-None-Match and gets a
+    free 304 when nothing changed.
     """
 
     def __init__(
@@ -89,10 +112,25 @@ class ListChain:
         if cp.next_url:
             url, etag = cp.next_url, None
         else:
-            base = f"{self.ctx.api_path}/{self.path}"
-            url = with_query(base, **self.params, per_page=self.ctx.per_page, since=cp.since)
-            etag = cp.etag if cp.done else None
+            since = overlap_since(cp.since) if cp.since else None
+            url, etag = self._first_page(since), cp.etag if cp.done else None
         return lambda client: client.get(url, etag=etag, expect=(422,))
+
+    def _first_page(self, since: str | None) -> str:
+        base = f"{self.ctx.api_path}/{self.path}"
+        return with_query(base, **self.params, per_page=self.ctx.per_page, since=since)
+
+    def _next_page(self, page: Page, stamps: list[str]) -> str | None:
+        """The page after `page`: the list from its newest item on, or Link's rel=next when
+        that would not move forward (every item of the page in the second it started from)."""
+        if page.status != 200 or page.next_url is None:
+            return None
+        if stamps:
+            since = overlap_since(max(stamps))
+            started = _since_of(page.url)
+            if started is None or since > started:
+                return self._first_page(since)
+        return page.next_url
 
     def commit(self, page: Page) -> None:
         cp, first = self.cp, self.cp.next_url is None
@@ -112,7 +150,7 @@ class ListChain:
         prior = "" if first else (cp.pass_high or "")
         high = max([*stamps, prior]) or None
         etag = page.etag if first else cp.etag
-        nxt = page.next_url if page.status == 200 else None
+        nxt = self._next_page(page, stamps)
         if nxt:
             new = Checkpoint(cp.repo, cp.resource, nxt, cp.since, pass_since, high, etag, False)
         elif high is not None and (pass_since is None or high > pass_since):
@@ -123,7 +161,10 @@ class ListChain:
                 status=422,
             )
         else:
-            new = Checkpoint(cp.repo, cp.resource, None, pass_since, None, None, etag, True)
+            whole = first and len(items) < self.ctx.per_page
+            new = Checkpoint(
+                cp.repo, cp.resource, None, pass_since, None, None, etag if whole else None, True
+            )
             self.finished = True
         if self.resource == "issues":
             self.ctx.store.write_page(

@@ -1,8 +1,10 @@
-"""GitHub's `Link` header: the only way the crawler moves from one page to the next.
+"""GitHub's `Link` header: how the crawler moves from one page to the next.
 
 Next links are followed exactly as given: GitHub may point them at
 `/repositories/{id}/...`, with `page=` numbers or `after=` cursors. We never build a deep
-`page=N` ourselves (GitHub answers 422 past a cap on big lists).
+`page=N` ourselves (GitHub answers 422 past a cap on big lists). The repository-wide lists
+sorted by `updated` ask their next page as a first page `since` the last one's newest item
+instead (`chains.ListChain`: an item updated meanwhile would shift numbered pages).
 """
 
 from __future__ import annotations

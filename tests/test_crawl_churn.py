@@ -1,0 +1,102 @@
+"""Issues updated while the crawl reads the issue list (GitHub moves them to the end of a list
+sorted by `updated`), and a re-crawl whose first page is full: nothing may be skipped.
+
+With numbered pages, an issue updated after its page was read shifts every issue behind it up
+one place, and the first issue of the next page was never read, by this crawl or a later one
+(which asks only for what is newer). With `--per-page 1`, a finished crawl kept the ETag of a
+full first page, and the next crawl's 304 hid every issue added behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.store import Store
+from tests.crawl_support import crawl, small_world
+
+
+def _numbers(world_issues: list[dict[str, object]]) -> set[int]:
+    return {int(str(i["number"])) for i in world_issues}
+
+
+def _later(issues: list[dict[str, object]], seconds: int) -> str:
+    """A GitHub timestamp `seconds` after the newest `updated_at` of `issues`."""
+    from datetime import datetime, timedelta
+
+    newest = max(str(i["updated_at"]) for i in issues)
+    when = datetime.strptime(newest, "%Y-%m-%dT%H:%M:%SZ") + timedelta(seconds=seconds)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_an_issue_updated_between_two_list_pages_costs_no_other_issue(tmp_path: Path) -> None:
+    world = small_world(repos=1, issues=60)
+    repo = next(iter(world.repos))
+    issues = world.repos[repo].issues
+    store = tmp_path / "store"
+    with FakeGitHub(world) as gh:
+        # GET /repos/{r}, then the first list page: the crawl stops between two list pages
+        first = crawl(gh, store, repos=(repo,), per_page=10, max_requests=2, graphql=False)
+        assert not first.ok
+        with Store.open(store) as db:
+            read = db.known_numbers(repo)
+        assert 0 < len(read) <= 10
+        # an issue of that first page is updated on GitHub: it moves to the end of the list
+        moved = next(i for i in issues if int(str(i["number"])) in read)
+        moved["updated_at"] = _later(issues, 60)
+        world.repos[repo].reindex()
+        resumed = crawl(gh, store, repos=(repo,), per_page=10, graphql=False)
+        again = crawl(gh, store, repos=(repo,), per_page=10, graphql=False)
+    assert resumed.ok and again.ok
+    with Store.open(store) as db:
+        assert db.known_numbers(repo) >= _numbers(issues)
+        stored = {
+            r["number"]: r["updated_at"] for r in db.issues_frame(repo=repo).iter_rows(named=True)
+        }
+    assert stored[int(str(moved["number"]))] == moved["updated_at"]  # and its update is read
+
+
+def test_issues_updated_during_every_page_of_a_crawl_are_all_read(tmp_path: Path) -> None:
+    """The crawl stops after every list page while the issue just read is updated: each time
+    the list shifts under it."""
+    world = small_world(repos=1, issues=40)
+    repo = next(iter(world.repos))
+    issues = world.repos[repo].issues
+    store = tmp_path / "store"
+    with FakeGitHub(world) as gh:
+        for step in range(1, 30):
+            summary = crawl(gh, store, repos=(repo,), per_page=5, max_requests=1, graphql=False)
+            if summary.ok:
+                break
+            with Store.open(store) as db:
+                read = sorted(db.known_numbers(repo))
+            if read:
+                touched = next(i for i in issues if int(str(i["number"])) == read[step % len(read)])
+                touched["updated_at"] = _later(issues, 5)
+                world.repos[repo].reindex()
+        final = crawl(gh, store, repos=(repo,), per_page=5, graphql=False)
+    assert final.ok
+    with Store.open(store) as db:
+        assert db.known_numbers(repo) >= _numbers(issues)
+
+
+def test_a_recrawl_after_a_full_first_page_sees_the_issues_added_behind_it(
+    tmp_path: Path,
+) -> None:
+    world = small_world(repos=1, issues=12)
+    repo = next(iter(world.repos))
+    issues = world.repos[repo].issues
+    store = tmp_path / "store"
+    with FakeGitHub(world) as gh:
+        assert crawl(gh, store, repos=(repo,), per_page=1, graphql=False).ok
+        # a later issue on GitHub (a copy of the first, renumbered and updated last)
+        new = {**issues[0], "number": 999, "id": int(str(issues[0]["id"])) + 10**9}
+        new["node_id"] = f"{issues[0]['node_id']}x"
+        new["updated_at"] = new["created_at"] = _later(issues, 60)
+        new["html_url"] = str(issues[0]["html_url"]).rsplit("/", 1)[0] + "/999"
+        new["url"] = str(issues[0]["url"]).rsplit("/", 1)[0] + "/999"
+        new["comments"] = 0
+        issues.append(new)
+        world.repos[repo].reindex()
+        assert crawl(gh, store, repos=(repo,), per_page=1, graphql=False).ok
+    with Store.open(store) as db:
+        assert 999 in db.known_numbers(repo)
