@@ -26,6 +26,9 @@ MASK = "***"
 # Pieces shorter than this of a token with whitespace inside are left alone: a real token's
 # pieces are longer, and short ones ("ghp", "is") would mask ordinary words.
 _MIN_PIECE = 8
+# A "secret" this short ("e", "0") is refused as a token before anything is sent; masked, it
+# would turn ordinary letters of every line (and digits of the JSON log) into `***`.
+_MIN_SECRET = 4
 
 
 class Scrubber:
@@ -37,7 +40,7 @@ class Scrubber:
             self.add(secret)
 
     def add(self, secret: str | None) -> None:
-        if not secret or not secret.strip():
+        if not secret or len(secret.strip()) < _MIN_SECRET:
             return
         # never the surrounding whitespace: masking "token\n" would eat a line's end
         shapes = {secret.strip()}

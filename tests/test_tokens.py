@@ -136,7 +136,19 @@ def test_clean_token_strips(raw: str, cleaned: str) -> None:
     assert clean_token(raw, "--token") == cleaned
 
 
-@pytest.mark.parametrize("raw", [*INSIDE.values(), "", " \n", SECRET[:5] + "\x00" + SECRET[5:]])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        *INSIDE.values(),
+        "",
+        " \n",
+        SECRET[:5] + "\x00" + SECRET[5:],
+        SECRET[:20] + "\u00e9" + SECRET[20:],  # an HTTP header cannot carry it
+        "e",  # masked, a one-letter "token" garbled every line written
+        "0",
+        SECRET[:7],
+    ],
+)
 def test_clean_token_refuses_without_quoting(raw: str) -> None:
     with pytest.raises(BadCredentials) as caught:
         clean_token(raw, "GH_TOKEN")
@@ -144,15 +156,36 @@ def test_clean_token_refuses_without_quoting(raw: str) -> None:
     assert all(piece not in caught.value.one_line() for piece in NEEDLES)
 
 
+@pytest.mark.parametrize("short", ["e", "0", "abc"])
+def test_a_refused_short_token_leaves_the_error_line_readable(
+    github: FakeGitHub, tmp_path: Path, short: str
+) -> None:
+    result = _crawl(github, tmp_path, "--token", short)
+    assert result.code == 5 and "***" not in result.err
+    assert "fewer than 8 characters" in result.error_lines[0]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://x:{token}@127.0.0.1:9", "http://127.0.0.1:9/?access_token={token}"]
+)
+def test_a_token_in_the_api_url_is_refused_and_never_saved(tmp_path: Path, url: str) -> None:
+    args = ["crawl", "--api-url", url.format(token=SECRET), "--repo", "a/b"]
+    result = run([*args, "--store", str(tmp_path / "store")])
+    assert result.code == 2 and "must not carry a user, a password or a query" in result.err
+    assert not (tmp_path / "store").exists()
+    _assert_nowhere(result, tmp_path)
+
+
 def test_tokens_come_from_the_flag_then_the_environment_then_gh(tmp_path: Path) -> None:
     (tmp_path / "hosts.yml").write_text(
-        yaml.safe_dump({"github.com": {"user": "me", "oauth_token": "from-gh"}})
+        yaml.safe_dump({"github.com": {"user": "me", "oauth_token": "from-gh-cli"}})
     )
     gh_env = {"GH_CONFIG_DIR": str(tmp_path)}
     api = "https://api.github.com"
-    assert find_token("flag", api, {"GITHUB_TOKEN": "env", **gh_env}).source == "--token"  # type: ignore[union-attr]
-    assert find_token(None, api, {"GH_TOKEN": "b", "GITHUB_TOKEN": "a", **gh_env}).value == "a"  # type: ignore[union-attr]
-    assert find_token(None, api, {"GITHUB_TOKEN": " \n", **gh_env}).value == "from-gh"  # type: ignore[union-attr]
+    flag, env = {"GITHUB_TOKEN": "env-token", **gh_env}, {"GH_TOKEN": "env-token-b", **gh_env}
+    assert find_token("flag-token", api, flag).source == "--token"  # type: ignore[union-attr]
+    assert find_token(None, api, {"GITHUB_TOKEN": "env-token-a", **env}).value == "env-token-a"  # type: ignore[union-attr]
+    assert find_token(None, api, {"GITHUB_TOKEN": " \n", **gh_env}).value == "from-gh-cli"  # type: ignore[union-attr]
     assert find_token(None, "https://ghe.example.com/api/v3", gh_env) is None  # another host
     assert find_token(None, api, {"GH_CONFIG_DIR": str(tmp_path / "none")}) is None
 

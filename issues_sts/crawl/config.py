@@ -66,6 +66,13 @@ class CrawlConfig(BaseModel):
     @classmethod
     def _valid_api_url(cls, value: str) -> str:
         parts = urlsplit(value)
+        if "@" in parts.netloc or parts.query or parts.fragment:
+            # a token in the URL (user:token@host, ?access_token=) would be saved with the
+            # store's crawl-config.json and printed in errors: the value is not repeated here
+            raise ValueError(
+                "the API URL must not carry a user, a password or a query: pass the token with "
+                "--token or GITHUB_TOKEN, and the URL as https://HOST[/api/v3]"
+            )
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(
                 f"{value!r} is not an http(s) URL with a host, e.g. https://api.github.com"

@@ -24,6 +24,9 @@ ENV_NAMES = ("GITHUB_TOKEN", "GH_TOKEN")
 HOW_TO_PASS = "pass --token, set GITHUB_TOKEN or GH_TOKEN, or log in with `gh auth login`"
 
 
+MIN_TOKEN = 8  # GitHub's own are 40 characters or more; a fake GitHub's may be shorter
+
+
 @dataclass(frozen=True)
 class Token:
     value: str
@@ -41,6 +44,18 @@ def clean_token(raw: str, source: str) -> str:
             f"the token from {source} has a space, tab, line break or control character inside "
             "it; a GitHub token is one word",
             hint="check how it was pasted or read, e.g. --token \"$(tr -d '[:space:]' < FILE)\"",
+        )
+    if not value.isascii():  # an HTTP header cannot carry it; GitHub's tokens are ASCII
+        raise BadCredentials(
+            f"the token from {source} has a character that is not ASCII; a GitHub token is "
+            "ASCII letters, digits and underscores",
+            hint="check how it was pasted or read",
+        )
+    if len(value) < MIN_TOKEN:
+        raise BadCredentials(
+            f"the token from {source} has fewer than {MIN_TOKEN} characters, too few for a token "
+            "(GitHub's have 40 or more)",
+            hint=HOW_TO_PASS,
         )
     return value
 
