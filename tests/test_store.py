@@ -82,6 +82,36 @@ def test_missing_and_corrupt_store(tmp_path: Path) -> None:
         Store.open(tmp_path / "bad")
 
 
+def test_another_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "theirs" / "crawl.sqlite"
+    db.parent.mkdir()
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE mine(x)")
+    before = db.read_bytes()
+    for create in (False, True):  # neither a reading command nor a crawl turns it into a store
+        with pytest.raises(StoreError, match="not a crawl store") as caught:
+            Store.open(db.parent, create=create)
+        assert caught.value.exit_code == 3
+    assert db.read_bytes() == before and not (db.parent / "crawl.sqlite-wal").exists()
+    assert cli_exit_code(["status", "--store", str(db.parent)]) == 3
+    assert db.read_bytes() == before
+
+
+def test_an_empty_database_file_is_an_empty_store_except_to_a_crawl(tmp_path: Path) -> None:
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "crawl.sqlite").write_bytes(b"")
+    with pytest.raises(StoreError, match="is empty") as caught:
+        Store.open(tmp_path / "s")
+    assert caught.value.exit_code == 3 and "issues-sts crawl --store" in caught.value.one_line()
+    assert cli_exit_code(["status", "--store", str(tmp_path / "s")]) == 3
+    with Store.open(tmp_path / "s", create=True) as store:  # a crawl fills it
+        assert not store.has_issues()
+    with Store.open(tmp_path / "s") as store:
+        assert not store.has_issues()
+
+
 def _event(canonical: int | None, source: str) -> dict:
     return {
         "repo": "o/r",

@@ -154,6 +154,27 @@ def add_missing_columns(
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
+def _refuse_foreign(
+    conn: sqlite3.Connection, root: Path, tables: set[str], *, create: bool
+) -> None:
+    """Before anything is written: a database of something else is never turned into a store
+    (the schema added, the file switched to WAL), and an empty file is a store only to a crawl,
+    which fills it."""
+    if tables and "issues" not in tables:
+        conn.close()
+        raise StoreError(
+            f"{root / DB_NAME} is an SQLite database but not a crawl store (it has no issues "
+            "table); it was left as it is",
+            hint="point --store at a folder `issues-sts crawl` wrote, or at a new folder to crawl",
+        )
+    if not tables and not create:
+        conn.close()
+        raise StoreError(
+            f"the crawl store {root} is empty: {DB_NAME} holds no tables",
+            hint=f"run `issues-sts crawl --store {root}` first",
+        )
+
+
 def connect(root: Path, *, create: bool) -> sqlite3.Connection:
     """The store's database at `root`, its schema brought up to date; a missing (without
     `create`), unopenable or corrupt one is a StoreError."""
@@ -169,13 +190,14 @@ def connect(root: Path, *, create: bool) -> sqlite3.Connection:
         root.mkdir(parents=True, exist_ok=True)
     try:
         conn = sqlite3.connect(db, timeout=30, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA foreign_keys=ON")
         # Reading the schema catches a file that is not SQLite or has a broken header in
         # O(1); PRAGMA quick_check is O(size) (over a minute on a 5 GB store), so damage
         # further in surfaces as a StoreError when a page is read (see frames.py).
-        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        _refuse_foreign(conn, root, tables, create=create)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
         conn.executescript(SCHEMA)
         add_missing_columns(conn, "events", EVENT_EXTRA_COLUMNS)
         conn.execute(
