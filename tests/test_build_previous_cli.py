@@ -6,6 +6,7 @@ on one line with the dataset's exit status (6), a Hub that cannot serve it with 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,3 +95,18 @@ def test_what_is_not_an_earlier_build_is_refused(
     assert result.code == 6, result.err
     assert len(result.error_lines) == 1 and said in result.error_lines[0]
     assert not out.exists()
+
+
+def test_a_build_that_would_replace_the_version_it_continues_is_refused(
+    v1: tuple[Path, Path], tmp_path: Path
+) -> None:
+    store, built = v1
+    copy = tmp_path / "v1"
+    shutil.copytree(built, copy)
+    before = {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()}
+    for out in (copy, tmp_path / "." / "v1"):  # the same folder, however it is spelled
+        args = ["build", "--store", str(store), "--out", str(out), "--previous", str(copy)]
+        result = run(args)
+        assert result.code == 2, result.err
+        assert "--out and --previous are the same folder" in result.error_lines[0]
+    assert {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()} == before

@@ -50,7 +50,7 @@ from issues_sts.dataset.stats import (
     violin_plot,
 )
 from issues_sts.dataset.texts import issue_texts
-from issues_sts.errors import NoDuplicates, StoreError
+from issues_sts.errors import ConfigError, NoDuplicates, StoreError
 from issues_sts.links import LinkConfig, aliases_from_store, build_links, merge_aliases
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
@@ -95,6 +95,12 @@ class History:
         if cfg.previous is None:
             return cls(cfg.version or next_version(None))
         folder = build_folder(previous_dir or cfg.previous)
+        if folder.resolve() == Path(cfg.out).resolve():
+            raise ConfigError(
+                f"--out and --previous are the same folder ({folder}): the new build would "
+                "replace the version it continues",
+                hint="give the new build its own --out, e.g. data/dataset-v2",
+            )
         previous = read_previous(folder)
         return cls(cfg.version or next_version(previous.version), folder, previous)
 
