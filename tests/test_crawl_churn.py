@@ -100,3 +100,34 @@ def test_a_recrawl_after_a_full_first_page_sees_the_issues_added_behind_it(
         assert crawl(gh, store, repos=(repo,), per_page=1, graphql=False).ok
     with Store.open(store) as db:
         assert 999 in db.known_numbers(repo)
+
+
+def test_a_comment_deleted_on_github_leaves_the_store_when_its_thread_is_read_again(
+    tmp_path: Path,
+) -> None:
+    """A deleted "Duplicate of #N" is no evidence: a thread read whole again is the thread as
+    GitHub has it now."""
+    from issues_sts.sandbox.worlds.render import count_comments
+
+    world = small_world(repos=1, issues=40)
+    repo = next(iter(world.repos))
+    data = world.repos[repo]
+    store = tmp_path / "store"
+    with FakeGitHub(world) as gh:
+        assert crawl(gh, store, repos=(repo,)).ok
+        issue = next(
+            i
+            for i in data.issues
+            if not i.get("pull_request") and len(data.comments_of(int(str(i["number"])))) >= 2
+        )
+        number = int(str(issue["number"]))
+        gone, *kept = data.comments_of(number)
+        data.comments.remove(gone)
+        issue["updated_at"] = _later(data.issues, 60)
+        data.reindex()
+        count_comments(data)
+        assert crawl(gh, store, repos=(repo,)).ok
+    with Store.open(store) as db:
+        frame = db.comments_frame()
+    stored = frame.filter((frame["repo"] == repo) & (frame["number"] == number))
+    assert set(stored["id"].to_list()) == {int(str(c["id"])) for c in kept}

@@ -200,6 +200,7 @@ class _Reading:
 
     stored: int = 0
     without_id: int = 0
+    ids: set[int] = field(default_factory=set)  # every comment id read: the thread as it is now
     events: list[dict[str, Any]] = field(default_factory=list)
     points_elsewhere: bool = False  # a comment names another issue
 
@@ -243,6 +244,7 @@ class ThreadChain:
                 reading.without_id += 1
                 continue
             kept.append(comment)
+            reading.ids.add(int(comment["id"]))
             reading.points_elsewhere = reading.points_elsewhere or mentions_issue(comment["body"])
         reading.stored += len(kept)
         return kept
@@ -303,6 +305,7 @@ class ThreadChain:
         more: list[Ask] = []
         gaps: list[Gap] = []
         whole: list[int] = []
+        now: dict[int, set[int]] = {}  # the comment ids of each thread read whole
         for ask in asks:
             node = repository.get(f"i{ask.number}")
             key = "timelineItems" if ask.events else "comments"
@@ -336,6 +339,7 @@ class ThreadChain:
                 gaps.append(Gap(self.ctx.repo, ask.number, expected, reading.stored, reason))
             else:
                 whole.append(ask.number)
+                now[ask.number] = reading.ids
         self.ctx.store.write_page(
             self.ctx.repo,
             comments=comment_rows(self.ctx.repo, comments),
@@ -343,6 +347,7 @@ class ThreadChain:
             checkpoints=done,
             gaps=gaps,
             whole=whole,
+            threads=now,
         )
         self.ctx.summary.comments += len(comments)
         self.ctx.summary.events += len(events)

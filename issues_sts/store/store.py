@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,12 +130,16 @@ class Store(FrameReader):
         checkpoints: Iterable[Checkpoint] = (),
         gaps: Iterable[Gap] = (),
         whole: Iterable[int] = (),
+        threads: Mapping[int, Iterable[int]] | None = None,
     ) -> None:
         """Store one fetched page and its checkpoint(s) atomically. Items are rows of their
         tables (the crawl flattens GitHub's objects: `crawl.rows`, `crawl.graphql`), upserted
         by their keys; an event row without a canonical never erases one an earlier GraphQL
         answer stored. `gaps` records threads of `repo` this page could not store whole,
-        `whole` the numbers whose threads it stored whole (their earlier gaps are closed)."""
+        `whole` the numbers whose threads it stored whole (their earlier gaps are closed).
+        `threads`: for issues whose whole thread was just read, the ids of every comment it
+        has now; the others stored for those issues were deleted on GitHub and go too (a
+        deleted "Duplicate of #N" is no evidence)."""
         with self.transaction() as conn:
             self._insert_many(conn, "issues", list(issues), ("repo", "number"))
             self._insert_many(conn, "comments", list(comments), ("id",))
@@ -143,6 +147,12 @@ class Store(FrameReader):
             if rows:
                 conn.executemany(
                     EVENT_UPSERT, [tuple(r.get(c) for c in EVENT_COLUMNS) for r in rows]
+                )
+            for number, ids in (threads or {}).items():
+                conn.execute(
+                    "DELETE FROM comments WHERE repo=? AND number=? AND id NOT IN "
+                    "(SELECT value FROM json_each(?))",
+                    (repo, int(number), json.dumps(sorted(int(i) for i in ids))),
                 )
             closed = [(repo, int(n)) for n in whole]
             if closed:
