@@ -45,7 +45,18 @@ def load_repos(path: Path) -> tuple[str, ...]:
     """Read and validate a repos file; every problem is one line naming the file and line."""
     if not path.exists():
         raise ConfigError(f"{path} does not exist", hint="pass --repos FILE or --repo owner/name")
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder, not a repos file", hint="pass --repos FILE")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{path} is not UTF-8 text", hint="save it as UTF-8 YAML: `repos:` then `- owner/name`"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"{path} cannot be read ({exc.strerror})", hint="pass --repos FILE"
+        ) from None
     try:
         root = yaml.compose(text)
     except yaml.YAMLError as exc:
@@ -78,6 +89,15 @@ def _sequence_items(root: yaml.Node | None, path: Path) -> list[tuple[str, int]]
     hint = "the file must hold `repos:` followed by `- owner/name` lines"
     node = root
     if isinstance(root, yaml.MappingNode):
+        names = [k for k, _ in root.value if isinstance(k, yaml.ScalarNode)]
+        twice = next(
+            (k for i, k in enumerate(names) if k.value in {n.value for n in names[:i]}), None
+        )
+        if twice is not None:  # YAML keeps the last silently: the first list would be dropped
+            raise ConfigError(
+                f"{path}:{twice.start_mark.line + 1}: the key {twice.value!r} appears twice",
+                hint="merge the lists under one `repos:`",
+            )
         keys = {k.value: v for k, v in root.value if isinstance(k, yaml.ScalarNode)}
         unknown = sorted(set(keys) - {"repos"})
         if unknown:

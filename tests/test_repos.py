@@ -29,6 +29,7 @@ def test_shipped_repos_yaml_has_the_papers_55() -> None:
         ("repos: []\n", "no repositories listed"),
         ("repos:\n  - -bad/name\n", ":2:"),
         ("repos:\n  - owner/..\n", ":2:"),
+        ("repos:\n  - a/b\nrepos:\n  - c/d\n", ":3: the key 'repos' appears twice"),
     ],
 )
 def test_malformed_repos_file_is_one_line_naming_the_line(
@@ -55,3 +56,23 @@ def test_parse_repo_name() -> None:
     assert parse_repo_name(" rust-lang/rust ") == "rust-lang/rust"
     with pytest.raises(ConfigError):
         parse_repo_name("rust-lang")
+
+
+def test_a_repos_file_that_is_not_text_or_not_a_file_is_a_config_error(tmp_path: Path) -> None:
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ConfigError, match="not UTF-8 text") as info:
+        load_repos(binary)
+    assert info.value.exit_code == 2
+    (tmp_path / "dir.yaml").mkdir()
+    with pytest.raises(ConfigError, match="is a folder"):
+        load_repos(tmp_path / "dir.yaml")
+
+
+def test_a_repository_given_twice_on_the_command_line_is_refused() -> None:
+    from pydantic import ValidationError
+
+    from issues_sts.crawl.config import CrawlConfig
+
+    with pytest.raises(ValidationError, match="given twice"):
+        CrawlConfig(repos=("a/b", "c/d", "A/B"))

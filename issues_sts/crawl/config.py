@@ -60,7 +60,13 @@ class CrawlConfig(BaseModel):
     def _valid_repos(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value:
             raise ValueError("no repositories to crawl")
-        return tuple(parse_repo_name(v) for v in value)
+        names = tuple(parse_repo_name(v) for v in value)
+        seen: set[str] = set()
+        for name in names:
+            if name.lower() in seen:  # crawled twice at once, each spending the budget
+                raise ValueError(f"{name} is given twice (GitHub's names ignore case)")
+            seen.add(name.lower())
+        return names
 
     @field_validator("api_url")
     @classmethod
