@@ -67,6 +67,14 @@ def test_split_column_is_read_and_checked(tmp_path: Path) -> None:
         read_annotations(bad)
 
 
+def test_an_annotation_file_that_is_not_csv_text_is_a_config_error(tmp_path: Path) -> None:
+    binary = tmp_path / "model.bin"
+    binary.write_bytes(b"\xff\xfe\x00\x01" * 8)
+    with pytest.raises(ConfigError, match="not a CSV text file") as info:
+        read_annotations(binary)
+    assert info.value.exit_code == 2
+
+
 @pytest.mark.parametrize(
     ("k", "n", "low", "high"),
     [

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from issues_sts.cli.app import app, run
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.ablate import AblationConfig, expand_variants, run_ablation
 from training.config import TrainConfig
@@ -34,8 +34,9 @@ def test_variant_groups_expand_to_the_papers_table() -> None:
         "pool-cls-avg",
         "pool-max",
     } <= set(paper)
-    with pytest.raises(TrainingError, match="unknown ablation variant"):
+    with pytest.raises(ConfigError, match="unknown ablation variant") as info:
         expand_variants(["w/o-everything"])
+    assert info.value.exit_code == 2  # a usage error, found before any training
 
 
 def test_baselines_and_ablations_in_one_table(setup: tuple[Path, Path], tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 import pytest
+import torch
 import typer.main
 
 from issues_sts.cli.app import app
@@ -166,3 +167,12 @@ def test_a_preset_is_overridden_only_where_told() -> None:
         _train(["--loss", "nope"])
     with pytest.raises(ConfigError, match="--w-cos"):
         _train(["--w-cos", "-1"])
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA: --device cuda works")
+def test_device_cuda_without_cuda_is_a_usage_error() -> None:
+    from training.distributed import setup
+
+    with pytest.raises(ConfigError, match="no CUDA device") as info:
+        setup("cuda")
+    assert info.value.exit_code == 2

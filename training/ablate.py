@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError
 from training.config import AblationConfig, TrainConfig
 from training.data import eval_pairs
 from training.evaluation import SimilarityEvaluator
@@ -66,7 +66,7 @@ def expand_variants(names: list[str]) -> list[str]:
         for variant in GROUPS.get(name, [name]):
             if variant not in VARIANTS:
                 known = ", ".join([*GROUPS, *VARIANTS])
-                raise TrainingError(
+                raise ConfigError(  # a usage error (exit 2), found before any training
                     f"unknown ablation variant {variant!r}", hint=f"choose from {known}"
                 )
             if variant not in chosen:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from issues_sts.errors import ConfigError
+
 
 @dataclass(frozen=True)
 class Process:
@@ -40,6 +42,11 @@ def rank() -> int:
 
 def setup(device: str | None = None) -> Process:
     """Join the launcher's process group (if any) and choose this process's device."""
+    if device is not None and device.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(  # torch's own AssertionError read as a bug (exit 1)
+            f"--device {device}: this torch has no CUDA device to use",
+            hint="leave --device out to train on the CPU",
+        )
     launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
     cuda = torch.cuda.is_available() and device in (None, "cuda")
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))

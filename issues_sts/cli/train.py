@@ -300,12 +300,15 @@ def evaluate_command(
     ),
     pooling: str | None = _shared(None, "--pooling"),
     max_length: int | None = typer.Option(
-        None, "--max-length", help="Tokens per text (default: the model's own limit)."
+        None, "--max-length", min=1, help="Tokens per text (default: the model's own limit)."
     ),
-    batch_size: int = typer.Option(EVAL_BATCH_SIZE, "--batch-size", help="Texts per forward pass."),
+    batch_size: int = typer.Option(
+        EVAL_BATCH_SIZE, "--batch-size", min=1, help="Texts per forward pass."
+    ),
     max_pairs: int | None = typer.Option(
         None,
         "--max-pairs",
+        min=1,
         help="Evaluate on N pairs only, both labels in the split's proportions (the first "
         "pairs of each label).",
     ),

@@ -40,6 +40,7 @@ Run: `issues-sts links evaluate [--subset dev|test|all]` or `python -m issues_st
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 import sys
@@ -171,39 +172,45 @@ def read_annotations(path: Path) -> list[Annotation]:
     """Parse and validate the annotation CSV; bad rows are a one-line ConfigError."""
     if not path.is_file():
         raise ConfigError(f"no annotation file at {path}", hint="pass --annotations PATH")
+    try:
+        text = path.read_bytes().decode("utf-8")  # bytes: quoted line ends stay as written
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(
+            f"{path} is not a CSV text file ({exc.__class__.__name__})",
+            hint="pass the annotation CSV (UTF-8): data/annotations/*.csv",
+        ) from None
     out = []
-    with path.open(newline="", encoding="utf-8") as fh:
-        for line, row in enumerate(csv.DictReader(fh), start=2):
-            try:
-                category = row["category"].strip()
-                if category not in CATEGORIES:
-                    raise ValueError(f"category {category!r} is not one of {CATEGORIES}")
-                split = (row.get("split") or "").strip() or None
-                if split is not None and split not in ("dev", "test"):
-                    raise ValueError(f"split {split!r} is not dev or test")
-                number = (row.get("canonical_number") or "").strip()
-                canonical = (
-                    (_alias(row["canonical_repo"].strip() or row["repo"]), int(number))
-                    if number
-                    else None
+    for line, row in enumerate(rows, start=2):
+        try:
+            category = row["category"].strip()
+            if category not in CATEGORIES:
+                raise ValueError(f"category {category!r} is not one of {CATEGORIES}")
+            split = (row.get("split") or "").strip() or None
+            if split is not None and split not in ("dev", "test"):
+                raise ValueError(f"split {split!r} is not dev or test")
+            number = (row.get("canonical_number") or "").strip()
+            canonical = (
+                (_alias(row["canonical_repo"].strip() or row["repo"]), int(number))
+                if number
+                else None
+            )
+            out.append(
+                Annotation(
+                    _alias(row["repo"].strip()),
+                    int(row["number"]),
+                    category,
+                    canonical,
+                    (row.get("note") or "").strip(),
+                    split,
+                    (row.get("round") or "").strip() or None,
                 )
-                out.append(
-                    Annotation(
-                        _alias(row["repo"].strip()),
-                        int(row["number"]),
-                        category,
-                        canonical,
-                        (row.get("note") or "").strip(),
-                        split,
-                        (row.get("round") or "").strip() or None,
-                    )
-                )
-            except (KeyError, ValueError) as exc:
-                raise ConfigError(
-                    f"{path}:{line}: bad annotation row ({exc})",
-                    hint="columns: "
-                    "repo,number,category,canonical_repo,canonical_number,note[,split]",
-                ) from None
+            )
+        except (KeyError, ValueError) as exc:
+            raise ConfigError(
+                f"{path}:{line}: bad annotation row ({exc})",
+                hint="columns: repo,number,category,canonical_repo,canonical_number,note[,split]",
+            ) from None
     return out
 
 
