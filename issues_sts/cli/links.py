@@ -22,6 +22,7 @@ from issues_sts.cli.common import (
     out,
     quiet_option,
 )
+from issues_sts.dataset.export import read_parquet
 from issues_sts.errors import ConfigError, OutputError, os_errors
 from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.links.archive import load_rust_archive
@@ -39,7 +40,7 @@ from issues_sts.links.evaluate import (
     summary_lines,
 )
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
-from issues_sts.links.stage import LINKS_FILE
+from issues_sts.links.stage import LINK_SCHEMA, LINKS_FILE
 from issues_sts.sandbox.archive_crawl import crawl_archive_store
 from issues_sts.store import Store
 
@@ -158,7 +159,11 @@ def show_cmd(
         issues-sts links show rust-lang/rust#12345 --links data/dataset/links.parquet --json
     """
     repo, number = _parse_issue(issue)
-    frame = pl.read_parquet(links_file) if links_file else _run(store, LinkConfig(), quiet)[0].links
+    frame = (
+        read_parquet(links_file, needs=tuple(LINK_SCHEMA))
+        if links_file
+        else _run(store, LinkConfig(), quiet)[0].links
+    )
     key = pl.col("repo").str.to_lowercase() == repo.lower()
     t_key = pl.col("target_repo").str.to_lowercase() == repo.lower()
     rows = frame.filter(

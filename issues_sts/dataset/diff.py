@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from issues_sts.dataset.config import SPLITS
+from issues_sts.dataset.export import read_parquet
 
 PAIR_KEY = ["split", "label", "repo1", "number1", "repo2", "number2"]
 LINK_KEY = ["repo", "number", "target_repo", "target_number"]
@@ -23,7 +24,7 @@ EXAMPLES = 20
 
 
 def _pairs(folder: Path) -> pl.DataFrame:
-    return pl.read_parquet(folder / "pairs.parquet", columns=PAIR_KEY)
+    return read_parquet(folder / "pairs.parquet", columns=PAIR_KEY)
 
 
 def _usable_links(folder: Path) -> pl.DataFrame:
@@ -39,7 +40,7 @@ def _usable_links(folder: Path) -> pl.DataFrame:
                 "evidence_url": pl.Utf8,
             }
         )
-    links = pl.read_parquet(path)
+    links = read_parquet(path, needs=(*LINK_KEY, "usable"))
     keep = [c for c in (*LINK_KEY, *LINK_EVIDENCE) if c in links.columns]
     return links.filter(pl.col("usable")).select(keep).unique(LINK_KEY, keep="first").sort(LINK_KEY)
 

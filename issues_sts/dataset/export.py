@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from issues_sts.dataset.config import SPLITS
-from issues_sts.errors import OutputDirError
+from issues_sts.errors import DatasetError, OutputDirError
 
 MANIFEST = "manifest.json"
 GENERATOR = "issues-sts build"
@@ -102,6 +102,28 @@ def write_hub_shards(
         sizes["default"][split] = part.height
         sizes["positive"][split] = pos.height
     return sizes, nbytes
+
+
+def read_parquet(
+    path: Path, columns: list[str] | None = None, *, needs: tuple[str, ...] = ()
+) -> pl.DataFrame:
+    """A Parquet file a build wrote (`columns` only), read for another command; missing,
+    damaged or of another shape (without `needs` or `columns`) is one DatasetError (exit 6)."""
+    what = f"{path} cannot be read as a build's Parquet file"
+    try:
+        frame = pl.read_parquet(path, columns=columns)
+    except FileNotFoundError:
+        raise DatasetError(f"{path} does not exist", hint=_READ_HINT) from None
+    except (OSError, pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatasetError(f"{what} ({first})", hint=_READ_HINT) from None
+    missing = [name for name in needs if name not in frame.columns]
+    if missing:
+        raise DatasetError(f"{what}: it has no column {missing[0]!r}", hint=_READ_HINT)
+    return frame
+
+
+_READ_HINT = "point at a folder that `issues-sts build` wrote, or build it again"
 
 
 def write_json(data: Any, path: Path) -> None:
@@ -195,9 +217,20 @@ def staged_output(out: Path) -> Iterator[Path]:
         yield tmp
         check_out_dir(out)  # something may have appeared there while we were building
         old = out.parent / f".{out.name}.old-{os.getpid()}"
-        if out.exists():
-            out.rename(old)
-        tmp.rename(out)
+        try:
+            if out.exists():
+                out.rename(old)
+            try:
+                tmp.rename(out)
+            except OSError:
+                if old.exists():
+                    old.rename(out)  # the earlier build stays where it was
+                raise
+        except OSError as exc:  # e.g. a folder made immutable: the mode bits did not say so
+            raise OutputDirError(
+                f"--out {out} cannot be replaced ({exc.strerror or exc}); nothing was written",
+                hint="choose another --out, or fix what locks that folder",
+            ) from None
         shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

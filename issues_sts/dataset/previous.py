@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from issues_sts.dataset.export import read_parquet
 from issues_sts.dataset.splits import Previous
 from issues_sts.errors import DatasetError
 
@@ -32,7 +33,7 @@ def build_folder(ref: str | Path) -> Path:
 
 def read_previous(folder: Path) -> Previous:
     """The splits recorded in `folder/pairs.parquet` (both ends of every pair)."""
-    pairs = pl.read_parquet(
+    pairs = read_parquet(
         folder / "pairs.parquet", columns=["split", "label", "repo1", "number1", "repo2", "number2"]
     )
     ends = (
