@@ -13,7 +13,7 @@ import pytest
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.completeness import NEVER_STARTED, MissingRepo, incomplete_repos
 from issues_sts.dataset.config import BuildConfig
-from issues_sts.errors import IncompleteStore
+from issues_sts.errors import IncompleteStore, StoreError
 from issues_sts.links.renames import record_renames
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
@@ -48,6 +48,21 @@ def test_any_status_but_ok_is_refused(complete: Path, tmp_path: Path, status: st
     assert f"{GADGETS} ({status})" in caught.value.one_line()
     assert "--allow-incomplete" in caught.value.one_line()
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"token": null}', "[]"])
+def test_a_damaged_crawl_config_is_refused_unless_incomplete_is_allowed(
+    complete: Path, tmp_path: Path, text: str
+) -> None:
+    """Which repositories the crawl was asked for is unknown: building as if none were missing
+    (what happened before) could hide one it never started."""
+    store = _copy_with(complete, tmp_path, None, None)
+    (store / CRAWL_CONFIG).write_text(text)
+    with pytest.raises(StoreError, match="crawl-config.json") as caught:
+        run_build(BuildConfig(store=store, out=tmp_path / "out"))
+    assert caught.value.exit_code == 3 and not (tmp_path / "out").exists()
+    run_build(BuildConfig(store=store, out=tmp_path / "out", allow_incomplete=True))
+    assert (tmp_path / "out" / "pairs.parquet").is_file()
 
 
 def test_a_repository_the_crawl_never_started_is_missing(complete: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from issues_sts.errors import IncompleteStore
+from issues_sts.errors import IncompleteStore, StoreError
 from issues_sts.links import RENAMED
 from issues_sts.store import Store
 
@@ -25,8 +25,9 @@ class MissingRepo:
     status: str  # the store's status, or NEVER_STARTED
 
 
-def incomplete_repos(store: Store) -> list[MissingRepo]:
-    """Every repository of `store` not crawled to the end, by name."""
+def incomplete_repos(store: Store, *, strict: bool = True) -> list[MissingRepo]:
+    """Every repository of `store` not crawled to the end, by name. Not `strict`: a damaged
+    crawl-config.json leaves out the repositories never started instead of failing."""
     states = store.repo_states()
     known = {repo.lower() for repo in states}
     # a rename's row (`--alias`, remembered by the link stage) names an old name, not a crawl
@@ -35,17 +36,19 @@ def incomplete_repos(store: Store) -> list[MissingRepo]:
         for repo, status in states.items()
         if status not in ("ok", RENAMED)
     ]
-    missing += [
-        MissingRepo(repo, NEVER_STARTED)
-        for repo in store.asked_repos()
-        if repo.lower() not in known
-    ]
+    try:
+        asked = store.asked_repos()
+    except StoreError:
+        if strict:
+            raise
+        asked = ()
+    missing += [MissingRepo(repo, NEVER_STARTED) for repo in asked if repo.lower() not in known]
     return sorted(missing, key=lambda m: m.repo.lower())
 
 
 def check_complete(store: Store, *, allow_incomplete: bool) -> list[MissingRepo]:
     """What is missing; IncompleteStore when something is and the user did not allow it."""
-    missing = incomplete_repos(store)
+    missing = incomplete_repos(store, strict=not allow_incomplete)
     if missing and not allow_incomplete:
         raise IncompleteStore(f"the crawl store {store.root} is incomplete: {describe(missing)}")
     return missing

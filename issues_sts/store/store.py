@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from issues_sts.errors import StoreError
 from issues_sts.store.checkpoints import (
     Checkpoint,
     finished_watermarks,
@@ -231,13 +232,26 @@ class Store(FrameReader):
 
     def asked_repos(self) -> tuple[str, ...]:
         """The repositories the last crawl into this store was asked for (crawl-config.json),
-        empty when no crawl wrote one (stores made by other tools)."""
+        empty when no crawl wrote one (stores made by other tools). A file that cannot be read
+        is a StoreError: ignoring it would hide a repository the crawl never started."""
+        path = self.root / CRAWL_CONFIG
         try:
-            data = json.loads((self.root / CRAWL_CONFIG).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return ()
+        except (OSError, ValueError) as exc:
+            raise StoreError(
+                f"{path} is damaged ({type(exc).__name__}): which repositories the crawl was "
+                "asked for is unknown",
+                hint="run the same crawl command again: it rewrites the file and resumes",
+            ) from None
         repos = data.get("repos") if isinstance(data, dict) else None
-        return tuple(str(r) for r in repos) if isinstance(repos, list) else ()
+        if not isinstance(repos, list):
+            raise StoreError(
+                f"{path} lists no repositories: which ones the crawl was asked for is unknown",
+                hint="run the same crawl command again: it rewrites the file and resumes",
+            )
+        return tuple(str(r) for r in repos)
 
     # -- crawler bookkeeping reads ------------------------------------------------------
     def repo_row(self, repo: str) -> dict[str, Any] | None:
