@@ -131,3 +131,17 @@ def test_a_comment_deleted_on_github_leaves_the_store_when_its_thread_is_read_ag
         frame = db.comments_frame()
     stored = frame.filter((frame["repo"] == repo) & (frame["number"] == number))
     assert set(stored["id"].to_list()) == {int(str(c["id"])) for c in kept}
+
+
+def test_a_repository_whose_crawl_failed_says_failed_in_the_store(tmp_path: Path) -> None:
+    """GitHub refusing a repository's first list page ends that repository as `failed`; the
+    store said `pending`, and `status` showed a repository still under way."""
+    from issues_sts.sandbox.github.settings import FakeSettings
+
+    world = small_world(repos=1, issues=5)
+    repo = next(iter(world.repos))
+    with FakeGitHub(world, FakeSettings(page_cap=0)) as gh:  # page 1 is past the cap: 422
+        summary = crawl(gh, tmp_path / "store", repos=(repo,), graphql=False)
+    assert [r.status for r in summary.repos] == ["failed"]
+    with Store.open(tmp_path / "store") as db:
+        assert db.repo_states() == {repo: "failed"}

@@ -666,6 +666,8 @@ class RepoEnds:
             raise exc  # nothing else can work either (or a bug): stop the whole run
         else:
             result.status, result.message = "failed", exc.one_line()
+            # the store says so too (`status`, the build's completeness check), not `pending`
+            self.sync.store.upsert_repo(result.repo, status="failed")
             log.error("%s: %s", result.repo, exc.one_line())
         self.sync.progress.end(result)
         if stop is not None:
