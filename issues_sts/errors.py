@@ -85,9 +85,12 @@ class GitHubError(IssuesStsError):
         self.request_id = request_id
 
 
+TOKEN_PAGE = "create one at https://github.com/settings/tokens"
+
+
 class BadCredentials(GitHubError):
     exit_code = 5
-    default_hint = "check --token / GITHUB_TOKEN; create one at https://github.com/settings/tokens"
+    default_hint = f"check --token / GITHUB_TOKEN; {TOKEN_PAGE}"
 
 
 class RepoNotFound(GitHubError):

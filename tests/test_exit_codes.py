@@ -306,11 +306,12 @@ def test_4_a_closed_port_fails_within_seconds(tmp_path: Path) -> None:
     assert result.seconds < 60  # was 243 s of silence
 
 
-def test_5_a_rejected_token(github: FakeGitHub, tmp_path: Path) -> None:
+@pytest.mark.parametrize("variable", ["GITHUB_TOKEN", "GH_TOKEN"])
+def test_5_a_rejected_token(github: FakeGitHub, tmp_path: Path, variable: str) -> None:
     wrong = "ghp_" + "x" * 36
-    result = run(_crawl(github, tmp_path / "s"), GITHUB_TOKEN=wrong)
+    result = run(_crawl(github, tmp_path / "s"), **{variable: wrong})
     assert result.code == 5
-    _one_error_line(result.err, "token was rejected")
+    _one_error_line(result.err, "token was rejected", f"check the token from {variable}")
     assert wrong not in result.out + result.err
 
 

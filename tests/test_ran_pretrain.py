@@ -188,3 +188,14 @@ def test_set_overrides_are_typed_and_apply_to_presets_only(tmp_path: Path) -> No
                 data=tmp_path, output=tmp_path, model=str(tmp_path / "saved"), overrides=overrides
             )
         )
+
+
+@pytest.mark.parametrize(
+    "bad", [{"learning_rate": -1.0}, {"learning_rate": 0.0}, {"warmup_steps": -1}]
+)
+def test_a_pretraining_option_out_of_range_is_refused_before_the_optimizer(
+    tmp_path: Path, bad: dict[str, float]
+) -> None:
+    with pytest.raises(TrainingError, match="--lr must be > 0") as info:
+        PretrainConfig(data=tmp_path, output=tmp_path, **bad)  # type: ignore[arg-type]
+    assert info.value.exit_code == 8  # a training problem, told in one line (not a bug's 1)

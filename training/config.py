@@ -171,6 +171,9 @@ class PretrainConfig:
             raise TrainingError("steps and batch size must be >= 1 and max length >= 8")
         if not 0 < self.mask_probability < 1:
             raise TrainingError("mask probability must lie in (0, 1)")
+        if not self.learning_rate > 0 or self.warmup_steps < 0 or self.weight_decay < 0:
+            # the optimizer's own ValueError read as a bug (exit 1)
+            raise TrainingError("--lr must be > 0, --warmup-steps and the weight decay >= 0")
 
 
 class TrainResult(BaseModel):

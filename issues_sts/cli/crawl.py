@@ -28,7 +28,7 @@ from issues_sts.crawl.plan import Plan, plan_table_rows
 from issues_sts.crawl.progress import summary_data, summary_table
 from issues_sts.crawl.runner import plan_crawl, run_crawl
 from issues_sts.crawl.token import HOW_TO_PASS, find_token, raw_token_shapes
-from issues_sts.errors import GitHubError, Interrupted, Terminated
+from issues_sts.errors import TOKEN_PAGE, BadCredentials, GitHubError, Interrupted, Terminated
 from issues_sts.evidence import labels_say_duplicate, says_duplicate
 from issues_sts.repos import load_repos, parse_repo_name
 from issues_sts.secrets import SCRUB
@@ -202,7 +202,13 @@ def crawl(
         if found is None:  # before the first request: what 60 requests an hour mean here
             console.print(_anonymous_line(store), markup=False, highlight=False, soft_wrap=True)
         reporter = make_reporter(console, quiet=quiet, every=progress_every)
-        summary = run_crawl(cfg, reporter=reporter, progress_every=progress_every)
+        try:
+            summary = run_crawl(cfg, reporter=reporter, progress_every=progress_every)
+        except BadCredentials as exc:
+            if found is not None and exc.hint == BadCredentials.default_hint:
+                # say where the rejected token came from: GH_TOKEN or gh's file, maybe
+                exc.hint = f"check the token from {found.source}; {TOKEN_PAGE}"
+            raise
         console.print(summary_table(summary))
         log.info("crawl summary", extra={"event": "summary", "data": summary_data(summary)})
     _verdict(summary, cfg.store)

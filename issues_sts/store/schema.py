@@ -186,7 +186,11 @@ def connect(root: Path, *, create: bool) -> sqlite3.Connection:
         )
     if not db.exists() and not create:
         raise StoreError(f"no crawl store at {root}")
-    with os_errors(StoreError, f"the crawl store {root} cannot be created"):
+    with os_errors(
+        StoreError,
+        f"the crawl store {root} cannot be created",
+        hint="point --store at a folder that can be written",
+    ):
         root.mkdir(parents=True, exist_ok=True)
     try:
         conn = sqlite3.connect(db, timeout=30, isolation_level=None)
