@@ -175,3 +175,24 @@ def test_a_validation_error_is_one_line_naming_the_option_with_the_message_untou
     assert error.one_line() == (
         "--max-in-flight: max_in_flight above per_page_limit (see `issues-sts crawl --help`)"
     )
+
+
+def test_a_field_marked_with_its_option_is_named_by_that_option() -> None:
+    """`--lr` sets `learning_rate` and `--dataset-version` sets `version`: the error names the
+    option the user typed, also in a nested model (`links.min_confidence`)."""
+    import pytest
+    from pydantic import ValidationError
+
+    from issues_sts.cli.common import config_error
+    from issues_sts.dataset.config import BuildConfig
+    from training.config import TrainConfig
+
+    cases = [
+        (TrainConfig, {"data": "d", "output": "o", "learning_rate": -1}, "--lr: "),
+        (BuildConfig, {"version": "../../etc"}, "--dataset-version: '../../etc' cannot be"),
+        (BuildConfig, {"links": {"min_confidence": 2}}, "--min-confidence: "),
+    ]
+    for model, data, start in cases:
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate(data)
+        assert config_error(caught.value, "x", model).one_line().startswith(start)

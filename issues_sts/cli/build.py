@@ -136,7 +136,7 @@ def build_command(
             allow_incomplete=allow_incomplete,
         )
     except ValidationError as exc:
-        raise config_error(exc, "build") from None
+        raise config_error(exc, "build", BuildConfig) from None
     try:
         # A Hub id is downloaded here, before the build starts: the build reads folders only.
         previous_dir = locate_build(cfg.previous) if cfg.previous is not None else None

@@ -14,6 +14,7 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
+from issues_sts.config import Option
 from issues_sts.errors import ConfigError
 from issues_sts.secrets import SCRUB
 
@@ -87,16 +88,33 @@ def dropped_secret_note(args: Sequence[str]) -> str | None:
     return f"--token is left out of this line: {where}"
 
 
-def config_error(exc: ValidationError, command: str) -> ConfigError:
+def config_error(
+    exc: ValidationError, command: str, model: type[BaseModel] | None = None
+) -> ConfigError:
     """The one place a config model's validation error becomes a one-line ConfigError that
     names the option as the user typed it (`--min-confidence`, not `min_confidence`; a nested
-    model's field, `links.min_confidence`, is its own option too). Only the option's name is
-    spelled with dashes: pydantic's message is passed on as it is."""
+    model's field, `links.min_confidence`, is its own option too). With `model`, a field
+    marked with its option (`Option("--lr")`) is named by it; otherwise the field's name is
+    spelled with dashes. pydantic's message is passed on as it is."""
     first = exc.errors()[0]
-    field = [str(part) for part in first["loc"] if isinstance(part, str)][-1:] or ["value"]
-    option = "--" + field[0].replace("_", "-")
+    names = [str(part) for part in first["loc"] if isinstance(part, str)]
+    field = names[-1:] or ["value"]
+    option = _marked_option(model, names) or "--" + field[0].replace("_", "-")
     message = str(first["msg"]).removeprefix("Value error, ")
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
+
+
+def _marked_option(model: type[BaseModel] | None, names: list[str]) -> str | None:
+    """The `Option` flag of the field at `names` (nested models followed), if marked."""
+    info = None
+    for name in names:
+        fields = getattr(model, "model_fields", None)
+        if not fields or name not in fields:
+            return None
+        info = fields[name]
+        model = info.annotation if isinstance(info.annotation, type) else None
+    marker = next((m for m in info.metadata if isinstance(m, Option)), None) if info else None
+    return marker.flag if marker else None
 
 
 def option_default(model: type[BaseModel] | type[Any], field: str) -> Any:

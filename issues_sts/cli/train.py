@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
 from issues_sts.cli.common import DEFAULT_OUT, config_error, console, option_default, quiet_option
@@ -88,12 +88,15 @@ def _pretrain(field: str) -> Any:
 Built = TypeVar("Built")
 
 
-def _config(build: Callable[[], Built], command: str) -> Built:
-    """Run a config constructor, turning validation errors into one-line ConfigErrors."""
+def _config(
+    build: Callable[[], Built], command: str, model: type[BaseModel] | None = None
+) -> Built:
+    """Run a config constructor, turning validation errors into one-line ConfigErrors (that
+    name `model`'s fields by the options marked on them)."""
     try:
         return build()
     except ValidationError as exc:
-        raise config_error(exc, command) from None
+        raise config_error(exc, command, model) from None
 
 
 def _objective(options: dict[str, Any]) -> LossConfig:
@@ -109,6 +112,7 @@ def _objective(options: dict[str, Any]) -> LossConfig:
     return _config(
         lambda: LossConfig.model_validate({**LOSS_PRESETS[preset].model_dump(), **given}),
         "train",
+        LossConfig,
     )
 
 
@@ -119,7 +123,7 @@ def _train_config(command: str, options: dict[str, Any]) -> TrainConfig:
     validation; `--quiet` turns progress off."""
     fields = {k: v for k, v in options.items() if k in TrainConfig.model_fields}
     fields |= {"valid_split": options["valid_split"] or None, "progress": not options["quiet"]}
-    return _config(lambda: TrainConfig.model_validate(fields), command)
+    return _config(lambda: TrainConfig.model_validate(fields), command, TrainConfig)
 
 
 TRAIN_HELP = """Fine-tune an encoder with the AnglE objective (the paper's setting by default).

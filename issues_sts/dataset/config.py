@@ -3,6 +3,7 @@ next to every output as `build_config.json`."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -17,6 +18,9 @@ PAPER_SPLIT_SIZES: tuple[int, int, int] = (18565, 1547, 1548)
 PAPER_POSITIVES: dict[str, int] = {"train": 9457, "valid": 774, "test": 807}
 PAPER_NEGATIVES: dict[str, int] = {"train": 9108, "valid": 773, "test": 741}
 PAPER_LONG_SHARE: dict[str, float] = {"train": 61.03, "valid": 60.85, "test": 60.50}
+
+
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class BuildConfig(BaseModel):
@@ -57,6 +61,17 @@ class BuildConfig(BaseModel):
     version: Annotated[str | None, Option("--dataset-version")] = None
     # Build from a store whose crawl is not complete; the card and stats.json name what is missing.
     allow_incomplete: Annotated[bool, Option("--allow-incomplete")] = False
+
+    @field_validator("version")
+    @classmethod
+    def _tag_name(cls, value: str | None) -> str | None:
+        # it becomes the Hub tag that `push` writes: refused here, not after the build
+        if value is not None and (not _VERSION.fullmatch(value) or ".." in value):
+            raise ValueError(
+                f"{value!r} cannot be a version tag: use letters, digits, '.', '_' and '-' "
+                "(e.g. v2)"
+            )
+        return value
 
     @field_validator("split_sizes")
     @classmethod
