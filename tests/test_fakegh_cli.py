@@ -59,3 +59,11 @@ def test_unknown_world_is_a_one_line_error() -> None:
     )
     assert done.returncode == 2
     assert "unknown world 'nowhere'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_token_no_crawl_could_send_is_refused() -> None:
+    """The crawler refuses a token under 8 characters; a server accepting only such a token
+    could not be crawled at all."""
+    done = subprocess.run([*COMMAND, "--token", "tok"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 5
+    assert "fewer than 8 characters" in done.stderr and "Traceback" not in done.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from issues_sts.cli.common import console, out, quiet_option
+from issues_sts.crawl.token import clean_token
 from issues_sts.errors import ConfigError
 from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.settings import FAULT_KINDS, FakeSettings
@@ -96,6 +97,9 @@ def fake_github_command(
     ),
     quiet: bool = quiet_option(),
 ) -> None:
+    # the crawler refuses a token it could not be (too short, whitespace inside): so does the
+    # server, rather than serve one that no crawl can send
+    token = clean_token(token, "--token")
     try:
         settings = FakeSettings(
             tokens=frozenset({token}),
