@@ -89,15 +89,16 @@ def _sequence_items(root: yaml.Node | None, path: Path) -> list[tuple[str, int]]
     hint = "the file must hold `repos:` followed by `- owner/name` lines"
     node = root
     if isinstance(root, yaml.MappingNode):
-        names = [k for k, _ in root.value if isinstance(k, yaml.ScalarNode)]
-        twice = next(
-            (k for i, k in enumerate(names) if k.value in {n.value for n in names[:i]}), None
-        )
-        if twice is not None:  # YAML keeps the last silently: the first list would be dropped
-            raise ConfigError(
-                f"{path}:{twice.start_mark.line + 1}: the key {twice.value!r} appears twice",
-                hint="merge the lists under one `repos:`",
-            )
+        seen: set[str] = set()
+        for key, _ in root.value:
+            if not isinstance(key, yaml.ScalarNode):
+                continue
+            if key.value in seen:  # YAML keeps the last silently: the first list would be lost
+                raise ConfigError(
+                    f"{path}:{key.start_mark.line + 1}: the key {key.value!r} appears twice",
+                    hint="merge the lists under one `repos:`",
+                )
+            seen.add(key.value)
         keys = {k.value: v for k, v in root.value if isinstance(k, yaml.ScalarNode)}
         unknown = sorted(set(keys) - {"repos"})
         if unknown:

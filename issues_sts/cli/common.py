@@ -69,19 +69,22 @@ def resume_command(prog: str, args: Sequence[str]) -> str:
         if skip:
             skip = False
             continue
-        if arg in _SECRET_OPTIONS:
-            skip = True
-            continue
-        if any(arg.startswith(f"{name}=") for name in _SECRET_OPTIONS):
+        if _secret_flag(arg):
+            skip = arg in _SECRET_OPTIONS  # `--token VALUE`: the value goes too
             continue
         kept.append(arg)
     return shlex.join([prog, *kept])
 
 
+def _secret_flag(arg: str) -> bool:
+    """`--token` or `--token=VALUE`."""
+    return arg.split("=", 1)[0] in _SECRET_OPTIONS
+
+
 def dropped_secret_note(args: Sequence[str]) -> str | None:
     """What to do before running `resume_command`'s line when it left a `--token` out: the
     line alone would run without the token (or with another one from the environment)."""
-    if not any(arg.split("=", 1)[0] in _SECRET_OPTIONS for arg in args):
+    if not any(_secret_flag(arg) for arg in args):
         return None
     variable = next((_TOKEN_VARIABLE[arg] for arg in args if arg in _TOKEN_VARIABLE), None)
     where = f"export {variable}=... first" if variable else "pass it again"

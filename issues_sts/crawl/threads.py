@@ -304,8 +304,7 @@ class ThreadChain:
         done: list[Checkpoint] = []
         more: list[Ask] = []
         gaps: list[Gap] = []
-        whole: list[int] = []
-        now: dict[int, set[int]] = {}  # the comment ids of each thread read whole
+        whole: dict[int, set[int]] = {}  # the comment ids of each thread read whole
         for ask in asks:
             node = repository.get(f"i{ask.number}")
             key = "timelineItems" if ask.events else "comments"
@@ -338,16 +337,14 @@ class ThreadChain:
                 expected = max(counted, reading.stored + reading.without_id)
                 gaps.append(Gap(self.ctx.repo, ask.number, expected, reading.stored, reason))
             else:
-                whole.append(ask.number)
-                now[ask.number] = reading.ids
+                whole[ask.number] = reading.ids
         self.ctx.store.write_page(
             self.ctx.repo,
             comments=comment_rows(self.ctx.repo, comments),
             events=events,
             checkpoints=done,
             gaps=gaps,
-            whole=whole,
-            threads=now,
+            threads=whole,
         )
         self.ctx.summary.comments += len(comments)
         self.ctx.summary.events += len(events)

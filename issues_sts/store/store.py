@@ -47,6 +47,9 @@ class Gap:
     reason: str
 
 
+_RECRAWL = "run the same crawl command again: it rewrites the file and resumes"
+
+
 class Store(FrameReader):
     """A crawl store directory holding `crawl.sqlite`. The connection is private: every SQL
     statement of the project is a typed method here, so the schema can change in one file."""
@@ -138,9 +141,9 @@ class Store(FrameReader):
         by their keys; an event row without a canonical never erases one an earlier GraphQL
         answer stored. `gaps` records threads of `repo` this page could not store whole,
         `whole` the numbers whose threads it stored whole (their earlier gaps are closed).
-        `threads`: for issues whose whole thread was just read, the ids of every comment it
-        has now; the others stored for those issues were deleted on GitHub and go too (a
-        deleted "Duplicate of #N" is no evidence)."""
+        `threads`: issues whose whole thread was just read (so also `whole`), with the ids of
+        every comment each has now; the others stored for them were deleted on GitHub and go
+        too (a deleted "Duplicate of #N" is no evidence)."""
         with self.transaction() as conn:
             self._insert_many(conn, "issues", list(issues), ("repo", "number"))
             self._insert_many(conn, "comments", list(comments), ("id",))
@@ -155,7 +158,7 @@ class Store(FrameReader):
                     "(SELECT value FROM json_each(?))",
                     (repo, int(number), json.dumps(sorted(int(i) for i in ids))),
                 )
-            closed = [(repo, int(n)) for n in whole]
+            closed = [(repo, int(n)) for n in (*whole, *(threads or {}))]
             if closed:
                 conn.executemany("DELETE FROM gaps WHERE repo=? AND number=?", closed)
             now = utcnow()
@@ -243,13 +246,13 @@ class Store(FrameReader):
             raise StoreError(
                 f"{path} is damaged ({type(exc).__name__}): which repositories the crawl was "
                 "asked for is unknown",
-                hint="run the same crawl command again: it rewrites the file and resumes",
+                hint=_RECRAWL,
             ) from None
         repos = data.get("repos") if isinstance(data, dict) else None
         if not isinstance(repos, list):
             raise StoreError(
                 f"{path} lists no repositories: which ones the crawl was asked for is unknown",
-                hint="run the same crawl command again: it rewrites the file and resumes",
+                hint=_RECRAWL,
             )
         return tuple(str(r) for r in repos)
 
