@@ -60,6 +60,13 @@ class StoreError(IssuesStsError):
     default_hint = "run `issues-sts crawl` first, or point --store at a crawl store"
 
 
+# A damaged database cannot be resumed: what a new crawl into another folder does, said true.
+DAMAGED_STORE_HINT = (
+    "move it away and crawl again into an empty --store; that crawl starts from the beginning, "
+    "since nothing of a damaged store can be resumed"
+)
+
+
 class IncompleteStore(StoreError):
     default_hint = (
         "run the same `issues-sts crawl` again to finish it, or pass --allow-incomplete to "

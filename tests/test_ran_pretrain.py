@@ -11,7 +11,7 @@ import torch
 
 from issues_sts.cli.app import app, main, run
 from issues_sts.crawl.rows import issue_rows
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError, DatasetError
 from issues_sts.store import Store
 from training.models import build_encoder
 from training.models.ran import RanEncoder
@@ -115,7 +115,7 @@ def test_texts_from_a_crawl_store_skip_pull_requests_and_redact_tokens(tmp_path:
 
 
 def test_a_folder_that_holds_no_texts_is_a_one_line_error(tmp_path: Path) -> None:
-    with pytest.raises(TrainingError, match="neither a crawl store nor a built dataset"):
+    with pytest.raises(DatasetError, match="neither a crawl store nor a built dataset"):
         load_texts(tmp_path, ("train",))
 
 
@@ -125,7 +125,7 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
     frame.write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet")
     out = tmp_path / "out"
     assert run(app, ["pretrain-ran", "--dataset", str(tmp_path), "--out", str(out),
-                     "--model", "ran-tiny", "--steps", "3", "--batch-size", "2",
+                     "--model", "ran-tiny", "--max-steps", "3", "--batch-size", "2",
                      "--max-length", "16", "--warmup-steps", "1"],
                "issues-sts") == 0  # fmt: skip
     assert RanEncoder.load(out).max_seq_length == 16
@@ -142,7 +142,7 @@ def test_command_line_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
                 "ran-tiny",
             ]
         )
-    assert failed.value.code == 8
+    assert failed.value.code == 6  # a missing dataset: 6 in every command (was 8)
     assert "neither a crawl store" in capsys.readouterr().err
 
 
@@ -177,12 +177,12 @@ def test_set_overrides_are_typed_and_apply_to_presets_only(tmp_path: Path) -> No
     overrides = parse_settings(["window_size=32", "dropout=0.0", "token_pooling=mean"])
     assert overrides == {"window_size": 32, "dropout": 0.0, "token_pooling": "mean"}
     for bad in (["window=3"], ["window_size=big"], ["window_size"]):
-        with pytest.raises(TrainingError):
+        with pytest.raises(ConfigError):  # a usage error, exit 2 (was 8)
             parse_settings(bad)
     config = PretrainConfig(data=tmp_path, output=tmp_path, model="ran-tiny", overrides=overrides)
     assert build_model(config).encoder.config.window_size == 32
     RanEncoder.from_preset("ran-tiny").save(tmp_path / "saved")
-    with pytest.raises(TrainingError, match="fresh RAN only"):
+    with pytest.raises(ConfigError, match="fresh RAN only"):
         build_model(
             PretrainConfig(
                 data=tmp_path, output=tmp_path, model=str(tmp_path / "saved"), overrides=overrides
@@ -196,6 +196,6 @@ def test_set_overrides_are_typed_and_apply_to_presets_only(tmp_path: Path) -> No
 def test_a_pretraining_option_out_of_range_is_refused_before_the_optimizer(
     tmp_path: Path, bad: dict[str, float]
 ) -> None:
-    with pytest.raises(TrainingError, match="--lr must be > 0") as info:
+    with pytest.raises(ConfigError, match="--lr must be > 0") as info:
         PretrainConfig(data=tmp_path, output=tmp_path, **bad)  # type: ignore[arg-type]
-    assert info.value.exit_code == 8  # a training problem, told in one line (not a bug's 1)
+    assert info.value.exit_code == 2  # a bad option value, told in one line (not a bug's 1)

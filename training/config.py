@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from issues_sts.config import Option
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError
 
 Precision = Literal["auto", "fp32", "bf16"]
 #: what `evaluate` scores by default, and how many texts it embeds per forward pass
@@ -163,17 +163,23 @@ class PretrainConfig:
     max_texts: int | None = None
     init_embeddings_from: Path | None = None
     seed: int = 42
-    device: str = "cpu"
+    device: str | None = None  # None: cuda when available, else cpu (as `train`)
     overrides: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # bad option values are usage errors (exit 2), as for every other command
+        hint = "see `issues-sts pretrain-ran --help`"
         if self.steps < 1 or self.batch_size < 1 or self.max_length < 8:
-            raise TrainingError("steps and batch size must be >= 1 and max length >= 8")
+            raise ConfigError(
+                "--max-steps and --batch-size must be >= 1 and --max-length >= 8", hint=hint
+            )
         if not 0 < self.mask_probability < 1:
-            raise TrainingError("mask probability must lie in (0, 1)")
+            raise ConfigError("mask probability must lie in (0, 1)", hint=hint)
         if not self.learning_rate > 0 or self.warmup_steps < 0 or self.weight_decay < 0:
             # the optimizer's own ValueError read as a bug (exit 1)
-            raise TrainingError("--lr must be > 0, --warmup-steps and the weight decay >= 0")
+            raise ConfigError(
+                "--lr must be > 0, --warmup-steps and the weight decay >= 0", hint=hint
+            )
 
 
 class TrainResult(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from issues_sts.errors import ConfigError, TrainingError
+from issues_sts.errors import ConfigError, DatasetError, TrainingError
 
 REQUIRED_COLUMNS = ("text1", "text2", "label")
 
@@ -83,12 +84,48 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
             return datasets.load_dataset(str(path))
         return datasets.load_dataset(source)  # a Hub id: needs the network
     except Exception as exc:  # datasets raises many unrelated types for a bad source
-        raise TrainingError(
+        # a missing or unreadable dataset is a dataset problem (6) in every command
+        empty = _empty_shards(path)
+        if empty:
+            raise DatasetError(
+                f"cannot load pairs from {source!r}: its split(s) {', '.join(empty)} hold no "
+                "pairs (an empty Parquet that `datasets` cannot read)",
+                hint="rebuild from more repositories, or with `issues-sts build "
+                "--allow-empty-splits`, which leaves empty splits out",
+            ) from exc
+        raise DatasetError(
             f"cannot load pairs from {source!r}: "
             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
             hint="pass a folder built by `issues-sts build`, a save_to_disk folder, "
             "or a Hub id such as WhereIsAI/github-issue-similarity (needs network)",
         ) from exc
+
+
+def _empty_shards(folder: Path) -> list[str]:
+    """The splits of a built folder whose `data/` shard has no rows (builds before
+    `--allow-empty-splits` wrote them, and `datasets` refuses them)."""
+    import pyarrow.parquet as pq
+
+    empty = []
+    for shard in sorted(folder.glob("data/*.parquet")) if folder.is_dir() else []:
+        try:
+            if pq.ParquetFile(shard).metadata.num_rows == 0:
+                empty.append(shard.name.split("-")[0])
+        except Exception:  # noqa: BLE001 - an unreadable shard is not an empty one
+            continue
+    return empty
+
+
+def _left_out(source: str, split: str) -> str:
+    """Why a built folder lacks `split`: its build found it empty (stats.json's sizes)."""
+    try:
+        stats = json.loads((Path(source) / "stats.json").read_text(encoding="utf-8"))
+        empty = stats["sizes"]["default"].get(split) == 0
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    if not empty:
+        return ""
+    return f"; split {split!r} is empty: its build left it out (--allow-empty-splits)"
 
 
 def load_pairs(
@@ -103,13 +140,14 @@ def load_pairs(
     else:
         if split not in loaded:
             raise ConfigError(
-                f"{source!r} has no split {split!r} (it has {', '.join(loaded.keys())})",
+                f"{source!r} has no split {split!r} (it has {', '.join(loaded.keys())})"
+                + _left_out(source, split),
                 hint=f"choose {option} among those",
             )
         table = loaded[split]
     missing = [c for c in REQUIRED_COLUMNS if c not in table.column_names]
     if missing:
-        raise TrainingError(
+        raise DatasetError(
             f"split {split!r} of {source!r} lacks columns {', '.join(missing)}",
             hint="training needs text1, text2 and label (the dataset's default config)",
         )
@@ -119,8 +157,9 @@ def load_pairs(
         list(table["text1"]), list(table["text2"]), np.asarray(table["label"], dtype=np.float32)
     )
     if len(pairs) == 0:
-        raise TrainingError(
-            f"split {split!r} of {source!r} is empty", hint="build the dataset again"
+        raise DatasetError(
+            f"split {split!r} of {source!r} is empty",
+            hint="rebuild it from more repositories, or choose another split",
         )
     return pairs
 
@@ -131,7 +170,7 @@ def eval_pairs(
     limit: int | None = None,
     *,
     option: str = "--split",
-    limit_option: str = "--max-pairs",
+    limit_option: str = "--max-eval-pairs",
 ) -> PairSet:
     """The pairs to evaluate on: `limit` of them drawn stratified, both labels required."""
     pairs = load_pairs(source, split, None, option=option).stratified(limit)

@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from safetensors.torch import save_file
 from torch import Tensor, nn
 
-from issues_sts.errors import TrainingError
+from issues_sts.errors import ConfigError, DatasetError, TrainingError
 from training.config import PretrainConfig
 from training.models.ran import RanEncoder, build_ran, copy_word_embeddings
 from training.models.ran_config import RanConfig
@@ -91,7 +91,7 @@ def load_texts(source: Path, splits: tuple[str, ...], limit: int | None = None) 
     elif (source / "data").is_dir():
         texts = _dataset_texts(source, splits)
     else:
-        raise TrainingError(
+        raise DatasetError(
             f"{source} is neither a crawl store nor a built dataset folder",
             hint="pass --store a folder with crawl.sqlite (issues-sts crawl) or --dataset one "
             "with data/*.parquet (issues-sts build)",
@@ -110,7 +110,10 @@ def _dataset_texts(folder: Path, splits: tuple[str, ...]) -> list[str]:
 
     files = [f for split in splits for f in sorted((folder / "data").glob(f"{split}-*.parquet"))]
     if not files:
-        raise TrainingError(f"no parquet files for splits {list(splits)} in {folder / 'data'}")
+        raise ConfigError(
+            f"no parquet files for splits {list(splits)} in {folder / 'data'}",
+            hint="choose --splits among the dataset's (a built one: train, valid, test)",
+        )
     frame = pl.concat([pl.read_parquet(f, columns=["text1", "text2"]) for f in files])
     both = pl.concat([frame["text1"], frame["text2"]]).unique(maintain_order=True)
     return [text for text in both.to_list() if text]
@@ -144,7 +147,7 @@ def build_model(config: PretrainConfig) -> RanForMaskedLM:
     torch.manual_seed(config.seed)
     if Path(config.model).is_dir():
         if config.overrides:
-            raise TrainingError(
+            raise ConfigError(
                 "--set changes the shape of a fresh RAN only",
                 hint=f"drop --set, or start from a preset instead of {config.model}",
             )
@@ -174,6 +177,16 @@ class PretrainResult:
         return sum(self.losses[-10:]) / len(self.losses[-10:])
 
 
+def _device(name: str | None) -> torch.device:
+    """`--device`, chosen as `train` chooses it: cuda when available unless told."""
+    if name is not None and name.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(
+            f"--device {name}: this torch has no CUDA device to use",
+            hint="leave --device out to train on the CPU",
+        )
+    return torch.device(name or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
 def pretrain(
     config: PretrainConfig, texts: list[str] | None = None, progress: bool = True
 ) -> PretrainResult:
@@ -181,7 +194,8 @@ def pretrain(
     texts = texts if texts is not None else load_texts(config.data, config.splits, config.max_texts)
     if not texts:
         raise TrainingError(f"no texts to pretrain on in {config.data}")
-    model = build_model(config).to(config.device)
+    device = _device(config.device)
+    model = build_model(config).to(device)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
@@ -194,7 +208,7 @@ def pretrain(
     losses, tokens, started = [], 0, time.perf_counter()
     with TrainProgress(config.steps, enabled=progress, label="MLM", unit="tok") as bar:
         for features in _batches(model.encoder, texts, config):
-            loss = model(**{key: value.to(config.device) for key, value in features.items()})
+            loss = model(**{key: value.to(device) for key, value in features.items()})
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -292,12 +306,12 @@ def parse_settings(settings: list[str]) -> dict[str, Any]:
     for setting in settings:
         key, _, value = setting.partition("=")
         if key not in fields or not value:
-            raise TrainingError(
+            raise ConfigError(
                 f"bad --set {setting!r}", hint=f"use FIELD=VALUE with FIELD one of {sorted(fields)}"
             )
         kind = type(getattr(RanConfig(), key))
         try:
             overrides[key] = kind(value)
         except ValueError:
-            raise TrainingError(f"--set {key} expects a {kind.__name__}, got {value!r}") from None
+            raise ConfigError(f"--set {key} expects a {kind.__name__}, got {value!r}") from None
     return overrides

@@ -2,8 +2,10 @@
 
 The vocabulary (README, "The commands"): `--out` is always a folder; a file written is
 `--json-out FILE` or `--plot FILE`; `--json` is a flag that prints JSON on stdout; `--quiet`
-everywhere; train and ablate limit `--max-train-pairs` and `--max-eval-pairs`; the dataset's
-version is `build --dataset-version`, apart from the program's `--version`.
+everywhere; train, ablate and evaluate limit `--max-train-pairs` and `--max-eval-pairs`; a
+step budget is `--max-steps` (train, ablate, pretrain-ran); the dataset's version is `build
+--dataset-version`, apart from the program's `--version`; `--repos` is a repositories file
+(crawl), a number of them is `fake-github --repo-count`.
 
 An old name is rewritten to its new one before the command line is parsed, with a one-line
 notice on stderr; `--help` shows only the new names.
@@ -31,6 +33,9 @@ RENAMED: tuple[Renamed, ...] = (
     Renamed("train", "--max-pairs", "--max-eval-pairs"),
     Renamed("ablate", "--max-pairs", "--max-eval-pairs"),
     Renamed("build", "--version", "--dataset-version"),
+    Renamed("evaluate", "--max-pairs", "--max-eval-pairs"),
+    Renamed("pretrain-ran", "--steps", "--max-steps"),
+    Renamed("fake-github", "--repos", "--repo-count"),
     Renamed("diff", "--json FILE", "--json-out FILE"),  # `--json -` is now the flag `--json`
 )
 GROUPS = ("links",)  # commands whose first argument names a subcommand

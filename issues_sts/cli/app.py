@@ -16,9 +16,10 @@ from rich.markup import escape
 
 from issues_sts import __version__
 from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
-from issues_sts.cli.aliases import rewrite
+from issues_sts.cli.aliases import command_of, rewrite
 from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
+    DAMAGED_STORE_HINT,
     EXIT_CODES,
     ConfigError,
     Interrupted,
@@ -102,6 +103,34 @@ _CLICK_EXCEPTION: type[Exception] = next(
 )
 
 
+def _command(app_: typer.Typer) -> Any:
+    """The click command `app_` runs, with every on/off flag shown as a flag in `--help`
+    (typer prints `--quiet <bool>`, though `--quiet true` is refused)."""
+    command = typer.main.get_command(app_)
+    _show_flags_as_flags(command)
+    return command
+
+
+def _show_flags_as_flags(command: Any) -> None:
+    for param in command.params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""  # an empty type column: the flag takes no value
+    for sub in getattr(command, "commands", {}).values():
+        _show_flags_as_flags(sub)
+
+
+def _usage_line(exc: Exception, args: Sequence[str], prog: str, root: Any) -> str:
+    """The parser's error (a range, a choice, a missing value, an unknown option) as the
+    table's one line, pointing at the help of the command it was given to."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None and ctx.parent is not None else prog
+    command = command_of(args)[0]
+    if where == prog and command.split(" ")[0] in getattr(root, "commands", {}):
+        where = f"{prog} {command}"  # an option's missing value is noticed by the group
+    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    return f"{message} (see `{where} --help`)"
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
     raise SignalInterrupt(signum)
 
@@ -142,7 +171,7 @@ def _store_failure(exc: sqlite3.Error) -> StoreError:
         )
     return StoreError(
         f"the crawl store could not be read or written ({exc})",
-        hint="if it is damaged, move it away and crawl again; a crawl resumes from what is intact",
+        hint=f"if it is damaged: {DAMAGED_STORE_HINT}",
     )
 
 
@@ -178,8 +207,9 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
     error also shows its traceback, and the status stays the one of the table."""
     debug = "--debug" in args
     args = rewrite(args, _note_line)  # retired option names, still accepted for a release
+    command = _command(app_)
     try:
-        result = app_(args=list(args), prog_name=prog, standalone_mode=False)
+        result = command.main(args=list(args), prog_name=prog, standalone_mode=False)
     except Interrupted as exc:
         return _interrupted(exc, args, prog)
     except typer.Exit as exc:
@@ -187,8 +217,8 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
     except (typer.Abort, KeyboardInterrupt) as exc:
         cause = exc.__cause__ if isinstance(exc, typer.Abort) else exc
         return _interrupted(interruption(cause or exc)(), args, prog)
-    except _CLICK_EXCEPTION as exc:  # usage errors: click prints them with the usage line
-        exc.show()  # type: ignore[attr-defined]
+    except _CLICK_EXCEPTION as exc:  # the parser's errors: one line, as every other error
+        _error_line(_usage_line(exc, args, prog, command))
         return ConfigError.exit_code
     except Exception as exc:
         line, code = _failure(exc)

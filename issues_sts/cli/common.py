@@ -6,7 +6,7 @@ import dataclasses
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,17 +92,27 @@ def dropped_secret_note(args: Sequence[str]) -> str | None:
 
 
 def config_error(
-    exc: ValidationError, command: str, model: type[BaseModel] | None = None
+    exc: ValidationError,
+    command: str,
+    model: type[BaseModel] | None = None,
+    *,
+    typed: Mapping[str, str] | None = None,
 ) -> ConfigError:
     """The one place a config model's validation error becomes a one-line ConfigError that
     names the option as the user typed it (`--min-confidence`, not `min_confidence`; a nested
-    model's field, `links.min_confidence`, is its own option too). With `model`, a field
-    marked with its option (`Option("--lr")`) is named by it; otherwise the field's name is
-    spelled with dashes. pydantic's message is passed on as it is."""
+    model's field, `links.min_confidence`, is its own option too). `typed` names the option
+    that set a field on this command line where several can (`repos`: `--repo` or
+    `--repos`); with `model`, a field marked with its option (`Option("--lr")`) is named by
+    it; otherwise the field's name is spelled with dashes. pydantic's message is passed on
+    as it is."""
     first = exc.errors()[0]
     names = [str(part) for part in first["loc"] if isinstance(part, str)]
     field = names[-1:] or ["value"]
-    option = _marked_option(model, names) or "--" + field[0].replace("_", "-")
+    option = (
+        (typed or {}).get(field[0])
+        or _marked_option(model, names)
+        or "--" + field[0].replace("_", "-")
+    )
     message = str(first["msg"]).removeprefix("Value error, ")
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
 

@@ -192,7 +192,7 @@ def crawl(
             timeout=timeout,
         )
     except ValidationError as exc:
-        raise config_error(exc, "crawl") from None
+        raise config_error(exc, "crawl", typed={"repos": "--repo" if repo else "--repos"}) from None
     with json_log(log_file):
         if plan:
             _print_plan(plan_crawl(cfg))

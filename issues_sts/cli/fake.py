@@ -53,7 +53,7 @@ def fake_github_command(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
     repos: int | None = typer.Option(
-        None, "--repos", help="Override the world's number of repositories."
+        None, "--repo-count", min=1, help="Override the world's number of repositories."
     ),
     issues: int | None = typer.Option(
         None, "--issues-per-repo", help="Override the world's issues per repository."
@@ -64,7 +64,9 @@ def fake_github_command(
     rust_limit: int | None = typer.Option(
         None, "--rust-limit", help="Only the first N items of the archive."
     ),
-    port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (0 = any free port)."),
+    port: int = typer.Option(
+        0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 = any free port)."
+    ),
     token: str = typer.Option("test-token", "--token", help="The token the server accepts."),
     no_graphql: bool = typer.Option(
         False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."

@@ -3,7 +3,8 @@
 Same conventions as the other commands: `--dataset` is what `issues-sts build` wrote (or a
 Hub id), `--out` is the folder results go to (a file is `--json-out` or `--plot`), `--quiet`
 turns progress bars off, `--max-train-pairs` / `--max-eval-pairs` limit the pairs trained and
-evaluated (`evaluate --max-pairs`: it only evaluates). Each command builds one frozen config
+evaluated, `--max-steps` the optimizer steps, and `--device` defaults to CUDA when available
+in every command that takes it. Each command builds one frozen config
 and calls one function of `training.api`; failures are `TrainingError`s (exit 8) printed on
 one line by `app.main`. Torch loads only when a command runs, so `issues-sts --help` stays fast.
 
@@ -68,11 +69,26 @@ SHARED_HELP = {
     "split's proportions.",
     "--valid-split": "Split that picks the best checkpoint; '' to skip validation.",
 }
+# train and pretrain-ran choose their device alike (training.distributed.setup)
+DEVICE_HELP = "cpu, cuda, cuda:1 ... (default: cuda when available, else cpu)."
 
 
-def _shared(default: Any, flag: str) -> Any:
+def _shared(default: Any, flag: str, **kwargs: Any) -> Any:
     """An option several commands declare alike: its help from SHARED_HELP."""
-    return typer.Option(default, flag, help=SHARED_HELP[flag])
+    return typer.Option(default, flag, help=SHARED_HELP[flag], **kwargs)
+
+
+def _known_pooling(value: str | None) -> str | None:
+    """--pooling is checked by the parser (exit 2), not once the model is built."""
+    from training.models.pooling import POOLINGS
+
+    if value is not None and value not in POOLINGS:
+        raise typer.BadParameter(f"choose one of {', '.join(POOLINGS)}", param_hint="--pooling")
+    return value
+
+
+def _pooling(default: str | None) -> Any:
+    return _shared(default, "--pooling", callback=_known_pooling)
 
 
 def _train(field: str) -> Any:
@@ -154,7 +170,7 @@ def train_command(
         RUNS / "angle", "--out", help="Run folder: checkpoints, metrics; an existing run resumes."
     ),
     model: str | None = _shared(_train("model"), "--model"),
-    pooling: str | None = _shared(_train("pooling"), "--pooling"),
+    pooling: str | None = _pooling(_train("pooling")),
     max_length: int = _shared(_train("max_length"), "--max-length"),
     batch_size: int = _shared(_train("batch_size"), "--batch-size"),
     epochs: int = _shared(_train("epochs"), "--epochs"),
@@ -235,11 +251,7 @@ def train_command(
     resume: bool = typer.Option(
         _train("resume"), "--resume/--no-resume", help="Continue from OUT/last if it is there."
     ),
-    device: str | None = typer.Option(
-        _train("device"),
-        "--device",
-        help="cpu, cuda, cuda:1 ... (default: cuda when available).",
-    ),
+    device: str | None = typer.Option(_train("device"), "--device", help=DEVICE_HELP),
     quiet: bool = quiet_option(),
 ) -> None:
     from training.api import train
@@ -290,7 +302,7 @@ Examples:
 
     issues-sts evaluate --dataset data/dataset --json
 
-    issues-sts evaluate --model runs/angle --max-pairs 200 --json-out runs/angle/test.json
+    issues-sts evaluate --model runs/angle --max-eval-pairs 200 --json-out runs/angle/test.json
 
 A split whose pairs carry one label only is refused (exit 8): the metrics would be undefined.
 """
@@ -302,7 +314,7 @@ def evaluate_command(
     split: str = typer.Option(
         EVAL_SPLIT, "--split", help="A split the dataset has (a built one: train, valid, test)."
     ),
-    pooling: str | None = _shared(None, "--pooling"),
+    pooling: str | None = _pooling(None),
     max_length: int | None = typer.Option(
         None, "--max-length", min=1, help="Tokens per text (default: the model's own limit)."
     ),
@@ -311,7 +323,7 @@ def evaluate_command(
     ),
     max_pairs: int | None = typer.Option(
         None,
-        "--max-pairs",
+        "--max-eval-pairs",
         min=1,
         help="Evaluate on N pairs only, both labels in the split's proportions (the first "
         "pairs of each label).",
@@ -386,7 +398,7 @@ def ablate_command(
     split: str = typer.Option(
         option_default(AblationConfig, "split"), "--split", help="The split the table reports."
     ),
-    pooling: str | None = _shared(_train("pooling"), "--pooling"),
+    pooling: str | None = _pooling(_train("pooling")),
     max_length: int = _shared(_train("max_length"), "--max-length"),
     batch_size: int = _shared(_train("batch_size"), "--batch-size"),
     epochs: int = _shared(_train("epochs"), "--epochs"),
@@ -417,7 +429,7 @@ Examples:
 
     issues-sts pretrain-ran --dataset data/dataset --out runs/ran-mlm --model ran-base
 
-    issues-sts pretrain-ran --store data/store --out runs/ran-mlm --model ran-tiny --steps 200
+    issues-sts pretrain-ran --store data/store --out runs/ran-mlm --model ran-tiny --max-steps 200
 """
 
 
@@ -445,7 +457,9 @@ def pretrain_ran_command(
     batch_size: int = typer.Option(
         _pretrain("batch_size"), "--batch-size", help="Segments per step."
     ),
-    steps: int = typer.Option(_pretrain("steps"), "--steps", help="Optimizer steps."),
+    steps: int = typer.Option(
+        _pretrain("steps"), "--max-steps", min=1, help="Optimizer steps in all."
+    ),
     learning_rate: float = _shared(_pretrain("learning_rate"), "--lr"),
     warmup_steps: int = _shared(_pretrain("warmup_steps"), "--warmup-steps"),
     max_texts: int | None = typer.Option(
@@ -457,7 +471,7 @@ def pretrain_ran_command(
         help="BERT-vocabulary checkpoint folder whose word embeddings seed RAN's (e.g. MiniLM).",
     ),
     seed: int = _shared(_pretrain("seed"), "--seed"),
-    device: str = typer.Option(_pretrain("device"), "--device", help="cpu or cuda."),
+    device: str | None = typer.Option(_pretrain("device"), "--device", help=DEVICE_HELP),
     settings: list[str] | None = typer.Option(
         None,
         "--set",

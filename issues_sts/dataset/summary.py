@@ -3,6 +3,8 @@ kept, dropped and redacted. Printed by `issues-sts build` and the demo through a
 
 from __future__ import annotations
 
+import shlex
+
 from rich.table import Table
 
 from issues_sts.dataset.build import BuildSummary
@@ -42,6 +44,7 @@ def summary_tables(summary: BuildSummary) -> tuple[Table, Table, str]:
                 drops.add_row(stage, key, f"{value:,}")
     following = (
         f"next: datasets.load_dataset({str(summary.out)!r}) to use it, "
-        f"`issues-sts push --repo-id USER/NAME --dataset {summary.out}` to publish it"
+        f"`issues-sts push --repo-id USER/NAME --dataset {shlex.quote(str(summary.out))}` to "
+        "publish it"
     )
     return table, drops, following

@@ -63,8 +63,8 @@ def _tag_is_new(api: Any, repo_id: str, tag: str, folder: Path) -> bool:
     if published != (folder / MANIFEST).read_bytes():
         raise HubError(
             f"{repo_id} already has a version tagged {tag}, with other data",
-            hint="a published version never changes: build with --version NAME (or push with "
-            "--tag NAME)",
+            hint="a published version never changes: build with --dataset-version NAME (or push "
+            "with --tag NAME)",
         )
     return False
 

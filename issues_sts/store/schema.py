@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from issues_sts.errors import StoreError, os_errors
+from issues_sts.errors import DAMAGED_STORE_HINT, StoreError, os_errors
 
 DB_NAME = "crawl.sqlite"
 # The effective configuration of the last crawl into this store (token left out): its
@@ -220,6 +220,6 @@ def connect(root: Path, *, create: bool) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         raise StoreError(
             f"the crawl store {db} is corrupt or not a store ({exc})",
-            hint="move it away and crawl again; a crawl resumes from whatever is intact",
+            hint=DAMAGED_STORE_HINT,
         ) from None
     return conn
