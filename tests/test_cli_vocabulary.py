@@ -72,6 +72,35 @@ def test_train_and_ablate_name_their_pair_limits_alike(name: str) -> None:
     assert "--max-pairs" not in options
 
 
+# One name per idea (issue 33): a pair limit, a step budget, a repositories file.
+ONE_NAME = {"--max-pairs": "--max-eval-pairs", "--steps": "--max-steps"}
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_one_name_per_idea_across_commands(name: str) -> None:
+    options = _options(COMMANDS[name])
+    for old, new in ONE_NAME.items():
+        assert old not in options, f"{name} {old}: the other commands call it {new}"
+    if "--repos" in options:  # crawl's repositories file; fake-github's count is --repo-count
+        assert options["--repos"].type_descriptor.annotation is not int, name
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_flags_show_no_value_in_help(name: str) -> None:
+    result = run([*name.split(), "--help"], COLUMNS="200")
+    assert result.code == 0
+    assert "<bool>" not in result.out, name  # `--quiet <bool>`, though `--quiet true` is refused
+
+
+def test_train_and_pretrain_ran_default_to_the_same_device() -> None:
+    from training.config import PretrainConfig, TrainConfig
+
+    assert _options(COMMANDS["train"])["--device"].default is None
+    assert _options(COMMANDS["pretrain-ran"])["--device"].default is None  # was "cpu"
+    assert TrainConfig.model_fields["device"].default is None
+    assert PretrainConfig.__dataclass_fields__["device"].default is None
+
+
 def test_every_retired_name_points_at_a_visible_option_of_its_command() -> None:
     for renamed in RENAMED:
         options = _options(COMMANDS[renamed.command])
@@ -91,6 +120,9 @@ def test_every_retired_name_points_at_a_visible_option_of_its_command() -> None:
         (["train", "--max-pairs", "8"], ["train", "--max-eval-pairs", "8"]),
         (["ablate", "--max-pairs", "8"], ["ablate", "--max-eval-pairs", "8"]),
         (["build", "--version", "v3"], ["build", "--dataset-version", "v3"]),
+        (["evaluate", "--max-pairs", "8"], ["evaluate", "--max-eval-pairs", "8"]),
+        (["pretrain-ran", "--steps", "3"], ["pretrain-ran", "--max-steps", "3"]),
+        (["fake-github", "--repos", "2"], ["fake-github", "--repo-count", "2"]),
         (["diff", "a", "b", "--json", "c.json"], ["diff", "a", "b", "--json-out", "c.json"]),
         (["diff", "--json", "c.json", "a", "b"], ["diff", "--json-out", "c.json", "a", "b"]),
         (["diff", "a", "b", "--json", "-"], ["diff", "a", "b", "--json"]),

@@ -158,7 +158,8 @@ def test_training_options_follow_the_issues_sts_conventions() -> None:
         assert "--out" in options and not {"--output", "--data", "--progress"} & options, name
     for name in ("train", "ablate"):  # the two pair limits, named alike
         assert {"--dataset", "--max-train-pairs", "--max-eval-pairs"} <= options_of(name), name
-    # evaluate writes files, not a folder: --json-out and --plot; it only evaluates: --max-pairs
+    # evaluate writes files, not a folder: --json-out and --plot; its pair limit is named as
+    # train's and ablate's
     evaluate = options_of("evaluate")
-    assert {"--dataset", "--max-pairs", "--json-out", "--plot"} <= evaluate
+    assert {"--dataset", "--max-eval-pairs", "--json-out", "--plot"} <= evaluate
     assert "--out" not in evaluate

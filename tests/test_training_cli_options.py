@@ -32,7 +32,7 @@ OPTIONS = {
     ],
     "evaluate": [
         "--dataset", "--model", "--split", "--pooling", "--max-length", "--batch-size",
-        "--max-pairs", "--plot", "--json-out", "--json", "--quiet",
+        "--max-eval-pairs", "--plot", "--json-out", "--json", "--quiet",
     ],
     "ablate": [
         "--dataset", "--out", "--model", "--variants", "--split", "--pooling", "--max-length",
@@ -41,7 +41,7 @@ OPTIONS = {
     ],
     "pretrain-ran": [
         "--dataset", "--store", "--out", "--model", "--splits", "--max-length", "--batch-size",
-        "--steps", "--lr", "--warmup-steps", "--max-texts", "--init-embeddings-from", "--seed",
+        "--max-steps", "--lr", "--warmup-steps", "--max-texts", "--init-embeddings-from", "--seed",
         "--device", "--set", "--quiet",
     ],
 }  # fmt: skip

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from issues_sts.errors import ConfigError, TrainingError
+from issues_sts.errors import ConfigError, DatasetError, TrainingError
 from tests.conftest import cli_exit_code
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 from training.config import RESUME_KEYS, TrainConfig
@@ -175,7 +175,7 @@ def test_loading_save_to_disk_and_bad_sources(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match=f"no split '{missing}' .*it has train, valid"):
             load_pairs(str(data), missing)
     datasets.Dataset.from_dict({"text": ["a"]}).save_to_disk(str(tmp_path / "bad"))
-    with pytest.raises(TrainingError, match="lacks columns"):
+    with pytest.raises(DatasetError, match="lacks columns"):
         load_pairs(str(tmp_path / "bad"), "train")
 
 
@@ -198,6 +198,6 @@ def test_cli_reports_bad_input_in_one_line(tmp_path: Path) -> None:
         timeout=120,
         env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
     )
-    assert run.returncode == TrainingError.exit_code
+    assert run.returncode == DatasetError.exit_code  # a missing dataset: 6 in every command
     lines = [line for line in run.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: cannot load pairs")

@@ -116,6 +116,13 @@ def build_command(
         "lossy or never started); the card and stats.json then name them. Without it such a "
         "store is refused (exit 3).",
     ),
+    allow_empty_splits: bool = typer.Option(
+        False,
+        "--allow-empty-splits",
+        help="Write the build even when a split gets no pairs (too few duplicate clusters): an "
+        "empty split is left out of the folder and the card, so `datasets.load_dataset` loads "
+        "the others. Without it such a build is refused (exit 6).",
+    ),
     quiet: bool = quiet_option(),
 ) -> None:
     try:
@@ -134,6 +141,7 @@ def build_command(
             previous=previous,
             version=version,
             allow_incomplete=allow_incomplete,
+            allow_empty_splits=allow_empty_splits,
         )
     except ValidationError as exc:
         raise config_error(exc, "build", BuildConfig) from None

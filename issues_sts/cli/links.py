@@ -35,8 +35,10 @@ from issues_sts.links.evaluate import (
     Results,
     default_paths,
     evaluate,
+    read_annotations,
     report_lines,
     rounds_and_strata_lines,
+    select,
     summary_lines,
 )
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
@@ -250,6 +252,8 @@ def evaluate_cmd(
             "--archive and --cache go with a single --annotations file",
             hint="evaluate one file at a time, or leave both out to use the defaults",
         )
+    for path in files:
+        _require_rows(path, subset)
     sets: dict[str, Results] = {}
     for path in files:
         with _spinner(f"loading the archive of {path.name} and extracting links...", quiet):
@@ -283,6 +287,19 @@ def evaluate_cmd(
         )
         out.print(f"\n{subset}:", markup=False)
         out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
+
+
+def _require_rows(path: Path, subset: str) -> None:
+    """A subset without a row would score precision and recall of nothing as 1.0."""
+    rows = read_annotations(path)
+    if select(rows, subset):
+        return
+    counts = ", ".join(f"{name} {len(select(rows, name))}" for name in ("dev", "test"))
+    raise ConfigError(
+        f"{path} has no annotated threads in --subset {subset} (rows: {counts}): there is "
+        "nothing to score",
+        hint="choose a --subset that has rows, or pass a file whose rows are marked for it",
+    )
 
 
 def _by_line(row: dict[str, object]) -> str:

@@ -18,7 +18,7 @@ from issues_sts.dataset import export
 from issues_sts.dataset.assemble import assemble_pairs, positives_with_split
 from issues_sts.dataset.card import render_card
 from issues_sts.dataset.completeness import MissingRepo, as_json, check_complete, describe
-from issues_sts.dataset.config import BuildConfig
+from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.diff import diff_builds, render_markdown
 from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, sample_negatives
@@ -50,7 +50,7 @@ from issues_sts.dataset.stats import (
     violin_plot,
 )
 from issues_sts.dataset.texts import issue_texts
-from issues_sts.errors import ConfigError, NoDuplicates, StoreError
+from issues_sts.errors import ConfigError, DatasetError, NoDuplicates, StoreError
 from issues_sts.links import LinkConfig, aliases_from_store, build_links, merge_aliases
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
@@ -299,6 +299,7 @@ def _build(
         )
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
+    check_splits_filled(pairs, allow_empty=cfg.allow_empty_splits)
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing
@@ -309,6 +310,22 @@ def _build(
     sizes = _write(cfg, pairs, table, stats, counters, by_split, history)
     step("done, closing the store")
     return BuildSummary(cfg.out, sizes, stats, counters)
+
+
+def check_splits_filled(pairs: pl.DataFrame, *, allow_empty: bool) -> None:
+    """An empty split is an output nobody can use (`datasets` cannot load an empty Parquet):
+    refused with the split counts and what fills them, unless --allow-empty-splits leaves
+    such splits out of the folder."""
+    sizes = dict(pairs.group_by("split").len().iter_rows())
+    if allow_empty or all(sizes.get(split, 0) for split in SPLITS):
+        return
+    counts = ", ".join(f"{split} {sizes.get(split, 0):,}" for split in SPLITS)
+    raise DatasetError(
+        f"the build would leave a split empty (pairs: {counts}): too few duplicate clusters "
+        "to share out, since each cluster lives in one split",
+        hint="crawl more repositories to fill every split, or pass --allow-empty-splits to "
+        "write the non-empty splits only",
+    )
 
 
 def _negatives(

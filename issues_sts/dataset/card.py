@@ -71,7 +71,9 @@ def card_yaml(
         return {
             "config_name": name,
             "data_files": [
-                {"split": s, "path": f"{folder}/{SHARD.format(split=s)}"} for s in SPLITS
+                {"split": s, "path": f"{folder}/{SHARD.format(split=s)}"}
+                for s in SPLITS
+                if sizes[name][s]  # an empty split (--allow-empty-splits) has no shard
             ],
         }
 
@@ -82,6 +84,7 @@ def card_yaml(
             "splits": [
                 {"name": s, "num_bytes": nbytes[name][s], "num_examples": sizes[name][s]}
                 for s in SPLITS
+                if sizes[name][s]
             ],
             "dataset_size": sum(nbytes[name].values()),
         }

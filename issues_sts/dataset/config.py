@@ -61,6 +61,9 @@ class BuildConfig(BaseModel):
     version: Annotated[str | None, Option("--dataset-version")] = None
     # Build from a store whose crawl is not complete; the card and stats.json name what is missing.
     allow_incomplete: Annotated[bool, Option("--allow-incomplete")] = False
+    # Write a build with an empty split (too few duplicate clusters): the empty split is left
+    # out of the folder and the card's configs, which `datasets` then loads. Refused without.
+    allow_empty_splits: Annotated[bool, Option("--allow-empty-splits")] = False
 
     @field_validator("version")
     @classmethod
@@ -85,4 +88,6 @@ class BuildConfig(BaseModel):
         return {name: size / total for name, size in zip(SPLITS, self.split_sizes, strict=True)}
 
     def to_json_dict(self) -> dict[str, object]:
-        return self.model_dump(mode="json")
+        # --allow-empty-splits is named only when given: builds without it keep their bytes
+        exclude = None if self.allow_empty_splits else {"allow_empty_splits"}
+        return self.model_dump(mode="json", exclude=exclude)

@@ -88,6 +88,10 @@ def write_hub_shards(
     nbytes: dict[str, dict[str, int]] = {"default": {}, "positive": {}}
     for split in SPLITS:
         part = pairs.filter(pl.col("split") == split)
+        sizes["default"][split] = sizes["positive"][split] = 0
+        nbytes["default"][split] = nbytes["positive"][split] = 0
+        if part.height == 0:  # --allow-empty-splits: `datasets` cannot read an empty shard
+            continue
         nbytes["default"][split] = write_parquet(
             part.select("text1", "text2", "label"),
             root / "data" / SHARD.format(split=split),
