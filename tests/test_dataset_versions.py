@@ -165,6 +165,7 @@ def test_crawl_grow_recrawl_build_diff_push_and_load_by_tag(
         assert (
             other_v1.returncode == 7
             and "already has a version tagged v1, with other data" in other_v1.stderr
+            and "build with --dataset-version NAME" in other_v1.stderr  # said --version
         )
         loaded = _run(["-c", LOAD, REPO, "v1"], env)
         assert loaded.returncode == 0, loaded.stderr[-2000:]

@@ -192,11 +192,6 @@ def test_2_bad_configuration(args: list[str], needle: str, stores: dict[str, Pat
     assert not (stores["root"] / "o").exists()
 
 
-def test_2_usage_errors_show_the_usage() -> None:
-    result = run(["build", "--no-such-option"])
-    assert result.code == 2 and "No such option" in result.err and "Traceback" not in result.err
-
-
 @pytest.mark.parametrize("split", ["nonsense", "validation"])
 def test_2_a_split_the_dataset_lacks_is_a_usage_error(split: str, pairs: dict[str, Path]) -> None:
     args = ["evaluate", "--dataset", str(pairs["data"]), "--model", str(pairs["model"])]

@@ -112,7 +112,8 @@ def _command(app_: typer.Typer) -> Any:
 
 
 def _show_flags_as_flags(command: Any) -> None:
-    for param in command.params:
+    help_option = command.get_help_option(typer.Context(command))  # made once, then cached
+    for param in [*command.params, *([help_option] if help_option else [])]:
         if getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""  # an empty type column: the flag takes no value
     for sub in getattr(command, "commands", {}).values():
