@@ -236,8 +236,8 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (BadCredentials.exit_code, "the GitHub token was rejected or malformed"),
     (
         DatasetError.exit_code,
-        "dataset or output problem: no usable duplicates, an output folder or file that is bad "
-        "or cannot be written",
+        "dataset or output problem: a dataset missing or unreadable, no usable duplicates, a "
+        "split left empty, an output folder or file that is bad or cannot be written",
     ),
     (HubError.exit_code, "Hugging Face Hub problem: unreachable, refused, no token"),
     (

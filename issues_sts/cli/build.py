@@ -8,7 +8,13 @@ from typing import Any
 import typer
 from pydantic import ValidationError
 
-from issues_sts.cli.common import config_error, console, option_default, quiet_option
+from issues_sts.cli.common import (
+    config_error,
+    console,
+    field_range,
+    option_default,
+    quiet_option,
+)
 from issues_sts.cli.report import make_reporter
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
@@ -54,7 +60,10 @@ def build_command(
         _default("out"), "--out", help="Output folder: empty, absent, or an earlier build."
     ),
     seed: int = typer.Option(
-        _default("seed"), "--seed", help="Seed for splits, negatives and row order."
+        _default("seed"),
+        "--seed",
+        **field_range(BuildConfig, "seed"),
+        help="Seed for splits, negatives and row order.",
     ),
     negatives: str = typer.Option(
         _default("negatives"),
@@ -62,11 +71,15 @@ def build_command(
         help="random (default) or hard (BM25-similar non-duplicates).",
     ),
     negative_ratio: float = typer.Option(
-        _default("negative_ratio"), "--negative-ratio", help="Negatives per positive in each split."
+        _default("negative_ratio"),
+        "--negative-ratio",
+        **field_range(BuildConfig, "negative_ratio"),
+        help="Negatives per positive in each split (more than 0).",
     ),
     same_repo_share: float = typer.Option(
         _default("same_repo_share"),
         "--same-repo-share",
+        **field_range(BuildConfig, "same_repo_share"),
         help="Share of negatives drawn inside one repository.",
     ),
     tokenizer: str | None = typer.Option(
@@ -78,7 +91,8 @@ def build_command(
     min_confidence: float = typer.Option(
         option_default(LinkConfig, "min_confidence"),
         "--min-confidence",
-        help="Links below this confidence make no pair (0-1).",
+        **field_range(LinkConfig, "min_confidence"),
+        help="Links below this confidence make no pair.",
     ),
     alias: list[str] = typer.Option(
         [],

@@ -141,6 +141,33 @@ def option_default(model: type[BaseModel] | type[Any], field: str) -> Any:
     return model.model_fields[field].get_default(call_default_factory=True)
 
 
+def field_range(model: type[BaseModel], field: str) -> dict[str, Any]:
+    """`min`/`max` for `typer.Option` from a config field's bounds (`Field(ge=0, lt=2**32)`),
+    so that `--help` shows the range the config enforces and the parser refuses what lies
+    outside it. An open bound is closed on integers (gt=1 is min 2); on floats the parser
+    cannot say it, and the config's own check does."""
+    bounds: dict[str, Any] = {}
+    is_int = _field_type(model, field) is int
+    for item in model.model_fields[field].metadata:
+        for key, name, step in (
+            ("ge", "min", 0),
+            ("gt", "min", 1),
+            ("le", "max", 0),
+            ("lt", "max", -1),
+        ):
+            value = getattr(item, key, None)
+            if value is not None and (step == 0 or is_int):
+                bounds[name] = value + step
+    return bounds
+
+
+def _field_type(model: type[BaseModel], field: str) -> Any:
+    """The field's type without `| None`."""
+    annotation = model.model_fields[field].annotation
+    args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
+    return args[0] if len(args) == 1 else annotation
+
+
 def activation_line() -> str | None:
     """`source .venv/bin/activate` for the virtual environment running us (None outside one),
     so printed next steps work in a fresh shell."""

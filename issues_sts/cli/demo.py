@@ -8,10 +8,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DATA_DIR, activation_line, console, quiet_option
+from issues_sts.cli.common import DATA_DIR, activation_line, console, field_range, quiet_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from issues_sts.sandbox.worlds.generator import PRESETS
+from training.config import TrainConfig
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
 project's fake GitHub, crawl it, build the dataset, fine-tune the bundled all-MiniLM-L6-v2
@@ -49,9 +50,17 @@ def demo_command(
         True, "--train/--no-train", help="Fine-tune and evaluate the offline backbone."
     ),
     max_length: int = typer.Option(
-        128, "--max-length", help="Token limit used for training and evaluation."
+        128,
+        "--max-length",
+        **field_range(TrainConfig, "max_length"),
+        help="Token limit used for training and evaluation.",
     ),
-    batch_size: int = typer.Option(16, "--batch-size", help="Pairs per training batch."),
+    batch_size: int = typer.Option(
+        16,
+        "--batch-size",
+        **field_range(TrainConfig, "batch_size"),
+        help="Pairs per training batch.",
+    ),
     quiet: bool = quiet_option(),
 ) -> None:
     if world not in PRESETS:

@@ -49,6 +49,8 @@ def fake_github_command(
     scale: float = typer.Option(
         0.01,
         "--scale",
+        min=0.001,
+        max=1.0,
         help="With --world paper: share of the 55 repositories' real sizes (0.001..1).",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the generated world."),
@@ -56,13 +58,13 @@ def fake_github_command(
         None, "--repo-count", min=1, help="Override the world's number of repositories."
     ),
     issues: int | None = typer.Option(
-        None, "--issues-per-repo", help="Override the world's issues per repository."
+        None, "--issues-per-repo", min=1, help="Override the world's issues per repository."
     ),
     rust_archive: Path | None = typer.Option(
         None, "--rust-archive", help="Serve the rust issue archive in this folder instead."
     ),
     rust_limit: int | None = typer.Option(
-        None, "--rust-limit", help="Only the first N items of the archive."
+        None, "--rust-limit", min=1, help="Only the first N items of the archive."
     ),
     port: int = typer.Option(
         0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 = any free port)."
@@ -72,7 +74,7 @@ def fake_github_command(
         False, "--no-graphql", help="Answer 404 on /graphql, like a GitHub without it."
     ),
     rate_limit: int = typer.Option(
-        5000, "--rate-limit", help="Core requests (and GraphQL points) per window."
+        5000, "--rate-limit", min=0, help="Core requests (and GraphQL points) per window."
     ),
     reset_seconds: float = typer.Option(
         3600.0, "--reset-seconds", help="Rate-limit window length in seconds."
@@ -80,11 +82,14 @@ def fake_github_command(
     secondary_every: int | None = typer.Option(
         None,
         "--secondary-every",
+        min=1,
         help="Answer every Nth request with a secondary-limit 403 (retry-after: 60).",
     ),
     fault_rate: float = typer.Option(
         0.0,
         "--fault-rate",
+        min=0.0,
+        max=1.0,
         help=f"Share of requests answered with a fault ({', '.join(FAULT_KINDS)}).",
     ),
     enterprise: bool = typer.Option(

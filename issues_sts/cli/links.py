@@ -18,6 +18,7 @@ from issues_sts.cli.common import (
     DEFAULT_STORE,
     config_error,
     console,
+    field_range,
     option_default,
     out,
     quiet_option,
@@ -92,6 +93,8 @@ def extract_cmd(
     ),
     min_confidence: float = typer.Option(
         option_default(LinkConfig, "min_confidence"),
+        "--min-confidence",
+        **field_range(LinkConfig, "min_confidence"),
         help="Links below this confidence are kept but not usable.",
     ),
     alias: list[str] = typer.Option(

@@ -25,8 +25,16 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
-from issues_sts.cli.common import DEFAULT_OUT, config_error, console, option_default, quiet_option
+from issues_sts.cli.common import (
+    DEFAULT_OUT,
+    config_error,
+    console,
+    field_range,
+    option_default,
+    quiet_option,
+)
 from issues_sts.cli.common import out as stdout
+from issues_sts.config import Option
 from issues_sts.errors import ConfigError, Interrupted, Terminated, TrainingError, os_errors
 from issues_sts.store import Store
 from training.config import (
@@ -74,8 +82,17 @@ DEVICE_HELP = "cpu, cuda, cuda:1 ... (default: cuda when available, else cpu)."
 
 
 def _shared(default: Any, flag: str, **kwargs: Any) -> Any:
-    """An option several commands declare alike: its help from SHARED_HELP."""
-    return typer.Option(default, flag, help=SHARED_HELP[flag], **kwargs)
+    """An option several commands declare alike: its help from SHARED_HELP, its range from
+    the TrainConfig field marked with it (shown in `--help`, checked by the parser)."""
+    return typer.Option(default, flag, help=SHARED_HELP[flag], **_range(flag), **kwargs)
+
+
+def _range(flag: str, model: type[BaseModel] = TrainConfig) -> dict[str, Any]:
+    """The bounds of `model`'s field marked with `flag` (none when no field is)."""
+    for name, info in model.model_fields.items():
+        if any(isinstance(m, Option) and m.flag == flag for m in info.metadata):
+            return field_range(model, name)
+    return {}
 
 
 def _known_pooling(value: str | None) -> str | None:
@@ -178,6 +195,7 @@ def train_command(
     stop_after_steps: int | None = typer.Option(
         _train("stop_after_steps"),
         "--stop-after-steps",
+        **_range("--stop-after-steps"),
         help="Checkpoint and stop after N more steps (rerun resumes).",
     ),
     learning_rate: float = _shared(_train("learning_rate"), "--lr"),
@@ -185,10 +203,14 @@ def train_command(
     weight_decay: float = typer.Option(
         _train("weight_decay"),
         "--weight-decay",
+        **_range("--weight-decay"),
         help="AdamW weight decay (not on biases and norms).",
     ),
     grad_accumulation: int = typer.Option(
-        _train("grad_accumulation"), "--grad-accumulation", help="Micro-batches per optimizer step."
+        _train("grad_accumulation"),
+        "--grad-accumulation",
+        **_range("--grad-accumulation"),
+        help="Micro-batches per optimizer step.",
     ),
     precision: str = _shared(_train("precision"), "--precision"),
     gradient_checkpointing: bool = typer.Option(
@@ -199,6 +221,7 @@ def train_command(
     attention_dropout: float | None = typer.Option(
         _train("attention_dropout"),
         "--attention-dropout",
+        **_range("--attention-dropout"),
         help="Override the backbone's attention dropout.",
     ),
     seed: int = _shared(_train("seed"), "--seed"),
@@ -206,11 +229,13 @@ def train_command(
     eval_steps: int | None = typer.Option(
         _train("eval_steps"),
         "--eval-steps",
+        **_range("--eval-steps"),
         help="Validate every N steps (default: at epoch ends).",
     ),
     save_steps: int | None = typer.Option(
         _train("save_steps"),
         "--save-steps",
+        **_range("--save-steps"),
         help="Checkpoint every N steps (default: with every validation).",
     ),
     max_train_pairs: int | None = _shared(_train("max_train_pairs"), "--max-train-pairs"),
@@ -223,12 +248,20 @@ def train_command(
     ),
     # the objective's options default to None: "as --loss's preset says"
     w_cos: float | None = typer.Option(
-        None, "--w-cos", help="Weight of the cosine (CoSENT) objective."
+        None,
+        "--w-cos",
+        **_range("--w-cos", LossConfig),
+        help="Weight of the cosine (CoSENT) objective.",
     ),
     w_ibn: float | None = typer.Option(
-        None, "--w-ibn", help="Weight of the in-batch-negative objective."
+        None,
+        "--w-ibn",
+        **_range("--w-ibn", LossConfig),
+        help="Weight of the in-batch-negative objective.",
     ),
-    w_angle: float | None = typer.Option(None, "--w-angle", help="Weight of the angle objective."),
+    w_angle: float | None = typer.Option(
+        None, "--w-angle", **_range("--w-angle", LossConfig), help="Weight of the angle objective."
+    ),
     cos_tau: float | None = typer.Option(
         None, "--cos-tau", help="Temperature of the cosine objective."
     ),
@@ -452,10 +485,11 @@ def pretrain_ran_command(
     max_length: int = typer.Option(
         _pretrain("max_length"),
         "--max-length",
+        min=8,
         help="Tokens per segment; longer texts are cut into segments.",
     ),
     batch_size: int = typer.Option(
-        _pretrain("batch_size"), "--batch-size", help="Segments per step."
+        _pretrain("batch_size"), "--batch-size", min=1, help="Segments per step."
     ),
     steps: int = typer.Option(
         _pretrain("steps"), "--max-steps", min=1, help="Optimizer steps in all."
@@ -463,7 +497,7 @@ def pretrain_ran_command(
     learning_rate: float = _shared(_pretrain("learning_rate"), "--lr"),
     warmup_steps: int = _shared(_pretrain("warmup_steps"), "--warmup-steps"),
     max_texts: int | None = typer.Option(
-        _pretrain("max_texts"), "--max-texts", help="Read at most N texts."
+        _pretrain("max_texts"), "--max-texts", min=1, help="Read at most N texts."
     ),
     init_embeddings_from: Path | None = typer.Option(
         _pretrain("init_embeddings_from"),
