@@ -79,20 +79,15 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
             return datasets.load_from_disk(str(path))
         if path.is_dir() and (path / "data").is_dir():
             # The built Hub-shaped folder; its README declares `default` (data/) and `positive`.
+            _refuse_empty_shards(source, path)
             return datasets.load_dataset(str(path), "default")
         if path.exists():
             return datasets.load_dataset(str(path))
         return datasets.load_dataset(source)  # a Hub id: needs the network
+    except DatasetError:
+        raise
     except Exception as exc:  # datasets raises many unrelated types for a bad source
         # a missing or unreadable dataset is a dataset problem (6) in every command
-        empty = _empty_shards(path)
-        if empty:
-            raise DatasetError(
-                f"cannot load pairs from {source!r}: its split(s) {', '.join(empty)} hold no "
-                "pairs (an empty Parquet that `datasets` cannot read)",
-                hint="rebuild from more repositories, or with `issues-sts build "
-                "--allow-empty-splits`, which leaves empty splits out",
-            ) from exc
         raise DatasetError(
             f"cannot load pairs from {source!r}: "
             f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
@@ -101,19 +96,25 @@ def _load_dataset_dict(source: str):  # -> datasets.DatasetDict
         ) from exc
 
 
-def _empty_shards(folder: Path) -> list[str]:
-    """The splits of a built folder whose `data/` shard has no rows (builds before
-    `--allow-empty-splits` wrote them, and `datasets` refuses them)."""
+def _refuse_empty_shards(source: str, folder: Path) -> None:
+    """A built folder's `data/` shard without rows (builds before `--allow-empty-splits` wrote
+    them) is named, rather than `datasets`' "BatchSize must be greater than 0"."""
     import pyarrow.parquet as pq
 
     empty = []
-    for shard in sorted(folder.glob("data/*.parquet")) if folder.is_dir() else []:
+    for shard in sorted(folder.glob("data/*.parquet")):
         try:
             if pq.ParquetFile(shard).metadata.num_rows == 0:
                 empty.append(shard.name.split("-")[0])
-        except Exception:  # noqa: BLE001 - an unreadable shard is not an empty one
+        except Exception:  # noqa: BLE001, S112 - an unreadable shard is datasets' to report
             continue
-    return empty
+    if empty:
+        raise DatasetError(
+            f"cannot load pairs from {source!r}: its split(s) {', '.join(empty)} hold no pairs "
+            "(an empty Parquet, which `datasets` cannot read)",
+            hint="rebuild from more repositories, or with `issues-sts build "
+            "--allow-empty-splits`, which leaves empty splits out",
+        )
 
 
 def _left_out(source: str, split: str) -> str:
