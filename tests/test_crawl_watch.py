@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,7 @@ def test_a_crawl_into_a_log_file_shows_lines_at_a_steady_pace_through_its_waits(
     ]
     assert any(f"started {repo}" in line for _, line in progress)
     assert any(f"{repo}: ok" in line for _, line in progress)
-    assert all("planned requests+points, ETA" in line for _, line in progress[1:])
+    assert all("ETA " in line and "planned requests+points" in line for _, line in progress[1:])
     waits = [line for _, line in seen if "waiting" in line and "rate limit, until" in line]
     assert waits, text[-3000:]
     # the pace: a line at least every second or so from the first to the last progress line,
@@ -146,7 +147,19 @@ def test_a_crawl_into_a_log_file_shows_lines_at_a_steady_pace_through_its_waits(
     assert summary["ok"] and summary["waited_seconds"] == pytest.approx(waited, abs=0.06)
     starts = [e["data"] for e in events if e.get("event") == "progress"]
     assert starts[0]["repos_left"] == 1 and starts[-1]["repos_done"] == 1
+    assert starts[0]["repos_not_started"] == 0  # the one repository is under way
     assert all("eta_seconds" in d and d["planned"] > 0 for d in starts)
+    # the JSON log keeps the stderr line's pace through the waits (it had only each
+    # repository's start and end: nothing during a 49 s wait)
+    stamps = [_seconds(e["time"]) for e in events if e.get("event") == "progress"]
+    json_gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert len(stamps) >= RESET and max(json_gaps) < 4, json_gaps
+
+
+def _seconds(stamp: str) -> float:
+    """A JSON log's `time` (UTC, milliseconds) as seconds since the epoch."""
+    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def test_line_reporter_keeps_its_pace_and_milestones() -> None:
