@@ -9,6 +9,7 @@ a few seconds (the accelerated clock) and `--progress-every 1` (the pace, scaled
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -19,8 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from issues_sts.cli.report import LineReporter
+from issues_sts.cli.report import LineReporter, RichReporter
 from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Plan, RepoPlan
 from issues_sts.crawl.progress import CrawlProgress, Projection, eta_seconds
@@ -250,3 +252,20 @@ def test_a_long_wait_says_why_until_when_and_what_shortens_it() -> None:
     assert "waiting 45 s" in str(recorder.events[0][1]) and "Ctrl-C" not in str(
         recorder.events[0][1]
     )
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_crawl_bar_keeps_its_eta_and_budget_on_a_narrow_terminal(width: int) -> None:
+    """At 120 columns the bar was cut to "crawl (reposit… … ETA unknown (`issues-sts craw…"."""
+    sink = io.StringIO()
+    console = Console(file=sink, width=width, force_terminal=True, color_system=None)
+    reporter = RichReporter(console)
+    progress = CrawlProgress(reporter, 5, projection=Projection(1000, 2.0), spent=lambda: 250)
+    with reporter:
+        progress.start("rust-lang/rust")
+        progress.page("rust-lang/rust", "issues", 100, 3, "4,321 (--max-requests: 900 left)")
+    last = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", sink.getvalue()).split("\r")[-1]
+    drawn = " ".join(last.split())
+    assert all(len(line) <= width for line in last.splitlines())
+    assert "ETA 1.5 h" in drawn and "budget 4,321 (--max-requests: 900 left)" in drawn
+    assert "crawl (repositories)" in drawn and "4 not started" in drawn and "…" not in drawn
