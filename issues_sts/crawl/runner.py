@@ -131,6 +131,7 @@ class ResolveChain:
         self.store = store
         self.repo = repo
         self.current: str | None = None
+        self.not_modified = False  # the repository answered 304: a free request
         self.cp = store.checkpoint(repo, "repo")
         self.known = store.repo_row(repo) or {}
 
@@ -144,6 +145,7 @@ class ResolveChain:
         page, hops = result
         if page.status == 304:
             self.current = str(self.known["current_name"])
+            self.not_modified = True
             return
         if page.status != 200 or not isinstance(page.data, dict):
             self.store.upsert_repo(self.repo, status="missing")
@@ -180,6 +182,7 @@ class RepoSync:
         self.store.upsert_repo(repo)
         resolver = ResolveChain(self.store, repo)
         yield [resolver]
+        summary.not_modified += resolver.not_modified  # the table's 304s add up to the caption's
         ctx = RepoContext(
             self.store,
             repo,
@@ -453,6 +456,7 @@ def run_crawl(
                 cfg.max_in_flight + 1,
                 flows_at_once=cfg.repos_at_once,
                 on_end=ends.end,
+                on_stop=ends.cut_short,
             )
     except StopCrawl:
         pass
@@ -640,6 +644,12 @@ class RepoEnds:
             self.sync.progress.start(repo)
             self.started[repo] = self.clock()
             yield result, self.sync.flow(repo, result)
+
+    def cut_short(self, result: RepoSummary, requests: int) -> None:
+        """A repository under way when the crawl stopped (Ctrl-C, SIGTERM, a spent budget):
+        what it spent so far, for the summary (it said 0 requests and 0.0 s)."""
+        result.requests = requests
+        result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
 
     def end(self, result: RepoSummary, exc: BaseException | None, requests: int) -> None:
         """A missing or failing repository is reported and the others go on; a spent budget,
