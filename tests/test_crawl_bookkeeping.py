@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
-from tests.cli_process import run_and_signal
+from issues_sts.store.lock import CrawlLock
+from tests.cli_process import env, run, run_and_signal, script
 from tests.crawl_support import small_world
 
 
@@ -37,3 +39,31 @@ def test_a_stopped_crawl_keeps_its_books_and_says_how_to_resume(
     # it said `requests 0` and `seconds 0.0` although the run counted both
     assert summary["requests"] > 0 and row["requests"] == summary["requests"]
     assert row["seconds"] > 0 and row["status"] == "interrupted"
+
+
+def test_a_second_crawl_into_a_store_in_use_is_refused_naming_the_holder(tmp_path: Path) -> None:
+    settings = FakeSettings(unauthenticated_limit=4, reset_seconds=3600)
+    store = tmp_path / "s"
+    with FakeGitHub(small_world(repos=1, issues=400), settings) as gh:
+        repo = next(iter(gh.corpus.repos))
+        args = ["crawl", "--api-url", gh.api_url, "--repo", repo, "--store", str(store)]
+        first = subprocess.Popen(
+            [script(), *args],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=env(),
+            text=True,
+        )
+        try:
+            assert first.stderr is not None
+            for line in first.stderr:  # the first crawl waits for the rate limit, holding it
+                if "waiting" in line:
+                    break
+            second = run(args)
+        finally:
+            first.kill()  # kill -9: no chance to release anything itself
+            first.wait(timeout=30)
+    assert second.code == 3, second.err  # both crawled one store without a word
+    (line,) = second.error_lines
+    assert f"is in use by another crawl (PID {first.pid})" in line and "run this command" in line
+    CrawlLock(store).acquire().release()  # the kernel let go of the killed one's lock

@@ -76,6 +76,7 @@ from issues_sts.errors import (
 from issues_sts.evidence import KEYWORD_LINE
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import CRAWL_CONFIG, Checkpoint, Store, utcnow
+from issues_sts.store.lock import CrawlLock
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -409,13 +410,16 @@ def run_crawl(
     token = cfg.token_value()
     scrub = Scrubber([token])
     store = Store.open(cfg.store, create=True)
+    lock = CrawlLock(cfg.store)
     try:
+        lock.acquire()  # released in the `finally` below, with the store
         with os_errors(StoreError, f"the crawl store {cfg.store} cannot be written"):
             (cfg.store / CONFIG_FILE).write_text(
                 json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
             )
     except StoreError:
         store.close()
+        lock.release()
         raise
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
@@ -476,6 +480,7 @@ def run_crawl(
         if summary.ok:
             summary.plan_line = _compare_with_plan(cfg.store, summary)
         store.close()
+        lock.release()
         if own_http:
             http.close()
     return summary
