@@ -15,7 +15,7 @@ from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store.lock import CrawlLock
 from tests.cli_process import env, run, run_and_signal, script
-from tests.crawl_support import small_world
+from tests.crawl_support import crawl, small_world
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
@@ -67,3 +67,17 @@ def test_a_second_crawl_into_a_store_in_use_is_refused_naming_the_holder(tmp_pat
     (line,) = second.error_lines
     assert f"is in use by another crawl (PID {first.pid})" in line and "run this command" in line
     CrawlLock(store).acquire().release()  # the kernel let go of the killed one's lock
+
+
+def test_status_lists_every_repository_the_crawl_was_asked_for(tmp_path: Path) -> None:
+    with FakeGitHub(small_world(repos=3, issues=60)) as gh:
+        stopped = crawl(gh, tmp_path, max_requests=3, repos_at_once=1)
+    assert stopped.stopped
+    result = run(["status", "--store", str(tmp_path), "--json"])
+    assert result.code == 0, result.err
+    rows = {row["repo"]: row for row in json.loads(result.out)}
+    assert set(rows) == set(gh.corpus.repos)  # it listed only the one started
+    waiting = [row for row in rows.values() if row["status"] == "not started"]
+    assert len(waiting) == 2 and all(row["issues"] == 0 for row in waiting)
+    table = run(["status", "--store", str(tmp_path)])
+    assert table.code == 0 and table.out.count("not started") == 2

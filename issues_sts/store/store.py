@@ -30,7 +30,7 @@ from issues_sts.store.schema import (
     upsert_sql,
     utcnow,
 )
-from issues_sts.store.status import DuplicateScreen, repo_counts
+from issues_sts.store.status import DuplicateScreen, not_started, repo_counts
 
 Row = dict[str, Any]  # one row of a table, by column name
 
@@ -206,8 +206,10 @@ class Store(FrameReader):
     # -- reading (status, crawl bookkeeping) ------------------------------------------
     def repo_counts(self, screen: DuplicateScreen | None = None) -> list[dict[str, Any]]:
         """Per repository: what `issues-sts status --json` prints (a stable interface); the
-        duplicate candidates are counted by `screen`'s predicates (None without one)."""
-        return repo_counts(self._conn, screen)
+        duplicate candidates are counted by `screen`'s predicates (None without one). The
+        repositories the crawl was asked for and never started come last, `not started`."""
+        rows = repo_counts(self._conn, screen)
+        return rows + not_started(self.asked_repos(), rows)
 
     def gaps(self, repo: str | None = None) -> list[Gap]:
         """The threads the crawl could not store whole (all repositories, or one)."""
