@@ -602,10 +602,16 @@ class WaitAnnouncer:
         if bucket.endswith("per-minute"):
             return "GitHub's per-minute secondary limits (points and response time) are reached"
         state = self.state(bucket) if self.state is not None else None
-        limit = f"{state.limit:,} " if state is not None and state.limit else ""
-        if state is not None and state.remaining == 0:
+        if state is None:
+            return f"the {bucket} rate limit is reached"
+        limit = f"{state.limit:,} " if state.limit else ""
+        # a wait that no pause of GitHub's explains is the crawler keeping its last requests
+        # (those in flight count): this hour's are spent, whatever `remaining` still says
+        if state.remaining == 0 or self.clock() >= state.paused_until:
             return f"this hour's {limit}{bucket} requests are spent"
-        return "GitHub asked the crawler to slow down (a secondary rate limit)"
+        if state.secondary_hits:
+            return "GitHub asked the crawler to slow down (a secondary rate limit)"
+        return "GitHub asked the crawler to wait (a Retry-After answer)"
 
     def _cure(self) -> str:
         if self.anonymous:
