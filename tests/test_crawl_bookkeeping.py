@@ -15,7 +15,7 @@ from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.store.lock import CrawlLock
 from tests.cli_process import env, run, run_and_signal, script
-from tests.crawl_support import crawl, small_world
+from tests.crawl_support import TOKEN, crawl, small_world
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
@@ -81,3 +81,40 @@ def test_status_lists_every_repository_the_crawl_was_asked_for(tmp_path: Path) -
     assert len(waiting) == 2 and all(row["issues"] == 0 for row in waiting)
     table = run(["status", "--store", str(tmp_path)])
     assert table.code == 0 and table.out.count("not started") == 2
+
+
+def test_a_repository_given_to_repo_is_checked_there_not_in_repos_yaml(tmp_path: Path) -> None:
+    with FakeGitHub(small_world(repos=1, issues=10)) as gh:
+        args = ["crawl", "--api-url", gh.api_url, "--store", str(tmp_path / "s")]
+        result = run([*args, "--repo", "nobody/nothing", "--token", TOKEN])
+        listed = tmp_path / "list.yaml"
+        listed.write_text("- nobody/nothing\n")
+        from_file = run([*args, "--repos", str(listed), "--token", TOKEN])
+    assert result.code == 4 and from_file.code == 4
+    (line,) = result.error_lines
+    assert "check the owner/name given to --repo" in line and "repos.yaml" not in line
+    assert f"check the owner/name in {listed}" in from_file.error_lines[0]
+
+
+@pytest.mark.parametrize("wrong", ["/api/v3", "/elsewhere"])
+def test_a_wrong_api_url_is_named_instead_of_every_repository_missing(
+    wrong: str, tmp_path: Path
+) -> None:
+    with FakeGitHub(small_world(repos=2, issues=10)) as gh:  # github.com-like: no /api/v3
+        args = ["crawl", "--api-url", gh.root_url + wrong, "--store", str(tmp_path / "s")]
+        result = run([*args, "--token", TOKEN])
+        planned = run([*args, "--token", TOKEN, "--plan"])
+    for outcome in (result, planned):
+        assert outcome.code == 2, outcome.err  # exit 4, every repository "missing"
+        (line,) = outcome.error_lines
+        assert f"--api-url {gh.root_url + wrong} is not a GitHub REST API root" in line
+        assert "https://HOST/api/v3" in line and "repos.yaml" not in line
+
+
+def test_a_repository_missing_on_a_real_api_root_is_still_missing(tmp_path: Path) -> None:
+    with FakeGitHub(small_world(repos=1, issues=10), FakeSettings(enterprise=True)) as gh:
+        result = run(
+            ["crawl", "--api-url", gh.api_url, "--store", str(tmp_path), "--repo", "no/such"]
+            + ["--token", TOKEN]
+        )
+    assert result.code == 4 and "no/such does not exist" in result.error_lines[0]

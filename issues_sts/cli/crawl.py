@@ -190,6 +190,7 @@ def crawl(
             repos_at_once=repos_at_once,
             per_page=per_page,
             timeout=timeout,
+            repos_named_in="given to --repo" if repo else f"in {repos or DEFAULT_REPOS}",
         )
     except ValidationError as exc:
         raise config_error(exc, "crawl") from None

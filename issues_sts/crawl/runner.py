@@ -31,6 +31,7 @@ from typing import Any
 
 import httpx
 
+from issues_sts.crawl.apiroot import ApiRoot
 from issues_sts.crawl.candidates import (
     Candidate,
     has_duplicate_wording,
@@ -128,9 +129,13 @@ class ResolveChain:
     """`GET /repos/{o}/{r}` (with If-None-Match), following a rename: where the repository
     lives now; RepoNotFound (raised on commit) when it is gone."""
 
-    def __init__(self, store: Store, repo: str) -> None:
+    def __init__(
+        self, store: Store, repo: str, api: ApiRoot | None = None, named_in: str = "repos.yaml"
+    ) -> None:
         self.store = store
         self.repo = repo
+        self.api = api
+        self.named_in = named_in
         self.current: str | None = None
         self.not_modified = False  # the repository answered 304: a free request
         self.cp = store.checkpoint(repo, "repo")
@@ -140,7 +145,13 @@ class ResolveChain:
         if self.current is not None:
             return None
         etag = self.cp.etag if self.cp.done and self.known.get("current_name") else None
-        return lambda client: get_following(client, f"repos/{self.repo}", etag)
+        return lambda client: self._resolve(client, etag)
+
+    def _resolve(self, client: GitHubClient, etag: str | None) -> tuple[Page, int]:
+        page, hops = get_following(client, f"repos/{self.repo}", etag)
+        if page.status not in (200, 304) and self.api is not None:
+            self.api.check(client)  # every repository "missing": the URL may be the problem
+        return page, hops
 
     def commit(self, result: tuple[Page, int]) -> None:
         page, hops = result
@@ -151,7 +162,10 @@ class ResolveChain:
         if page.status != 200 or not isinstance(page.data, dict):
             self.store.upsert_repo(self.repo, status="missing")
             raise RepoNotFound(
-                f"{self.repo} does not exist or is not visible to this token", status=page.status
+                f"{self.repo} does not exist or is not visible to this token",
+                status=page.status,
+                hint=f"check the owner/name {self.named_in}; private repositories need a token "
+                "with access",
             )
         self.current = str(page.data.get("full_name") or self.repo)
         self.store.upsert_repo(self.repo, repo_id=page.data.get("id"), current_name=self.current)
@@ -173,6 +187,7 @@ class RepoSync:
         self.progress = progress
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
+        self.api = ApiRoot(cfg.api_url)
         self.sizer = PageSizer(
             slow_seconds=cfg.pacing.slow_query
         )  # node budget of GraphQL thread batches, shared by all repositories
@@ -181,7 +196,7 @@ class RepoSync:
         """The phases of one repository's sync. Between two, the pump's thread reads the
         store to decide what the next one asks."""
         self.store.upsert_repo(repo)
-        resolver = ResolveChain(self.store, repo)
+        resolver = ResolveChain(self.store, repo, self.api, self.cfg.repos_named_in)
         yield [resolver]
         summary.not_modified += resolver.not_modified  # the table's 304s add up to the caption's
         ctx = RepoContext(
@@ -530,8 +545,12 @@ def plan_crawl(
         for repo in cfg.repos:
             page, _ = get_following(client, f"repos/{repo}")
             if page.status != 200 or not isinstance(page.data, dict):
+                ApiRoot(cfg.api_url).check(client)
                 raise RepoNotFound(
-                    f"{repo} does not exist or is not visible to this token", status=page.status
+                    f"{repo} does not exist or is not visible to this token",
+                    status=page.status,
+                    hint=f"check the owner/name {cfg.repos_named_in}; private repositories need "
+                    "a token with access",
                 )
             counts, graphql = ask_counts(
                 client, str(page.data.get("full_name") or repo), graphql=graphql
