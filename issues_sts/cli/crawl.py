@@ -326,7 +326,7 @@ def status(
 
         issues-sts status --store data/store --compact
     """
-    with Store.open(store) as db:
+    with Store.open(store, readonly=not compact) as db:  # only --compact writes
         if compact:
             spinner = console.status("compacting the store (raw objects packed, then VACUUM)")
             with nullcontext() if quiet else spinner:
