@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
+from issues_sts.cli import build, crawl, demo, diff, fake, fakehub, links, push, train
 from issues_sts.cli.aliases import rewrite
 from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
@@ -28,6 +28,7 @@ from issues_sts.errors import (
     describe_os_error,
     interruption,
 )
+from issues_sts.libraries import quiet_libraries
 from issues_sts.secrets import scrubbed_output
 
 EXIT_CODES_HELP = (
@@ -91,7 +92,7 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
             _wrap_commands(group.typer_instance)
 
 
-for module in (crawl, links, build, diff, push, fake, demo, train):
+for module in (crawl, links, build, diff, push, fake, fakehub, demo, train):
     module.register(app)
 _wrap_commands(app)
 
@@ -187,6 +188,7 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
     error also shows its traceback, and the status stays the one of the table."""
     debug = "--debug" in args
     args = rewrite(args, _note_line)  # retired option names, still accepted for a release
+    quiet_libraries(quiet="--quiet" in args, terminal=console.is_terminal)
     try:
         result = app_(args=list(args), prog_name=prog, standalone_mode=False)
     except Interrupted as exc:
