@@ -9,7 +9,7 @@ import threading
 
 import typer
 
-from issues_sts.cli.common import console, out
+from issues_sts.cli.common import console, out, quiet_option
 from issues_sts.errors import ConfigError
 
 DEFAULT_TOKEN = "hf_fake_token"
@@ -41,6 +41,7 @@ def fake_hub_command(
     no_lfs: bool = typer.Option(
         False, "--no-lfs", help="Commit every file inline (for clients with Xet on)."
     ),
+    quiet: bool = quiet_option(),
 ) -> None:
     from issues_sts.sandbox.hub import serve_fake_hub
 
@@ -61,7 +62,8 @@ def fake_hub_command(
             highlight=False,
             soft_wrap=True,
         )
-        console.print("serving until Ctrl-C (what was pushed is kept in memory only)")
+        if not quiet:
+            console.print("serving until Ctrl-C (what was pushed is kept in memory only)")
         _wait_for_a_stop()
         console.print(f"stopped; {len(hub.repos)} repositories were pushed to")
     finally:
