@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli_process import env, script
 from tests.test_training_support import make_pairs_folder, tiny_encoder
 
@@ -42,6 +44,7 @@ def _follow(args: list[str], log: Path) -> tuple[int, list[tuple[float, str]]]:
     return code, seen
 
 
+@pytest.mark.slow  # two real training processes (torch loads twice)
 def test_a_run_into_a_log_file_writes_a_line_every_progress_every_seconds(
     tmp_path: Path,
 ) -> None:
