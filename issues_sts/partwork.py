@@ -56,7 +56,7 @@ _worker_store: Store | None = None
 
 def _open_worker(root: Path) -> None:
     global _worker_store
-    _worker_store = Store.open(root)
+    _worker_store = Store.open(root, readonly=True)
 
 
 def _run(work: Callable[[Store, Part, Any], Any], part: Part, arg: Any) -> Any:

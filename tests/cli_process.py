@@ -107,8 +107,10 @@ def run_and_signal(
 
 def _default_sigint() -> None:
     # A test runner started in the background inherits an ignored SIGINT (shells do that to
-    # background jobs) and Python keeps it ignored; a user's terminal does not.
+    # background jobs) and Python keeps it ignored; a user's terminal does not. The same for
+    # SIGHUP under nohup.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def free_port() -> int:

@@ -34,6 +34,8 @@ def test_full_crawl_stores_exactly_the_corpus_and_recrawl_costs_only_304s(tmp_pa
         again = crawl(gh, tmp_path)
         second = gh.log[before:]
         assert again.requests == 0 and again.not_modified == len(second) > 0
+        # the table's 304 column adds up to the caption's free 304s (it said 1 against 2)
+        assert sum(r.not_modified for r in again.repos) == again.not_modified
         assert {r.status for r in second} == {304} and not any(r.counted for r in second)
 
 
@@ -160,6 +162,9 @@ def test_request_budget_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     with FakeGitHub(corpus) as gh:
         first = crawl(gh, tmp_path, max_requests=7)
         assert first.stopped and first.requests == 7
+        # the repositories cut short by the budget tell what they spent (they said 0)
+        assert sum(r.requests for r in first.repos) == 7
+        assert all(r.seconds > 0 for r in first.repos)
         rest = crawl(gh, tmp_path)
         assert rest.ok
         assert first.requests + rest.requests <= crawl_cost(corpus) + 2

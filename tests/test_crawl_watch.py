@@ -9,17 +9,20 @@ a few seconds (the accelerated clock) and `--progress-every 1` (the pace, scaled
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from issues_sts.cli.report import LineReporter
+from issues_sts.cli.report import LineReporter, RichReporter
 from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Plan, RepoPlan
 from issues_sts.crawl.progress import CrawlProgress, Projection, eta_seconds
@@ -126,7 +129,7 @@ def test_a_crawl_into_a_log_file_shows_lines_at_a_steady_pace_through_its_waits(
     ]
     assert any(f"started {repo}" in line for _, line in progress)
     assert any(f"{repo}: ok" in line for _, line in progress)
-    assert all("planned requests+points, ETA" in line for _, line in progress[1:])
+    assert all("ETA " in line and "planned requests+points" in line for _, line in progress[1:])
     waits = [line for _, line in seen if "waiting" in line and "rate limit, until" in line]
     assert waits, text[-3000:]
     # the pace: a line at least every second or so from the first to the last progress line,
@@ -146,7 +149,19 @@ def test_a_crawl_into_a_log_file_shows_lines_at_a_steady_pace_through_its_waits(
     assert summary["ok"] and summary["waited_seconds"] == pytest.approx(waited, abs=0.06)
     starts = [e["data"] for e in events if e.get("event") == "progress"]
     assert starts[0]["repos_left"] == 1 and starts[-1]["repos_done"] == 1
+    assert starts[0]["repos_not_started"] == 0  # the one repository is under way
     assert all("eta_seconds" in d and d["planned"] > 0 for d in starts)
+    # the JSON log keeps the stderr line's pace through the waits (it had only each
+    # repository's start and end: nothing during a 49 s wait)
+    stamps = [_seconds(e["time"]) for e in events if e.get("event") == "progress"]
+    json_gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert len(stamps) >= RESET and max(json_gaps) < 4, json_gaps
+
+
+def _seconds(stamp: str) -> float:
+    """A JSON log's `time` (UTC, milliseconds) as seconds since the epoch."""
+    moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return moment.timestamp()
 
 
 def test_line_reporter_keeps_its_pace_and_milestones() -> None:
@@ -228,6 +243,16 @@ def test_a_long_wait_says_why_until_when_and_what_shortens_it() -> None:
     assert "this hour's 5,000 core requests are spent" in str(text)
     assert "Ctrl-C" in str(text) and "resumes" in str(text)
     recorder.events.clear()
+    # no token, one request left and in flight: the hour is spent, no secondary limit was
+    # hit (it said both "core rate limit" and "a secondary rate limit")
+    one_left = BucketState(limit=60, remaining=1, reset=clock.now + 3299)
+    WaitAnnouncer(recorder, clock, 2.0, anonymous=True, state=lambda _: one_left)("core", 3299)
+    assert "this hour's 60 core requests are spent" in str(recorder.events[-1][1])
+    assert "secondary" not in str(recorder.events[-1][1])
+    slowed = BucketState(limit=60, remaining=30, paused_until=clock.now + 400, secondary_hits=1)
+    WaitAnnouncer(recorder, clock, 2.0, anonymous=True, state=lambda _: slowed)("core", 400)
+    assert "a secondary rate limit" in str(recorder.events[-1][1])
+    recorder.events.clear()
     WaitAnnouncer(recorder, clock, 2.0, anonymous=True)("core", 3299)
     assert "60 requests an hour" in str(recorder.events[0][1])
     assert "--token" in str(recorder.events[0][1])
@@ -237,3 +262,20 @@ def test_a_long_wait_says_why_until_when_and_what_shortens_it() -> None:
     assert "waiting 45 s" in str(recorder.events[0][1]) and "Ctrl-C" not in str(
         recorder.events[0][1]
     )
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_the_crawl_bar_keeps_its_eta_and_budget_on_a_narrow_terminal(width: int) -> None:
+    """At 120 columns the bar was cut to "crawl (reposit… … ETA unknown (`issues-sts craw…"."""
+    sink = io.StringIO()
+    console = Console(file=sink, width=width, force_terminal=True, color_system=None)
+    reporter = RichReporter(console)
+    progress = CrawlProgress(reporter, 5, projection=Projection(1000, 2.0), spent=lambda: 250)
+    with reporter:
+        progress.start("rust-lang/rust")
+        progress.page("rust-lang/rust", "issues", 100, 3, "4,321 (--max-requests: 900 left)")
+    last = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", sink.getvalue()).split("\r")[-1]
+    drawn = " ".join(last.split())
+    assert all(len(line) <= width for line in last.splitlines())
+    assert "ETA 1.5 h" in drawn and "budget 4,321 (--max-requests: 900 left)" in drawn
+    assert "crawl (repositories)" in drawn and "4 not started" in drawn and "…" not in drawn

@@ -28,7 +28,7 @@ OPTIONS = {
         "--max-eval-pairs", "--loss", "--w-cos", "--w-ibn", "--w-angle", "--cos-tau",
         "--ibn-tau", "--angle-tau", "--identical-detection", "--no-identical-detection",
         "--gather-negatives", "--no-gather-negatives", "--resume", "--no-resume", "--device",
-        "--quiet",
+        "--progress-every", "--quiet",
     ],
     "evaluate": [
         "--dataset", "--model", "--split", "--pooling", "--max-length", "--batch-size",
@@ -73,6 +73,7 @@ NOT_DEFAULT: dict[str, tuple[list[str], Any]] = {
     "--max-eval-pairs": (["--max-eval-pairs", "32"], 32),
     "--resume": (["--no-resume"], False),
     "--device": (["--device", "cpu"], "cpu"),
+    "--progress-every": (["--progress-every", "5"], 5.0),
     "--w-cos": (["--w-cos", "0.5"], 0.5),
     "--w-ibn": (["--w-ibn", "2"], 2.0),
     "--w-angle": (["--w-angle", "0.02"], 0.02),

@@ -130,6 +130,8 @@ class TrainConfig(BaseModel):
     device: Annotated[str | None, Option("--device")] = None
     #: off with --quiet
     progress: bool = True
+    #: away from a terminal: a progress line at least this often, in seconds
+    progress_every: Annotated[float, Option("--progress-every")] = Field(default=30.0, ge=1)
     #: --loss names a preset, which --w-* and --*-tau override
     loss: Annotated[LossConfig, RESUME] = LOSS_PRESETS[DEFAULT_LOSS_PRESET]
 

@@ -54,7 +54,7 @@ from training.metrics_log import MetricsLog
 from training.model_card import model_card
 from training.models import build_encoder, load_encoder
 from training.models.base import Encoder
-from training.progress import TrainProgress, warning
+from training.progress import TrainProgress, note, stamped_or_plain, warning
 from training.schedule import effective_warmup, linear_schedule
 
 
@@ -176,7 +176,14 @@ class Trainer:
             )
             self.encoder = load_encoder(self.out / "last")
             self.progress = read_progress(self.out / "last")
+            if self.process.is_main:  # said in a terminal and a log alike
+                stamped_or_plain(
+                    f"resuming {self.out / 'last'}: step {self.progress.step}, epoch "
+                    f"{self.progress.epoch} (--no-resume starts over)"
+                )
         else:
+            if config.progress and self.process.is_main:
+                note(f"loading the model {config.model or '(the default backbone)'}")
             self.encoder = encoder or build_encoder(config.model, config.pooling, config.max_length)
         # The saved model (and sentence-transformers loading it) reads texts at the length it
         # was trained at, not at the backbone's larger limit.
@@ -268,6 +275,7 @@ class Trainer:
                 self.total_steps,
                 self.progress.step,
                 enabled=self.config.progress and self.process.is_main and not finished_before,
+                every=self.config.progress_every,
             ) as bar,
         ):
             while self.progress.step < min(self.total_steps, stop_at) and not self.interrupted:

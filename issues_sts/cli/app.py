@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
+from issues_sts.cli import build, crawl, demo, diff, fake, fakehub, links, push, train
 from issues_sts.cli.aliases import command_of, rewrite
 from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
@@ -29,6 +29,7 @@ from issues_sts.errors import (
     describe_os_error,
     interruption,
 )
+from issues_sts.libraries import quiet_libraries
 from issues_sts.secrets import scrubbed_output
 
 EXIT_CODES_HELP = (
@@ -92,7 +93,7 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
             _wrap_commands(group.typer_instance)
 
 
-for module in (crawl, links, build, diff, push, fake, demo, train):
+for module in (crawl, links, build, diff, push, fake, fakehub, demo, train):
     module.register(app)
 _wrap_commands(app)
 
@@ -101,6 +102,10 @@ _wrap_commands(app)
 _CLICK_EXCEPTION: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
 )
+
+
+# the signal that stopped the command, for its 'terminated' line
+_STOPPED_BY: list[int] = [signal.SIGTERM]
 
 
 def _command(app_: typer.Typer) -> Any:
@@ -133,6 +138,9 @@ def _usage_line(exc: Exception, args: Sequence[str], prog: str, root: Any) -> st
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM (a scheduler) and SIGHUP (the terminal closed) stop a command as Ctrl-C does:
+    what was done is kept, a summary and the resume line are printed."""
+    _STOPPED_BY[0] = signum
     raise SignalInterrupt(signum)
 
 
@@ -146,7 +154,9 @@ def _error_line(text: str) -> None:
 
 def _interrupted(exc: Interrupted, args: Sequence[str], prog: str) -> int:
     """One 'interrupted' line, what was kept, and the exact command that resumes."""
-    what = "terminated (SIGTERM)" if exc.exit_code == 143 else "interrupted"
+    what = "interrupted"
+    if exc.exit_code == 143:
+        what = f"terminated ({signal.Signals(_STOPPED_BY[0]).name})"
     kept = f": {exc.kept}" if exc.kept else ""
     console.print(
         f"[yellow]{what}[/yellow]{escape(kept)}", markup=True, highlight=False, soft_wrap=True
@@ -209,6 +219,7 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
     debug = "--debug" in args
     args = rewrite(args, _note_line)  # retired option names, still accepted for a release
     command = _command(app_)
+    quiet_libraries(quiet="--quiet" in args, terminal=console.is_terminal)
     try:
         result = command.main(args=list(args), prog_name=prog, standalone_mode=False)
     except Interrupted as exc:
@@ -235,12 +246,17 @@ def run(app_: typer.Typer, args: Sequence[str], prog: str) -> int:
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: the process exits with the documented status, always."""
     args = list(sys.argv[1:] if argv is None else argv)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    # `nohup` ignores SIGHUP so that the command outlives its terminal: that stays so
+    stops = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        stops.append(signal.SIGHUP)
+    previous = {signum: signal.signal(signum, _on_sigterm) for signum in stops}
     try:
         with scrubbed_output():
             code = run(app, args, "issues-sts")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     sys.exit(code)
 
 

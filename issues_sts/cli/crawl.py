@@ -190,6 +190,7 @@ def crawl(
             repos_at_once=repos_at_once,
             per_page=per_page,
             timeout=timeout,
+            repos_named_in="given to --repo" if repo else f"in {repos or DEFAULT_REPOS}",
         )
     except ValidationError as exc:
         raise config_error(exc, "crawl", typed={"repos": "--repo" if repo else "--repos"}) from None
@@ -325,7 +326,7 @@ def status(
 
         issues-sts status --store data/store --compact
     """
-    with Store.open(store) as db:
+    with Store.open(store, readonly=not compact) as db:  # only --compact writes
         if compact:
             spinner = console.status("compacting the store (raw objects packed, then VACUUM)")
             with nullcontext() if quiet else spinner:

@@ -68,7 +68,10 @@ def _spinner(text: str, quiet: bool) -> AbstractContextManager[object]:
 def _run(store_dir: Path, cfg: LinkConfig, quiet: bool = False) -> tuple[LinkTable, LinkConfig]:
     """The links and the effective config (the store's renames merged in, as the stage used
     them)."""
-    with Store.open(store_dir) as store, _spinner("reading duplicate evidence...", quiet):
+    with (
+        Store.open(store_dir, readonly=True) as store,
+        _spinner("reading duplicate evidence...", quiet),
+    ):
         effective = cfg.model_copy(
             update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))}
         )

@@ -17,6 +17,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column
 
 from issues_sts.report import Reporter, SilentReporter
 
@@ -39,13 +40,18 @@ class RichReporter:
     def __init__(self, console: Console, *, bars: bool = True) -> None:
         self.console = console
         self.bars = bars
+        wide = console.width >= 120
         self.progress = Progress(
-            TextColumn("[bold]{task.description:<28}"),
-            BarColumn(bar_width=24),
-            TextColumn("{task.completed:>6.0f}/{task.fields[shown_total]}"),
-            TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(),
+            TextColumn("[bold]{task.description}", table_column=Column(no_wrap=True)),
+            BarColumn(bar_width=24 if wide else 10),
+            TextColumn("{task.completed:>4.0f}/{task.fields[shown_total]}"),
+            *([TimeElapsedColumn()] if wide else []),
             TimeRemainingColumn(),
+            # last and folded, never cut: a crawl's note carries its ETA and budget, which a
+            # terminal of 80 columns must still show (on a second line if need be)
+            TextColumn(
+                "{task.fields[note]}", table_column=Column(ratio=1, overflow="fold", no_wrap=False)
+            ),
             console=console,
             disable=not bars,
             transient=False,

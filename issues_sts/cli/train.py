@@ -47,6 +47,7 @@ from training.config import (
     PretrainConfig,
     TrainConfig,
 )
+from training.progress import Loading
 
 #: where runs go unless --out says otherwise
 RUNS = Path("runs")
@@ -285,13 +286,22 @@ def train_command(
         _train("resume"), "--resume/--no-resume", help="Continue from OUT/last if it is there."
     ),
     device: str | None = typer.Option(_train("device"), "--device", help=DEVICE_HELP),
+    progress_every: float = typer.Option(
+        _train("progress_every"),
+        "--progress-every",
+        min=1,
+        help="When stderr is not a terminal (a log file, nohup, a scheduler): a timestamped "
+        "line (step, loss, pairs/s, ETA) at least this often, in seconds.",
+    ),
     quiet: bool = quiet_option(),
 ) -> None:
-    from training.api import train
+    # torch and the model take a while to load: a log shows the run started, and is alive
+    with Loading("train", progress_every, enabled=not quiet):
+        from training.api import train
 
-    config = _train_config("train", {**ctx.params, "loss": _objective(ctx.params)})
-    with os_errors(TrainingError, TRAINING_FILES):
-        result = train(config)
+        config = _train_config("train", {**ctx.params, "loss": _objective(ctx.params)})
+        with os_errors(TrainingError, TRAINING_FILES):
+            result = train(config)
     best = (
         f", best {config.valid_split} Spearman {result.best_metric:.2f}"
         if result.best_metric is not None

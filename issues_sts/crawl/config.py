@@ -54,6 +54,8 @@ class CrawlConfig(BaseModel):
     graphql_batch: int = Field(default=50, ge=1, le=100)
     timeout: float = Field(default=30.0, gt=0)
     pacing: PacingConfig = PacingConfig()
+    # where the user named the repositories, for messages ("given to --repo", "in FILE")
+    repos_named_in: str = "in repos.yaml"
 
     @field_validator("repos")
     @classmethod
@@ -90,7 +92,7 @@ class CrawlConfig(BaseModel):
 
     def public_dict(self) -> dict[str, Any]:
         """The effective configuration as saved next to the store: the token is left out."""
-        data = self.model_dump(mode="json", exclude={"token", "pacing"})
+        data = self.model_dump(mode="json", exclude={"token", "pacing", "repos_named_in"})
         data["token"] = "set" if self.token is not None else None
         data["pacing"] = {k: getattr(self.pacing, k) for k in self.pacing.__dataclass_fields__}
         return data

@@ -94,6 +94,7 @@ class CrawlProgress:
         self._pages = 0
         self._budget = "?"
         self._staged = False
+        self._logged = float("-inf")  # when the JSON log last got a progress event
         self._lock = threading.Lock()  # pages arrive from the worker threads
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
@@ -147,8 +148,14 @@ class CrawlProgress:
     def _show(self, steps: int, event: str, *, milestone: bool) -> None:
         numbers = self.numbers()
         self.reporter.advance(steps, note=self._note(numbers, event), milestone=milestone)
-        if milestone or steps:
-            log.info("progress: %s", event, extra={"event": "progress", "data": numbers})
+        # the JSON log keeps the same pace as a line on stderr (a little slack, as there):
+        # a heartbeat during a long rate-limit wait reaches `--log` too
+        now = self.clock()
+        if milestone or steps or now - self._logged >= 0.95 * self.every:
+            self._logged = now
+            log.info(
+                "progress: %s", event or "under way", extra={"event": "progress", "data": numbers}
+            )
 
     def numbers(self) -> dict[str, object]:
         """The line's numbers, as the `progress` event of the JSON log carries them."""
@@ -156,6 +163,7 @@ class CrawlProgress:
         numbers: dict[str, object] = {
             "repos_done": self._done,
             "repos_left": self.repos - self._done,
+            "repos_not_started": self.repos - self._done - len(self._under_way),
             "under_way": list(self._under_way),
             "pages": self._pages,
             "items": self._items,
@@ -172,21 +180,23 @@ class CrawlProgress:
         under_way = self._under_way
         shown = ", ".join(under_way[:3]) + (" ..." if len(under_way) > 3 else "")
         parts = [event] if event else []
-        parts += [
-            f"{n['repos_left']} left",
-            f"{n['pages']:,} pages {n['items']:,} items",
-            f"under way: {shown or '-'}",
-        ]
+        # what a narrow terminal must not cut comes first: the ETA and the budget
         if self.projection is not None:
             eta = float(n["eta_seconds"])  # type: ignore[arg-type]
             until = time.strftime("%H:%M UTC", time.gmtime(time.time() + eta))
-            parts.append(
-                f"{n['spent']:,} of ~{n['planned']:,} planned requests+points, "
-                f"ETA {_duration(eta)} ({until})"
-            )
+            parts += [
+                f"ETA {_duration(eta)} ({until})",
+                f"budget {n['budget']}",
+                f"{n['spent']:,} of ~{n['planned']:,} planned requests+points",
+            ]
         else:
-            parts.append(self.no_eta)
-        parts.append(f"budget {n['budget']}")
+            parts += [self.no_eta, f"budget {n['budget']}"]
+        parts += [
+            # the repository just started is under way, not left to start
+            f"{n['repos_not_started']} not started",
+            f"{n['pages']:,} pages {n['items']:,} items",
+            f"under way: {shown or '-'}",
+        ]
         return "; ".join(parts)
 
 

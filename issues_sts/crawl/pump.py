@@ -80,20 +80,26 @@ def pump_flows(
     *,
     flows_at_once: int,
     on_end: OnEnd[K],
+    on_stop: Callable[[K, int], None] | None = None,
 ) -> None:
     """Run `flows`, at most `flows_at_once` at a time, with at most `width` steps under way.
 
     A step, a commit or a flow that raises an Exception ends that flow only (`on_end` says
     what to make of it); Ctrl-C, SIGTERM or an exception out of `on_end` stops everything:
-    the client's waits end at once and no worker is joined.
+    the client's waits end at once and no worker is joined, and `on_stop` hears of each flow
+    still open then, with the requests its landed steps made.
     """
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl")
+    pumped = _Pump(iter(flows), client, width, max(1, flows_at_once), on_end, pool)
     try:
-        _Pump(iter(flows), client, width, max(1, flows_at_once), on_end, pool).run()
+        pumped.run()
     except BaseException:
         if client is not None:
             client.cancel()
         pool.shutdown(wait=False, cancel_futures=True)
+        if on_stop is not None:  # the flows cut short still tell what they spent
+            for lane in pumped.lanes:
+                on_stop(lane.key, lane.requests)
         raise
     pool.shutdown(wait=True)
 

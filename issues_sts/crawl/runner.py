@@ -31,6 +31,7 @@ from typing import Any
 
 import httpx
 
+from issues_sts.crawl.apiroot import ApiRoot
 from issues_sts.crawl.candidates import (
     Candidate,
     has_duplicate_wording,
@@ -76,6 +77,7 @@ from issues_sts.errors import (
 from issues_sts.evidence import KEYWORD_LINE
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import CRAWL_CONFIG, Checkpoint, Store, utcnow
+from issues_sts.store.lock import CrawlLock
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -127,10 +129,15 @@ class ResolveChain:
     """`GET /repos/{o}/{r}` (with If-None-Match), following a rename: where the repository
     lives now; RepoNotFound (raised on commit) when it is gone."""
 
-    def __init__(self, store: Store, repo: str) -> None:
+    def __init__(
+        self, store: Store, repo: str, api: ApiRoot | None = None, named_in: str = "repos.yaml"
+    ) -> None:
         self.store = store
         self.repo = repo
+        self.api = api
+        self.named_in = named_in
         self.current: str | None = None
+        self.not_modified = False  # the repository answered 304: a free request
         self.cp = store.checkpoint(repo, "repo")
         self.known = store.repo_row(repo) or {}
 
@@ -138,17 +145,27 @@ class ResolveChain:
         if self.current is not None:
             return None
         etag = self.cp.etag if self.cp.done and self.known.get("current_name") else None
-        return lambda client: get_following(client, f"repos/{self.repo}", etag)
+        return lambda client: self._resolve(client, etag)
+
+    def _resolve(self, client: GitHubClient, etag: str | None) -> tuple[Page, int]:
+        page, hops = get_following(client, f"repos/{self.repo}", etag)
+        if page.status not in (200, 304) and self.api is not None:
+            self.api.check(client)  # every repository "missing": the URL may be the problem
+        return page, hops
 
     def commit(self, result: tuple[Page, int]) -> None:
         page, hops = result
         if page.status == 304:
             self.current = str(self.known["current_name"])
+            self.not_modified = True
             return
         if page.status != 200 or not isinstance(page.data, dict):
             self.store.upsert_repo(self.repo, status="missing")
             raise RepoNotFound(
-                f"{self.repo} does not exist or is not visible to this token", status=page.status
+                f"{self.repo} does not exist or is not visible to this token",
+                status=page.status,
+                hint=f"check the owner/name {self.named_in}; private repositories need a token "
+                "with access",
             )
         self.current = str(page.data.get("full_name") or self.repo)
         self.store.upsert_repo(self.repo, repo_id=page.data.get("id"), current_name=self.current)
@@ -170,6 +187,7 @@ class RepoSync:
         self.progress = progress
         # GitHub's GraphQL API needs a token; anonymous crawls use REST timelines only.
         self.graphql_ok = cfg.graphql and cfg.token is not None
+        self.api = ApiRoot(cfg.api_url)
         self.sizer = PageSizer(
             slow_seconds=cfg.pacing.slow_query
         )  # node budget of GraphQL thread batches, shared by all repositories
@@ -178,8 +196,9 @@ class RepoSync:
         """The phases of one repository's sync. Between two, the pump's thread reads the
         store to decide what the next one asks."""
         self.store.upsert_repo(repo)
-        resolver = ResolveChain(self.store, repo)
+        resolver = ResolveChain(self.store, repo, self.api, self.cfg.repos_named_in)
         yield [resolver]
+        summary.not_modified += resolver.not_modified  # the table's 304s add up to the caption's
         ctx = RepoContext(
             self.store,
             repo,
@@ -406,13 +425,16 @@ def run_crawl(
     token = cfg.token_value()
     scrub = Scrubber([token])
     store = Store.open(cfg.store, create=True)
+    lock = CrawlLock(cfg.store)
     try:
+        lock.acquire()  # released in the `finally` below, with the store
         with os_errors(StoreError, f"the crawl store {cfg.store} cannot be written"):
             (cfg.store / CONFIG_FILE).write_text(
                 json.dumps(cfg.public_dict(), indent=2) + "\n", encoding="utf-8"
             )
     except StoreError:
         store.close()
+        lock.release()
         raise
     own_http = http is None
     http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
@@ -453,6 +475,7 @@ def run_crawl(
                 cfg.max_in_flight + 1,
                 flows_at_once=cfg.repos_at_once,
                 on_end=ends.end,
+                on_stop=ends.cut_short,
             )
     except StopCrawl:
         pass
@@ -472,6 +495,7 @@ def run_crawl(
         if summary.ok:
             summary.plan_line = _compare_with_plan(cfg.store, summary)
         store.close()
+        lock.release()
         if own_http:
             http.close()
     return summary
@@ -521,8 +545,12 @@ def plan_crawl(
         for repo in cfg.repos:
             page, _ = get_following(client, f"repos/{repo}")
             if page.status != 200 or not isinstance(page.data, dict):
+                ApiRoot(cfg.api_url).check(client)
                 raise RepoNotFound(
-                    f"{repo} does not exist or is not visible to this token", status=page.status
+                    f"{repo} does not exist or is not visible to this token",
+                    status=page.status,
+                    hint=f"check the owner/name {cfg.repos_named_in}; private repositories need "
+                    "a token with access",
                 )
             counts, graphql = ask_counts(
                 client, str(page.data.get("full_name") or repo), graphql=graphql
@@ -593,10 +621,16 @@ class WaitAnnouncer:
         if bucket.endswith("per-minute"):
             return "GitHub's per-minute secondary limits (points and response time) are reached"
         state = self.state(bucket) if self.state is not None else None
-        limit = f"{state.limit:,} " if state is not None and state.limit else ""
-        if state is not None and state.remaining == 0:
+        if state is None:
+            return f"the {bucket} rate limit is reached"
+        limit = f"{state.limit:,} " if state.limit else ""
+        # a wait that no pause of GitHub's explains is the crawler keeping its last requests
+        # (those in flight count): this hour's are spent, whatever `remaining` still says
+        if state.remaining == 0 or self.clock() >= state.paused_until:
             return f"this hour's {limit}{bucket} requests are spent"
-        return "GitHub asked the crawler to slow down (a secondary rate limit)"
+        if state.secondary_hits:
+            return "GitHub asked the crawler to slow down (a secondary rate limit)"
+        return "GitHub asked the crawler to wait (a Retry-After answer)"
 
     def _cure(self) -> str:
         if self.anonymous:
@@ -640,6 +674,12 @@ class RepoEnds:
             self.sync.progress.start(repo)
             self.started[repo] = self.clock()
             yield result, self.sync.flow(repo, result)
+
+    def cut_short(self, result: RepoSummary, requests: int) -> None:
+        """A repository under way when the crawl stopped (Ctrl-C, SIGTERM, a spent budget):
+        what it spent so far, for the summary (it said 0 requests and 0.0 s)."""
+        result.requests = requests
+        result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
 
     def end(self, result: RepoSummary, exc: BaseException | None, requests: int) -> None:
         """A missing or failing repository is reported and the others go on; a spent budget,

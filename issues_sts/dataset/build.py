@@ -170,7 +170,7 @@ class _Steps:
 
 
 def _open_store(path: Path) -> Store:
-    store = Store.open(path)
+    store = Store.open(path, readonly=True)  # an archived store on read-only media builds
     if not store.has_issues():
         store.close()
         raise StoreError(f"the crawl store {path} holds no issues")

@@ -189,7 +189,7 @@ def store_texts(store_dir: Path) -> list[str]:
     from issues_sts.dataset.redact import redact_column
     from issues_sts.store import Store
 
-    with Store.open(store_dir) as store:
+    with Store.open(store_dir, readonly=True) as store:
         texts, _ = issue_texts(store.issues_frame())
     redacted, _ = redact_column(texts, "text")
     return list(redacted["text"])

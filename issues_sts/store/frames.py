@@ -52,6 +52,7 @@ class FrameReader:
         self._conn = conn
         self._arrow_conn: Any = None  # the Arrow reader's own connection, opened on first use
         self._arrow_broken = _adbc is None
+        self.read_query = "mode=ro"  # how the Arrow reader opens the file (`readonly`)
 
     def _close_arrow(self) -> None:
         if self._arrow_conn is not None:
@@ -99,7 +100,7 @@ class FrameReader:
         assert _adbc is not None
         try:
             if self._arrow_conn is None:
-                uri = f"{(self.root / DB_NAME).resolve().as_uri()}?mode=ro"
+                uri = f"{(self.root / DB_NAME).resolve().as_uri()}?{self.read_query}"
                 self._arrow_conn = _adbc.connect(uri, autocommit=True)
             with self._arrow_conn.cursor() as cursor:
                 # the driver infers a column's type from its first batch (a column NULL all

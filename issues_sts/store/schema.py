@@ -154,9 +154,7 @@ def add_missing_columns(
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
-def _refuse_foreign(
-    conn: sqlite3.Connection, root: Path, tables: set[str], *, create: bool
-) -> None:
+def refuse_foreign(conn: sqlite3.Connection, root: Path, tables: set[str], *, create: bool) -> None:
     """Before anything is written: a database of something else is never turned into a store
     (the schema added, the file switched to WAL), and an empty file is a store only to a crawl,
     which fills it."""
@@ -198,7 +196,7 @@ def connect(root: Path, *, create: bool) -> sqlite3.Connection:
         # O(1); PRAGMA quick_check is O(size) (over a minute on a 5 GB store), so damage
         # further in surfaces as a StoreError when a page is read (see frames.py).
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        _refuse_foreign(conn, root, tables, create=create)
+        refuse_foreign(conn, root, tables, create=create)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")

@@ -85,3 +85,15 @@ def repo_counts(conn: sqlite3.Connection, screen: DuplicateScreen | None) -> lis
         candidates = _CANDIDATES
     sql = _COUNTS.format(candidates=candidates)
     return [dict(zip(_KEYS, row, strict=True)) for row in conn.execute(sql)]
+
+
+def not_started(asked: tuple[str, ...], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows for the repositories a crawl was asked for but never started (it was stopped
+    first): `status` lists every repository asked for, not only those under way."""
+    known = {str(row["repo"]).lower() for row in rows}
+    empty = dict.fromkeys(_KEYS, 0) | {"current_name": None, "last_sync": None}
+    return [
+        empty | {"repo": repo, "status": "not started"}
+        for repo in asked
+        if repo.lower() not in known
+    ]

@@ -4,6 +4,7 @@ project a typed method here or in its sibling modules."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from issues_sts.store.checkpoints import (
 )
 from issues_sts.store.codec import pack_raw
 from issues_sts.store.frames import FrameReader
+from issues_sts.store.readonly import OutOfDate, connect_readonly
 from issues_sts.store.schema import (
     CRAWL_CONFIG,
     DB_NAME,
@@ -30,7 +32,7 @@ from issues_sts.store.schema import (
     upsert_sql,
     utcnow,
 )
-from issues_sts.store.status import DuplicateScreen, repo_counts
+from issues_sts.store.status import DuplicateScreen, not_started, repo_counts
 
 Row = dict[str, Any]  # one row of a table, by column name
 
@@ -56,9 +58,20 @@ class Store(FrameReader):
 
     # -- opening -------------------------------------------------------------------
     @classmethod
-    def open(cls, root: Path | str, *, create: bool = False) -> Store:
-        """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError."""
+    def open(cls, root: Path | str, *, create: bool = False, readonly: bool = False) -> Store:
+        """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError.
+        `readonly`: only to read it, on read-only media too (nothing created or migrated)."""
         root = Path(root)
+        if readonly:
+            try:
+                conn, query = connect_readonly(root)
+            except OutOfDate:
+                if not os.access(root, os.W_OK):
+                    raise
+                return cls(root, connect(root, create=False))  # brought up to date once
+            store = cls(root, conn)
+            store.read_query = query
+            return store
         return cls(root, connect(root, create=create))
 
     def close(self) -> None:
@@ -206,8 +219,10 @@ class Store(FrameReader):
     # -- reading (status, crawl bookkeeping) ------------------------------------------
     def repo_counts(self, screen: DuplicateScreen | None = None) -> list[dict[str, Any]]:
         """Per repository: what `issues-sts status --json` prints (a stable interface); the
-        duplicate candidates are counted by `screen`'s predicates (None without one)."""
-        return repo_counts(self._conn, screen)
+        duplicate candidates are counted by `screen`'s predicates (None without one). The
+        repositories the crawl was asked for and never started come last, `not started`."""
+        rows = repo_counts(self._conn, screen)
+        return rows + not_started(self.asked_repos(), rows)
 
     def gaps(self, repo: str | None = None) -> list[Gap]:
         """The threads the crawl could not store whole (all repositories, or one)."""
