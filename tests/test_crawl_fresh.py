@@ -155,15 +155,24 @@ def test_a_recrawl_after_github_changed_equals_a_fresh_crawl(
     assert_same_rows(got, want)
 
 
-@pytest.mark.parametrize("stop_after", [3, 12, 30])
+# Where the first crawl stops, as shares of what it spends whole: a GraphQL crawl reads its
+# threads last (after the issue list), so it stores what its mode decides only late.
+STOPS = {None: (0.3, 0.8), TOKEN: (0.9, 0.97)}
+
+
+@pytest.mark.parametrize("stop", [0, 1], ids=["early", "late"])
 @SWITCHES
 def test_a_crawl_resumed_in_the_other_mode_equals_a_fresh_crawl_in_that_mode(
-    tmp_path: Path, first: str | None, then: str | None, stop_after: int
+    tmp_path: Path, first: str | None, then: str | None, stop: int
 ) -> None:
     corpus = small_world(seed=32, repos=2, issues=150)
     with FakeGitHub(corpus, SETTINGS) as gh:
-        stopped = crawl(gh, tmp_path / "store", token=first, per_page=10, max_requests=stop_after)
+        whole = crawl(gh, tmp_path / "whole", token=first, per_page=10).requests
+        budget = int(whole * STOPS[first][stop])
+        stopped = crawl(gh, tmp_path / "store", token=first, per_page=10, max_requests=budget)
         assert stopped.stopped, "the first crawl finished before it was stopped"
+        # the first mode stored rows of its own (threads' comments), which the other must not keep
+        assert counts(store_rows(tmp_path / "store"))["comments"] > 0, budget
         assert crawl(gh, tmp_path / "store", token=then, per_page=10).ok
         assert crawl(gh, tmp_path / "fresh", token=then, per_page=10).ok
     assert_same_rows(store_rows(tmp_path / "store"), store_rows(tmp_path / "fresh"))
@@ -200,15 +209,20 @@ def _command(gh: FakeGitHub, store: Path) -> list[str]:
     ]
 
 
-def _run_killed(gh: FakeGitHub, store: Path, env: dict[str, str], after: int | None) -> int:
+def _run_killed(
+    gh: FakeGitHub, store: Path, env: dict[str, str], after: int | None, of: str = ""
+) -> int:
     """Run the crawler as a process; SIGKILL it once the server saw `after` more requests
-    (None: let it end). Its exit status."""
+    whose path holds `of` (and three more of any kind, by when their pages are stored; None:
+    let it end). Its exit status."""
     proc = subprocess.Popen(
         _command(gh, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    target = len(gh.log) + after if after is not None else None
-    while proc.poll() is None:
-        if target is not None and len(gh.log) >= target:
+    start, end = len(gh.log), None
+    while proc.poll() is None and after is not None:
+        if end is None and sum(of in r.path for r in list(gh.log)[start:]) >= after:
+            end = len(gh.log) + 3
+        if end is not None and len(gh.log) >= end:
             proc.send_signal(signal.SIGKILL)
             break
         time.sleep(0.005)
@@ -222,8 +236,9 @@ def _run_killed(gh: FakeGitHub, store: Path, env: dict[str, str], after: int | N
 def test_sigkilled_at_several_points_across_a_change_of_mode(
     tmp_path: Path, first: str | None, then: str | None
 ) -> None:
-    """SIGKILLed twice in the first mode and three times in the other (while it converts what
-    the first mode stored, too): the finished store equals a fresh crawl in the last mode."""
+    """SIGKILLed twice in the first mode (the second time late, once it stored threads) and
+    three times in the other (while it converts what the first mode stored, too): the
+    finished store equals a fresh crawl in the last mode."""
     corpus = small_world(seed=34, repos=2, issues=300)
     rng = random.Random(9)
     base = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GH_TOKEN")}
@@ -231,7 +246,12 @@ def test_sigkilled_at_several_points_across_a_change_of_mode(
     envs[None] = base | {"GH_CONFIG_DIR": str(tmp_path / "no-gh")}
     store = tmp_path / "store"
     with FakeGitHub(corpus, SETTINGS) as gh:
-        kills = sum(_run_killed(gh, store, envs[first], rng.randint(3, 30)) != 0 for _ in range(2))
+        kills = _run_killed(gh, store, envs[first], rng.randint(3, 15)) != 0
+        # killed again once it stored rows of its own mode: threads' comments (GraphQL thread
+        # batches, or pages of the REST comment listing)
+        threads = "/graphql" if first else "/issues/comments"
+        kills += _run_killed(gh, store, envs[first], rng.randint(1, 3), of=threads) != 0
+        assert kills == 2 and counts(store_rows(store))["comments"] > 0
         for attempt in range(8):
             after = rng.randint(1, 12) if attempt < 3 else None
             code = _run_killed(gh, store, envs[then], after)
