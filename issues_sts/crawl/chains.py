@@ -302,12 +302,43 @@ class GraphQLChain:
             Checkpoint(self.ctx.repo, f"timeline:{n}", since=self.updated[n], done=True)
             for n in finished
         ]
-        self.ctx.store.write_page(self.ctx.repo, events=rows, checkpoints=checkpoints)
+        self.ctx.store.write_page(
+            self.ctx.repo, events=rows, checkpoints=checkpoints, reread=other_sides(self.ctx, rows)
+        )
         self.ctx.summary.events += len(rows)
         rest = [n for n in self.todo if n not in numbers]
         self.todo = list(batch.more) + rest
         self.after = {n: c for n, c in self.after.items() if n in rest} | dict(batch.more)
         self.ctx.page_done("graphql", len(rows), 0)
+
+
+MARKS = ("marked_as_duplicate", "unmarked_as_duplicate")
+
+
+def other_sides(ctx: RepoContext, rows: list[dict[str, Any]]) -> list[str]:
+    """The timelines to read again for the duplicate marks in `rows`: a mark shows on both
+    issues' timelines, but GitHub moves only the duplicate's `updated_at`, so a re-crawl that
+    reads the duplicate again would never see the mark on the canonical's (or the reverse).
+    Each issue of this repository that a mark names, whose own timeline does not hold that
+    mark yet, loses its `timeline:` checkpoint in the same transaction as the page, and the
+    runner's next pass reads it as a fresh crawl would. A fresh crawl loses nothing to this:
+    an issue not read yet has no checkpoint, and one read already holds the mark."""
+    names = {ctx.repo.lower(), ctx.api_path.split("/", 1)[1].lower()}
+    sides: set[tuple[int, str]] = set()
+    for row in rows:
+        if row["event"] not in MARKS:
+            continue
+        for side_repo, side in (
+            (row.get("canonical_repo"), row.get("canonical_number")),
+            (row.get("duplicate_repo"), row.get("duplicate_number")),
+        ):
+            if side is not None and side != row["number"] and str(side_repo).lower() in names:
+                sides.add((int(side), str(row["event_key"])))
+    if not sides:
+        return []
+    held = ctx.store.stored_event_keys(ctx.repo, sides)
+    held |= {(int(row["number"]), str(row["event_key"])) for row in rows}
+    return sorted({f"timeline:{n}" for n, key in sides - held})
 
 
 class ThreadCheck:
@@ -322,6 +353,7 @@ class ThreadCheck:
         self.updated_at = updated_at
         self.url: str | None = f"{ctx.api_path}/issues/{number}/comments?per_page={ctx.per_page}"
         self.stored = 0
+        self.ids: set[int] = set()  # every comment the thread has now
 
     @property
     def finished(self) -> bool:
@@ -339,16 +371,17 @@ class ThreadCheck:
             page.data if page.status == 200 and isinstance(page.data, list) else []
         )
         self.stored += len(items)
+        self.ids |= {int(c["id"]) for c in items}
         self.url = page.next_url if page.status == 200 else None
         if self.url is not None:
             store.write_page(repo, comments=comment_rows(repo, items))
-        elif page.status == 200:
+        elif page.status == 200:  # read whole: comments deleted on GitHub leave the store
             verified = Checkpoint(repo, f"verified:{self.number}", since=self.updated_at, done=True)
             store.write_page(
                 repo,
                 comments=comment_rows(repo, items),
                 checkpoint=verified,
-                whole=[self.number],
+                threads={self.number: self.ids},
             )
         # else: deleted or moved meanwhile; a gap the thread had stays, and says so
         self.ctx.summary.comments += len(items)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +207,8 @@ class RepoSync:
             self.cfg.per_page,
             lambda resource, items, left: self._on_page(repo, resource, items, left),
         )
+        # what the store holds depends on the mode: rows of the other mode go first (store.modes)
+        self.store.switch_mode(repo, "graphql" if self.graphql_ok else "rest")
         state = RepoState()
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for,
         # and a closed issue's timeline comes with its thread.
@@ -271,14 +273,42 @@ class RepoSync:
         if not by_threads:
             feed.lists.append(comments)
         yield [*feed.lists, threads, feed]
-        if by_threads and self.graphql_ok:  # threads a resumed crawl had not asked yet
-            left = self.thread_todo(repo)
+        if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
+            yield [comments]
+        # A duplicate mark read in one pass may send the crawl back to the other issue's
+        # timeline (chains.other_sides): a next pass reads those, and ends when none are left.
+        for _ in range(self.SIDE_PASSES):
+            worded, named = yield from self._timelines(ctx, state, summary, on_comments)
+            if not self.graphql_ok or not (
+                self.thread_todo(repo) or self.candidates(repo, worded)[1]
+            ):
+                break
+        yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
+        gaps = self.store.gaps(repo)
+        summary.lost_threads = len(gaps)
+        summary.lost_comments = sum(max(0, g.expected - g.got) for g in gaps)
+        summary.short_counted = len(self.store.short_threads(repo))
+        self.store.upsert_repo(repo, status="lossy" if gaps else "ok", last_sync=utcnow())
+
+    SIDE_PASSES = 3
+
+    def _timelines(
+        self,
+        ctx: RepoContext,
+        state: RepoState,
+        summary: RepoSummary,
+        on_comments: Callable[[list[dict[str, Any]]], None],
+    ) -> Generator[Iterable[Chain], None, tuple[set[int], set[int]]]:
+        """One pass over what the store does not hold for the issues' current `updated_at`:
+        threads (and closed issues' timelines), threads short of their count, candidates'
+        timelines. Returns the issues with duplicate wording and the numbers they name."""
+        repo = ctx.repo
+        if self.graphql_ok:
+            left = self.thread_todo(repo)  # threads a resumed crawl had not asked yet
             yield (
                 self._threads(ctx, pack(left, self.sizer.budget), on_comments)
                 for _ in iter(lambda: bool(left), False)
             )
-        if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
-            yield [comments]
         # the completeness invariant: every thread short of its count (or with a gap) is read
         # again over REST, once per `updated_at`
         yield (ThreadCheck(ctx, n, updated) for n, updated in self.threads_to_check(repo))
@@ -293,12 +323,7 @@ class RepoSync:
         summary.candidates = len(ranked)
         batch = self.cfg.graphql_batch
         yield (self._batch(ctx, todo[i : i + batch], state) for i in range(0, len(todo), batch))
-        yield (RefChain(ctx, n) for n in self.named_missing(repo, named))
-        gaps = self.store.gaps(repo)
-        summary.lost_threads = len(gaps)
-        summary.lost_comments = sum(max(0, g.expected - g.got) for g in gaps)
-        summary.short_counted = len(self.store.short_threads(repo))
-        self.store.upsert_repo(repo, status="lossy" if gaps else "ok", last_sync=utcnow())
+        return worded, named
 
     def comment_evidence(self, repo: str) -> tuple[set[int], set[int], set[int]]:
         """One pass over the stored comments: issues with duplicate wording, the numbers such
@@ -329,25 +354,32 @@ class RepoSync:
         return ranked, todo
 
     def threads_to_check(self, repo: str) -> list[tuple[int, str | None]]:
-        """Threads to read again over REST: those with a gap, and those whose stored comments
+        """Threads to read again over REST: those with a gap, those whose stored comments
         fall short of the issue's count (unless already read so at its current `updated_at`:
-        GitHub counts deleted and hidden comments it no longer lists)."""
+        GitHub counts deleted and hidden comments it no longer lists), and those with more
+        stored than counted (comments deleted since, which a REST listing never says)."""
         updated = {n: u for n, u, _ in self.store.issue_threads(repo)}
         verified = self.store.checkpoint_watermarks(repo, "verified:")
         gaps = {g.number for g in self.store.gaps(repo)}
         short = {n for n, _, _ in self.store.short_threads(repo)}
+        long = set(self.store.long_threads(repo))
         return [
             (n, updated.get(n))
-            for n in sorted(gaps | short)
-            if n in gaps or verified.get(f"verified:{n}", "\0") != updated.get(n)
+            for n in sorted(gaps | short | long)
+            if n in gaps | long or verified.get(f"verified:{n}", "\0") != updated.get(n)
         ]
 
     def thread_todo(self, repo: str) -> list[Want]:
-        """Threads (and closed issues' timelines) not stored for their current `updated_at`."""
+        """Threads (and closed issues' timelines) not stored for their current `updated_at`
+        (a closed issue's timeline also when a mark read on another issue sent the crawl back
+        to it: `chains.other_sides`)."""
         stored = self.store.checkpoint_watermarks(repo, "thread:")
+        timelines = self.store.checkpoint_watermarks(repo, "timeline:")
         todo = []
         for n, updated, count, state, text, labels, reason in self.store.thread_facts(repo):
-            if stored.get(f"thread:{n}", "\0") == updated:
+            if stored.get(f"thread:{n}", "\0") == updated and (
+                state != "closed" or timelines.get(f"timeline:{n}", "\0") == updated
+            ):
                 continue
             labels_list = json.loads(labels or "[]")
             wanted = want(

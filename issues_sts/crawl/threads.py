@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from issues_sts.crawl.candidates import mentions_issue, says_duplicate_itself
-from issues_sts.crawl.chains import IDLE, RepoContext, Step
+from issues_sts.crawl.chains import IDLE, RepoContext, Step, other_sides
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable
 from issues_sts.crawl.graphql import (
     EVENT_FRAGMENTS,
@@ -345,6 +345,7 @@ class ThreadChain:
             checkpoints=done,
             gaps=gaps,
             threads=whole,
+            reread=other_sides(self.ctx, events),
         )
         self.ctx.summary.comments += len(comments)
         self.ctx.summary.events += len(events)

@@ -98,6 +98,12 @@ EVENT_EXTRA_COLUMNS = (
 )
 
 
+# Columns added to `repos`: the mode of the crawl that stored the repository's threads
+# (`graphql` with a token, `rest` without): what a crawl stores depends on it, so a crawl in the
+# other mode converts the store first (`Store.switch_mode`).
+REPO_EXTRA_COLUMNS = (("mode", "TEXT"),)
+
+
 EVENT_COLUMNS = (
     "repo",
     "number",
@@ -202,6 +208,7 @@ def connect(root: Path, *, create: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.executescript(SCHEMA)
         add_missing_columns(conn, "events", EVENT_EXTRA_COLUMNS)
+        add_missing_columns(conn, "repos", REPO_EXTRA_COLUMNS)
         conn.execute(
             "CREATE INDEX IF NOT EXISTS events_by_duplicate ON events(duplicate_number) "
             "WHERE duplicate_number IS NOT NULL"

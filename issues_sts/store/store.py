@@ -20,8 +20,10 @@ from issues_sts.store.checkpoints import (
     read_checkpoint,
 )
 from issues_sts.store.codec import pack_raw
+from issues_sts.store.dump import crawled_rows
 from issues_sts.store.frames import FrameReader
 from issues_sts.store.readonly import OutOfDate, connect_readonly
+from issues_sts.store.modes import record_mode, stored_mode, switch_mode
 from issues_sts.store.schema import (
     CRAWL_CONFIG,
     DB_NAME,
@@ -148,6 +150,7 @@ class Store(FrameReader):
         gaps: Iterable[Gap] = (),
         whole: Iterable[int] = (),
         threads: Mapping[int, Iterable[int]] | None = None,
+        reread: Iterable[str] = (),
     ) -> None:
         """Store one fetched page and its checkpoint(s) atomically. Items are rows of their
         tables (the crawl flattens GitHub's objects: `crawl.rows`, `crawl.graphql`), upserted
@@ -156,7 +159,8 @@ class Store(FrameReader):
         `whole` the numbers whose threads it stored whole (their earlier gaps are closed).
         `threads`: issues whose whole thread was just read (so also `whole`), with the ids of
         every comment each has now; the others stored for them were deleted on GitHub and go
-        too (a deleted "Duplicate of #N" is no evidence)."""
+        too (a deleted "Duplicate of #N" is no evidence). `reread`: resources of `repo` whose
+        checkpoints go, so the crawl reads them again (the other side of a duplicate mark)."""
         with self.transaction() as conn:
             self._insert_many(conn, "issues", list(issues), ("repo", "number"))
             self._insert_many(conn, "comments", list(comments), ("id",))
@@ -180,6 +184,10 @@ class Store(FrameReader):
                 "VALUES(?,?,?,?,?,?)",
                 [(g.repo, g.number, g.expected, g.got, g.reason, now) for g in gaps],
             )
+            conn.executemany(
+                "DELETE FROM checkpoints WHERE repo=? AND resource=?",
+                [(repo, resource) for resource in reread],
+            )
             for cp in [*([checkpoint] if checkpoint is not None else []), *checkpoints]:
                 put_checkpoint(conn, cp)
 
@@ -192,6 +200,18 @@ class Store(FrameReader):
             conn.executemany(
                 upsert_sql(table, columns, key), [tuple(r[c] for c in columns) for r in rows]
             )
+
+    def crawl_mode(self, repo: str) -> str | None:
+        """The mode (`graphql` or `rest`) `repo`'s threads were stored in (`store.modes`)."""
+        return stored_mode(self._conn, repo)
+
+    def switch_mode(self, repo: str, mode: str) -> None:
+        """Record `mode` for `repo`; when its rows were stored in the other mode, first drop
+        every row and checkpoint that depends on the mode, in one transaction, so the crawl
+        reads them again as a fresh crawl in `mode` would (`store.modes`)."""
+        before = stored_mode(self._conn, repo)
+        with self.transaction() as conn:
+            (switch_mode if before not in (None, mode) else record_mode)(conn, repo, mode)
 
     def put_checkpoint(self, checkpoint: Checkpoint) -> None:
         with self.transaction() as conn:
@@ -243,6 +263,28 @@ class Store(FrameReader):
             "i.is_pull_request=0 AND COALESCE(k.n, 0) < i.comments ORDER BY i.number",
             (repo, repo),
         )
+
+    def long_threads(self, repo: str) -> list[int]:
+        """Numbers of the live issues and PRs of `repo` with more comments stored than the
+        issue list counts: comments deleted on GitHub since (a REST listing never says so)."""
+        rows = self._rows(
+            "SELECT i.number FROM issues i JOIN (SELECT number, COUNT(*) AS n FROM comments "
+            "WHERE repo=? GROUP BY number) k ON k.number=i.number WHERE i.repo=? AND "
+            "i.tombstone IS NULL AND k.n > i.comments ORDER BY i.number",
+            (repo, repo),
+        )
+        return [int(r[0]) for r in rows]
+
+    def stored_event_keys(self, repo: str, keys: Iterable[tuple[int, str]]) -> set[tuple[int, str]]:
+        """Which (number, event_key) of `repo` the store holds as events."""
+        wanted = json.dumps(sorted({(int(n), str(k)) for n, k in keys}))
+        rows = self._rows(
+            "SELECT e.number, e.event_key FROM events e JOIN json_each(?) w ON "
+            "e.number=json_extract(w.value, '$[0]') AND e.event_key=json_extract(w.value, '$[1]') "
+            "WHERE e.repo=?",
+            (wanted, repo),
+        )
+        return {(int(r[0]), str(r[1])) for r in rows}
 
     def repo_states(self) -> dict[str, str]:
         """Each repository's crawl status (`ok` only once a sync went through to the end)."""
@@ -331,6 +373,11 @@ class Store(FrameReader):
             (repo, repo),
         )
         return {r[0] for r in rows}
+
+    def crawled_rows(self, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Every crawled row of `table`, whole and sorted (`store.dump`): what a fresh crawl
+        of the same GitHub must equal."""
+        return crawled_rows(self._conn, table)
 
     def schema_version(self) -> int:
         row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
