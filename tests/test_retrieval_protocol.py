@@ -20,29 +20,15 @@ from issues_sts.errors import DatasetError
 from issues_sts.retrieval import BM25Tokenizer
 from issues_sts.retrieval.evaluate import RetrievalConfig, _queries, evaluate_retrieval
 from issues_sts.retrieval.view import load_split
-from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
-from issues_sts.sandbox.worlds.paper import write_repo_data
-from issues_sts.store import Store
 from tests.cli_process import run
 from tests.dataset_store import make_store
+from tests.retrieval_support import world_build
 from tests.test_training_support import tiny_encoder
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A generated world (cross-repository duplicates, transfers, deletions) built."""
-    root = tmp_path_factory.mktemp("retrieval")
-    world = generate_world(WorldConfig(seed=4, repos=3, issues_per_repo=300, cross_repo_rate=0.2))
-    with Store.open(root / "store", create=True) as store:
-        for name, data in world.repos.items():
-            store.upsert_repo(name, status="ok", current_name=name)
-            write_repo_data(store, name, data)
-            for number, (to_repo, to_number) in data.transferred.items():
-                store.add_redirect(name, number, to_repo, to_number)
-            for number in data.deleted:
-                store.mark_tombstone(name, number, "deleted")
-    run_build(BuildConfig(store=root / "store", out=root / "build", seed=3))
-    return root / "build"
+    return world_build(tmp_path_factory.mktemp("retrieval"))
 
 
 def _frame(built: Path, config: str) -> pl.DataFrame:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
@@ -67,6 +68,30 @@ def issue_id(repo: pl.Expr, number: pl.Expr) -> pl.Expr:
 def created_time(column: str = "created_at") -> pl.Expr:
     """The creation time as a UTC datetime (an ISO-8601 string in the store; null if none)."""
     return pl.col(column).str.to_datetime(time_zone="UTC", strict=False)
+
+
+def earlier_candidates(corpus: pl.DataFrame, query_ids: list[str]) -> list[np.ndarray]:
+    """The protocol's candidates: for each query (a corpus `_id`), the corpus rows of its
+    repository created strictly before it, itself excluded, ascending. `corpus` has `_id`,
+    `repo` and `created_at`; a query absent from it, or without a creation time, has none."""
+    facts = corpus.select("_id", "repo", created_time().dt.epoch("us").alias("us")).with_row_index(
+        "row"
+    )
+    timed = facts.filter(pl.col("us").is_not_null())
+    by_repo = {
+        str(repo): (group["row"].to_numpy().astype(np.int64), group["us"].to_numpy())
+        for (repo,), group in timed.group_by("repo", maintain_order=True)
+    }
+    where = {doc: (row, repo, us) for row, doc, repo, us in facts.iter_rows()}
+    out = []
+    for query in query_ids:
+        row, repo, us = where.get(query, (-1, None, None))
+        if us is None or repo not in by_repo:
+            out.append(np.zeros(0, dtype=np.int64))
+            continue
+        rows, times = by_repo[repo]
+        out.append(np.sort(rows[(times < us) & (rows != row)]))
+    return out
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from issues_sts.dataset.retrieval_view import earlier_candidates
 from issues_sts.report import SILENT, Reporter
 from issues_sts.retrieval.bm25 import BM25Index
 from issues_sts.retrieval.encode import encode_texts, load_encoder
@@ -81,14 +82,6 @@ class RetrievalResult:
 
 
 @dataclass(frozen=True)
-class _Repo:
-    """One repository's corpus rows (positions in the corpus frame) and their times."""
-
-    rows: np.ndarray
-    times: np.ndarray  # int64 microseconds; rows without a time are not here
-
-
-@dataclass(frozen=True)
 class _Query:
     query_id: str
     repo: str
@@ -121,32 +114,14 @@ def _relevant(data: RetrievalData) -> dict[str, frozenset[str]]:
     return {q: frozenset(ids) for q, ids in grouped.iter_rows()}
 
 
-def _repos(corpus: pl.DataFrame) -> dict[str, _Repo]:
-    timed = corpus.with_row_index("_row").filter(pl.col("time").is_not_null())
-    out: dict[str, _Repo] = {}
-    for (repo,), group in timed.group_by("repo", maintain_order=True):
-        out[str(repo)] = _Repo(
-            group["_row"].to_numpy().astype(np.int64),
-            group["time"].dt.epoch("us").to_numpy().astype(np.int64),
-        )
-    return out
-
-
 def _queries(data: RetrievalData) -> Iterator[_Query]:
-    """Each query with its candidates: same repository, created strictly before, not itself."""
-    corpus = data.corpus
-    repos = _repos(corpus)
-    row_of = {doc: i for i, doc in enumerate(corpus["_id"].to_list())}
-    facts = corpus.select("_id", "repo", pl.col("time").dt.epoch("us").alias("us"))
-    joined = data.queries.join(facts, on="_id", how="left")
-    for query_id, text, repo, when in joined.select("_id", "text", "repo", "us").iter_rows():
-        row = row_of.get(query_id, -1)
-        if repo is None or when is None or repo not in repos:
-            candidates = np.zeros(0, dtype=np.int64)  # no time: nothing is known to be earlier
-        else:
-            own = repos[repo]
-            candidates = own.rows[(own.times < when) & (own.rows != row)]
-        yield _Query(query_id, repo or "", text, row, np.sort(candidates))
+    """Each query with its candidates (`earlier_candidates`: the protocol's, written once)."""
+    ids = data.queries["_id"].to_list()
+    repo_of = dict(zip(data.corpus["_id"], data.corpus["repo"], strict=True))
+    row_of = {doc: i for i, doc in enumerate(data.corpus["_id"].to_list())}
+    candidates = earlier_candidates(data.corpus, ids)
+    for query_id, text, rows in zip(ids, data.queries["text"].to_list(), candidates, strict=True):
+        yield _Query(query_id, repo_of.get(query_id, ""), text, row_of.get(query_id, -1), rows)
 
 
 class _Scorer:

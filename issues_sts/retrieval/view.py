@@ -18,7 +18,6 @@ from issues_sts.dataset.retrieval_view import (
     CORPUS_FILE,
     QRELS_FOLDER,
     QUERIES_FILE,
-    created_time,
 )
 from issues_sts.errors import ConfigError, DatasetError
 
@@ -27,9 +26,9 @@ _REBUILD = "build it again with `issues-sts build` (builds before the retrieval 
 
 @dataclass(frozen=True)
 class RetrievalData:
-    """One split's queries and qrels, and the corpus with each issue's creation time."""
+    """One split's queries and qrels, and the whole corpus."""
 
-    corpus: pl.DataFrame  # _id, text, repo, number, created_at, time (UTC datetime or null)
+    corpus: pl.DataFrame  # _id, title, text, repo, number, created_at
     queries: pl.DataFrame  # _id, text, split: the split's queries that have qrels
     qrels: pl.DataFrame  # query-id, corpus-id, score, split
 
@@ -54,7 +53,6 @@ def load_split(source: str, split: str) -> RetrievalData:
             "earlier relevant issue): retrieval metrics over zero queries mean nothing",
             hint="evaluate another split (see the card's retrieval table), or build from more data",
         )
-    corpus = corpus.with_columns(created_time().alias("time"))
     return RetrievalData(corpus, queries.sort("_id"), qrels)
 
 
