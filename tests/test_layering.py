@@ -16,7 +16,11 @@
   `issues_sts.links` itself, the per-part API included), never through its modules;
 - the store imports no stage: from issues_sts, the store/ package takes only its own modules
   and the errors (the callers pass in what a stage knows, e.g. the status query's predicates);
-- the store owns its SQL: no SQL statement and no use of its connection outside store/.
+- the store owns its SQL: no SQL statement and no use of its connection outside store/;
+- retrieval (`issues_sts.retrieval`) has a room of its own above the dataset and training:
+  it uses training's encoders and the dataset's text recipe, and neither of them imports it,
+  nor do the links, the crawler, the store or the Hub stage; it imports neither the CLI nor
+  the sandbox.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BELOW_CLI = (
     "issues_sts/crawl",
+    "issues_sts/retrieval",
     "issues_sts/links",
     "issues_sts/dataset",
     "issues_sts/hub",
@@ -41,6 +46,7 @@ BELOW_CLI = (
 )
 PRODUCT = (
     "issues_sts/crawl",
+    "issues_sts/retrieval",
     "issues_sts/links",
     "issues_sts/dataset",
     "issues_sts/hub",
@@ -58,6 +64,15 @@ TRAINING_MAY_USE = {
     "issues_sts": {"__version__"},
     "issues_sts.config": {"Option"},
 }
+# the packages below retrieval: none of them imports it
+BELOW_RETRIEVAL = (
+    "issues_sts/dataset",
+    "training",
+    "issues_sts/links",
+    "issues_sts/crawl",
+    "issues_sts/store",
+    "issues_sts/hub",
+)
 # what the store may import from issues_sts besides itself: the ground floor, no stage
 STORE_MAY_USE = ("issues_sts.errors",)
 
@@ -158,6 +173,15 @@ def evidence_violations(found: Imports) -> list[str]:
     return bad
 
 
+def retrieval_violations(found: Imports) -> list[str]:
+    return [
+        _named(module, name)
+        for module, name in found
+        if within(module, "issues_sts.retrieval")
+        or (module == "issues_sts" and name == "retrieval")
+    ]
+
+
 def training_violations(found: Imports) -> list[str]:
     bad = []
     for module, name in found:
@@ -229,6 +253,16 @@ def test_the_dataset_does_not_import_the_hub(path: Path) -> None:
 )
 def test_the_dataset_uses_the_link_stage_public_api(path: Path) -> None:
     assert links_internals(module_imports(path)) == []
+
+
+@pytest.mark.parametrize("path", files(*BELOW_RETRIEVAL), ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_below_retrieval_imports_it(path: Path) -> None:
+    assert retrieval_violations(module_imports(path)) == []
+
+
+def test_the_retrieval_room_exists() -> None:
+    """The retrieval rules are not vacuous: the package is there, with its modules."""
+    assert len(files("issues_sts/retrieval")) >= 5
 
 
 @pytest.mark.parametrize("path", files("issues_sts/store"), ids=lambda p: str(p.relative_to(ROOT)))
@@ -304,6 +338,16 @@ def test_the_store_imports_no_stage(path: Path) -> None:
         ("from issues_sts import dataset", "issues_sts.store.frames", store_violations),
         ("import issues_sts.evidence", "issues_sts.store.codec", store_violations),
         ("from training.config import TrainConfig", "issues_sts.store.schema", store_violations),
+        ("from issues_sts.retrieval import bm25", "issues_sts.dataset.build", retrieval_violations),
+        (
+            "def f():\n    from issues_sts.retrieval.encode import encode_texts\n",
+            "training.evaluation",
+            retrieval_violations,
+        ),
+        ("from issues_sts import retrieval", "issues_sts.hub.push", retrieval_violations),
+        ("from ..retrieval import metrics", "issues_sts.links.stage", retrieval_violations),
+        ("from issues_sts.cli import common", "issues_sts.retrieval.encode", cli_violations),
+        ("from ..sandbox import worlds", "issues_sts.retrieval.bm25", sandbox_violations),
     ],
 )
 def test_each_rule_catches_a_violation(

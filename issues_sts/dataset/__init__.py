@@ -17,13 +17,15 @@ One pure stage per module, sequenced by `build.run_build`:
     card         README.md dataset card
     export       deterministic Parquet, manifest, staged write-then-rename
 
-The public reading API (what `training/` may use): `store_texts(store_dir)`, and
-`offline_model_path()`, the bundled model whose tokenizer measures the dataset.
+The public reading API (what `training/` may use): `store_texts(store_dir)`,
+`offline_model_path()`, the bundled model whose tokenizer measures the dataset, and
+`earlier_candidates(corpus, query_ids)`, the retrieval protocol's candidates of each query.
 """
 
 from __future__ import annotations
 
+from issues_sts.dataset.retrieval_view import earlier_candidates
 from issues_sts.dataset.stats import offline_model_path
 from issues_sts.dataset.texts import store_texts
 
-__all__ = ["offline_model_path", "store_texts"]
+__all__ = ["earlier_candidates", "offline_model_path", "store_texts"]

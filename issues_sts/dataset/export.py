@@ -45,7 +45,7 @@ POSITIVE_FEATURES = {"anchor": "string", "positive": "string"}
 _ARROW = {"string": pa.string(), "int64": pa.int64()}
 
 
-def _schema(features: dict[str, str]) -> pa.Schema:
+def features_schema(features: dict[str, str]) -> pa.Schema:
     """Arrow schema carrying `datasets` feature metadata, so types survive loading exactly."""
     hf = {
         "info": {
@@ -95,13 +95,13 @@ def write_hub_shards(
         nbytes["default"][split] = write_parquet(
             part.select("text1", "text2", "label"),
             root / "data" / SHARD.format(split=split),
-            _schema(DEFAULT_FEATURES),
+            features_schema(DEFAULT_FEATURES),
         )
         pos = part.filter(pl.col("label") == 1).select(
             pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")
         )
         nbytes["positive"][split] = write_parquet(
-            pos, root / "positive" / SHARD.format(split=split), _schema(POSITIVE_FEATURES)
+            pos, root / "positive" / SHARD.format(split=split), features_schema(POSITIVE_FEATURES)
         )
         sizes["default"][split] = part.height
         sizes["positive"][split] = pos.height
