@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, diff, fake, links, push, train
+from issues_sts.cli import build, crawl, demo, diff, fake, links, push, retrieval, train
 from issues_sts.cli.aliases import rewrite
 from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
@@ -91,7 +91,7 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
             _wrap_commands(group.typer_instance)
 
 
-for module in (crawl, links, build, diff, push, fake, demo, train):
+for module in (crawl, links, build, diff, push, fake, demo, train, retrieval):
     module.register(app)
 _wrap_commands(app)
 

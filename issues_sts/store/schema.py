@@ -175,6 +175,24 @@ def _refuse_foreign(
         )
 
 
+def connect_read_only(root: Path) -> sqlite3.Connection:
+    """The store's database opened read-only (SQLite `mode=ro`): no schema upgrade, nothing
+    written, so a command that only reads (`index`) never changes the store it reads."""
+    db = root / DB_NAME
+    if not db.is_file():
+        raise StoreError(f"no crawl store at {root}")
+    try:
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        _refuse_foreign(conn, root, tables, create=False)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"the crawl store {db} is corrupt, unreadable or not a store ({exc})",
+            hint="move it away and crawl again; a crawl resumes from whatever is intact",
+        ) from None
+    return conn
+
+
 def connect(root: Path, *, create: bool) -> sqlite3.Connection:
     """The store's database at `root`, its schema brought up to date; a missing (without
     `create`), unopenable or corrupt one is a StoreError."""

@@ -27,6 +27,7 @@ from issues_sts.store.schema import (
     EVENT_UPSERT,
     SCHEMA_VERSION,
     connect,
+    connect_read_only,
     upsert_sql,
     utcnow,
 )
@@ -56,9 +57,12 @@ class Store(FrameReader):
 
     # -- opening -------------------------------------------------------------------
     @classmethod
-    def open(cls, root: Path | str, *, create: bool = False) -> Store:
-        """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError."""
+    def open(cls, root: Path | str, *, create: bool = False, read_only: bool = False) -> Store:
+        """Open (or with `create`, initialise) a store; a missing or corrupt one is a StoreError.
+        `read_only`: SQLite's read-only mode, for commands that never write the store."""
         root = Path(root)
+        if read_only:
+            return cls(root, connect_read_only(root))
         return cls(root, connect(root, create=create))
 
     def close(self) -> None:
