@@ -90,7 +90,7 @@ def index_command(
     console.print(
         f"indexed {c['rows']:,} issues of {c['repos']:,} repositories in {index_dir}: "
         f"{c['embedded']:,} embedded ({c['changed']:,} changed), {c['resumed']:,} resumed, "
-        f"{c['unchanged']:,} unchanged, {c['removed']:,} removed; {c['ann_repos']} ANN graphs; "
+        f"{c['unchanged']:,} unchanged, {c['removed']:,} removed; {c['ann_repos']} ANN indexes; "
         f"{summary.seconds:.1f}s",
         markup=False,
     )

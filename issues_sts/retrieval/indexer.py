@@ -10,7 +10,7 @@ Three steps, each safe to kill:
    the live generation and pending/ hold already;
 2. embed: only the rows no vector exists for (new issues, changed texts), in chunks of
    `chunk_rows`, each committed to pending/ whole (`pending.py`);
-3. publish: a new generation (rows, texts, vectors, ANN graphs) is written beside the live one
+3. publish: a new generation (rows, texts, vectors, ANN indexes) is written beside the live one
    and named live by replacing index.json (`layout.py`); then the old one and pending/ go.
 """
 

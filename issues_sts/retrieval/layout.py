@@ -7,7 +7,7 @@
         rows.parquet      repo, number, title, state, created_at, created_s, url, text_hash
         texts.parquet     repo, number, text (BM25 for --method hybrid)
         vectors.npy       float32 (rows, dimensions), L2-normalised, in rows' order
-        ann/*.usearch     an HNSW graph per repository of at least ANN_MIN_ROWS rows
+        ann/*.faiss       an IVF index per repository of at least ANN_MIN_ROWS rows
       pending/            an unfinished run: spec.json and chunks NNNNNN.npz (repo, number,
                           text_hash, vectors), each renamed into place whole
 

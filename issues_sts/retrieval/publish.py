@@ -1,4 +1,4 @@
-"""Writing one generation of an index: rows, texts, vectors and ANN graphs in a folder of its
+"""Writing one generation of an index: rows, texts, vectors and ANN indexes in a folder of its
 own, finished under a `.partial` name and renamed whole (index.json names it live after)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def with_times(meta: pl.DataFrame) -> pl.DataFrame:
 
 def repo_digest(frame: pl.DataFrame) -> str:
     """Changes when any of a repository's rows (number, text) does: an unchanged repository
-    keeps its ANN graph."""
+    keeps its ANN index."""
     lines = "\n".join(f"{n}:{h}" for n, h in frame.select("number", "text_hash").iter_rows())
     return hashlib.sha256(lines.encode()).hexdigest()[:16]
 
@@ -103,7 +103,7 @@ def _write_graphs(
     reporter: Reporter,
     previous: dict[str, Any] | None,
 ) -> dict[str, dict[str, Any]]:
-    """Per repository its row range, a digest of its rows and, when large, its ANN graph
+    """Per repository its row range, a digest of its rows and, when large, its ANN index
     (kept from the previous generation when the digest is unchanged)."""
     ranges = (
         rows.with_row_index("i")
@@ -111,13 +111,13 @@ def _write_graphs(
         .agg(pl.col("i").min().alias("start"), (pl.col("i").max() + 1).alias("stop"))
     )
     big = ranges.filter((pl.col("stop") - pl.col("start")) >= ANN_MIN_ROWS).height
-    reporter.stage("building ANN graphs", total=big)
+    reporter.stage("building ANN indexes", total=big)
     repos: dict[str, dict[str, Any]] = {}
     for index, (repo, start, stop) in enumerate(ranges.iter_rows()):
         digest = repo_digest(rows.slice(start, stop - start))
         entry: dict[str, Any] = {"start": start, "stop": stop, "digest": digest, "ann": None}
         if stop - start >= ANN_MIN_ROWS:
-            entry["ann"] = f"ann/{index:05d}.usearch"
+            entry["ann"] = f"ann/{index:05d}.faiss"
             old = (previous or {}).get("repos", {}).get(repo)
             if old and old.get("digest") == digest and old.get("ann"):
                 os.link(out / previous["generation"] / old["ann"], folder / entry["ann"])  # type: ignore[index]

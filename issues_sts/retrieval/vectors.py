@@ -1,4 +1,4 @@
-"""An index opened for queries: its manifest, rows, vectors (memory-mapped) and ANN graphs.
+"""An index opened for queries: its manifest, rows, vectors (memory-mapped) and ANN indexes.
 
 Opening reads the manifest and the rows' keys and times, and maps the vectors; it loads no
 model (an issue of the index is asked about with its stored vector) and reads texts only
