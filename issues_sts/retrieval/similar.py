@@ -20,6 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from issues_sts.errors import ConfigError
+from issues_sts.retrieval.ann import AnnGraph
 from issues_sts.retrieval.fusion import rank, reciprocal_rank_fusion
 from issues_sts.retrieval.vectors import RepoRows, VectorIndex
 
@@ -27,6 +28,7 @@ Method = Literal["dense", "hybrid"]
 METHODS: tuple[str, ...] = ("dense", "hybrid")
 DEPTH = 100  # how deep each ranking goes into the fusion
 EXACT_BELOW = 20_000  # fewer candidates than this: an exact scan (milliseconds, never wrong)
+MAX_ASK = 4_096  # the most neighbours asked of an ANN index before the exact scan answers
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def dense_ranking(
     count = int(mask.sum())
     graph = index.graph(rows)
     if graph is not None and count >= EXACT_BELOW:
-        found = _graph_ranking(graph, query, mask, min(depth, count))
+        found = graph_ranking(graph, query, mask, min(depth, count))
         if found is not None:
             return found[0] + rows.start, found[1]
     scores = np.asarray(index.vectors[rows.start : rows.stop] @ query, dtype=np.float32)
@@ -103,12 +105,13 @@ def dense_ranking(
     return ordered + rows.start, scores[ordered]
 
 
-def _graph_ranking(
-    graph: Any, query: np.ndarray, mask: np.ndarray, depth: int
+def graph_ranking(
+    graph: AnnGraph, query: np.ndarray, mask: np.ndarray, depth: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Ask the graph for neighbours until `depth` candidates are among them; None where even
-    a wide search finds too few (the exact scan answers then)."""
-    ask = min(len(mask), max(4 * depth, math.ceil(2 * depth * len(mask) / int(mask.sum()))))
+    """(positions in the repository, cosines) of the best `depth` candidates the ANN index
+    finds: it is asked for more neighbours, 4x at a time up to MAX_ASK, until `depth`
+    candidates are among them; None where even that finds too few (the caller scans then)."""
+    ask = min(len(mask), max(4 * depth, math.ceil(2 * depth * len(mask) / max(1, mask.sum()))))
     while True:
         keys, sims = graph.search(query, ask)
         keep = (keys >= 0) & (keys < len(mask))
@@ -116,9 +119,9 @@ def _graph_ranking(
         allowed = mask[keys]
         if allowed.sum() >= depth:
             return keys[allowed][:depth], sims[allowed][:depth]
-        if ask >= min(len(mask), 16 * depth * 4):
+        if ask >= min(len(mask), MAX_ASK):
             return None
-        ask = min(len(mask), ask * 4)
+        ask = min(len(mask), MAX_ASK, ask * 4)
 
 
 def bm25_ranking(
