@@ -52,6 +52,7 @@ class DemoResult:
     dataset: dict[str, Any] = field(default_factory=dict)
     before: dict[str, float] | None = None
     after: dict[str, float] | None = None
+    similar: dict[str, Any] = field(default_factory=dict)
     artefacts: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -112,6 +113,8 @@ def run_demo(cfg: DemoConfig, console: Console, *, reporter: Reporter = SILENT) 
             result.crawl = _crawl(cfg, github.api_url, tuple(corpus.repos), reporter)
     with timed("build", "building the dataset"):
         result.dataset = _build(cfg, reporter)
+    with timed("index", "indexing the store and asking `similar` about a known duplicate"):
+        result.similar = _index_and_ask(cfg, console, reporter)
     if cfg.train:
         _train_and_evaluate(cfg, result, timed)
     result.artefacts = _artefacts(cfg)
@@ -167,6 +170,72 @@ def _build(cfg: DemoConfig, reporter: Reporter) -> dict[str, Any]:
     return {"sizes": summary.sizes, "redacted": summary.redacted}
 
 
+def _index_and_ask(cfg: DemoConfig, console: Console, reporter: Reporter) -> dict[str, Any]:
+    """`issues-sts index` on the demo's store, then `issues-sts similar` about the first
+    duplicate of the build whose canonical is an earlier issue of its repository: is the
+    canonical among the 10 most similar earlier issues, and where."""
+    from issues_sts.retrieval.indexer import IndexConfig, run_index
+    from issues_sts.retrieval.query import ask
+
+    index_dir = cfg.directory / "index"
+    summary = run_index(
+        IndexConfig(store=cfg.directory / "store", out=index_dir, max_length=cfg.max_length),
+        reporter,
+    )
+    known = _known_duplicate(cfg.directory / "dataset", index_dir)
+    if known is None:  # a world too small to hold one; the index is still there to ask
+        console.print("no duplicate of this build has an earlier canonical: nothing to ask")
+        return {"indexed": summary.rows}
+    duplicate, canonical = known
+    answer = ask(index_dir, duplicate[0], duplicate[1], None, 10, "dense")
+    ranks = [r["rank"] for r in answer.results if r["number"] == canonical]
+    rank = ranks[0] if ranks else None
+    console.print(
+        f"issues-sts similar {duplicate[0]}#{duplicate[1]} --index {index_dir}  "
+        f"({summary.rows:,} issues indexed; #{duplicate[1]} is a duplicate of #{canonical})",
+        markup=False,
+    )
+    for row in answer.results[:5]:
+        mark = "  <- its canonical" if row["number"] == canonical else ""
+        console.print(
+            f"  {row['rank']:>2}. #{row['number']} {row['title'][:60]} ({row['score']:.3f}){mark}",
+            markup=False,
+        )
+    found = f"found at rank {rank} of 10" if rank else "not among the 10 most similar"
+    console.print(
+        f"the canonical #{canonical} was {found} ({answer.candidates:,} earlier issues, "
+        "untrained backbone)",
+        markup=False,
+    )
+    return {
+        "duplicate": f"{duplicate[0]}#{duplicate[1]}",
+        "canonical": canonical,
+        "rank": rank,
+        "candidates": answer.candidates,
+        "indexed": summary.rows,
+    }
+
+
+def _known_duplicate(dataset: Path, index_dir: Path) -> tuple[tuple[str, int], int] | None:
+    """The first positive pair (in the build's order) whose canonical was created before the
+    duplicate in the same repository, both in the index."""
+    import polars as pl
+
+    from issues_sts.retrieval.vectors import VectorIndex
+
+    index = VectorIndex.open(index_dir)
+    pairs = pl.read_parquet(dataset / "pairs.parquet").filter(
+        (pl.col("label") == 1) & (pl.col("repo1") == pl.col("repo2"))
+    )
+    for repo, duplicate, canonical in pairs.select("repo1", "number1", "number2").iter_rows():
+        rows = index.repo(repo)
+        at = index.position(rows, duplicate) if rows else None
+        to = index.position(rows, canonical) if rows else None
+        if at is not None and to is not None and index.created[to] < index.created[at]:
+            return (repo, duplicate), canonical
+    return None
+
+
 def _train_and_evaluate(cfg: DemoConfig, result: DemoResult, timed: Callable[..., Any]) -> None:
     from training.api import TrainConfig, evaluate, train
 
@@ -212,6 +281,7 @@ def _artefacts(cfg: DemoConfig) -> dict[str, str]:
         "duplicate links": d / "dataset" / "links.parquet",
         "statistics": d / "dataset" / "stats.json",
         "token length plot": d / "dataset" / "token_lengths.png",
+        "vector index (issues-sts similar)": d / "index",
         "fine-tuned model": d / "model",
         "similarity plot": d / "model" / "test_after.png",
         "this summary": d / "demo_summary.json",

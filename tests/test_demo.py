@@ -42,6 +42,15 @@ def test_demo_runs_the_whole_pipeline_and_is_idempotent(tmp_path: Path) -> None:
         assert Path(summary["artefacts"][name]).exists(), name
     assert "test Spearman x100: before" in first.stderr
     assert "issues-sts crawl --token" in first.stderr
+    similar = summary["similar"]  # which issue ranks where depends on the world's texts
+    assert (
+        similar["indexed"] > 0
+        and Path(summary["artefacts"]["vector index (issues-sts similar)"]).is_dir()
+    )
+    if "duplicate" in similar:
+        assert similar["rank"] is None or 1 <= similar["rank"] <= 10
+        assert f"issues-sts similar {similar['duplicate']}" in first.stderr
+        assert f"the canonical #{similar['canonical']} was " in first.stderr
 
     import datasets
 

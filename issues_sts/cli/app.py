@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from issues_sts import __version__
-from issues_sts.cli import build, crawl, demo, diff, fake, fakehub, links, push, train
+from issues_sts.cli import build, crawl, demo, diff, fake, fakehub, links, push, retrieval, train
 from issues_sts.cli.aliases import command_of, rewrite
 from issues_sts.cli.common import console, dropped_secret_note, resume_command
 from issues_sts.errors import (
@@ -93,7 +93,7 @@ def _wrap_commands(typer_app: typer.Typer) -> None:
             _wrap_commands(group.typer_instance)
 
 
-for module in (crawl, links, build, diff, push, fake, fakehub, demo, train):
+for module in (crawl, links, build, diff, push, fake, fakehub, demo, train, retrieval):
     module.register(app)
 _wrap_commands(app)
 

@@ -15,7 +15,8 @@ from issues_sts.sandbox.worlds.generator import PRESETS
 from training.config import TrainConfig
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
-project's fake GitHub, crawl it, build the dataset, fine-tune the bundled all-MiniLM-L6-v2
+project's fake GitHub, crawl it, build the dataset, index it and ask `similar` about a known
+duplicate, fine-tune the bundled all-MiniLM-L6-v2
 briefly with the AnglE objective and print test Spearman before and after.
 
 No token, no network. Re-running replaces the previous demo directory.
@@ -32,6 +33,7 @@ Examples:
 NEXT_STEPS = """Next, against the real GitHub and Hub:
   issues-sts crawl --token $GITHUB_TOKEN --repo rust-lang/rust   # or all 55: --repos repos.yaml
   issues-sts build --store data/store --out data/dataset
+  issues-sts index --store data/store --out data/index   # then: issues-sts similar OWNER/NAME#N
   issues-sts push --dataset data/dataset --repo-id YOU/github-issue-similarity
   issues-sts train --dataset data/dataset --out runs/angle-bert --model bert-base-uncased"""
 

@@ -1,0 +1,180 @@
+"""`issues-sts index` and `issues-sts similar`: a maintainer's duplicate finder."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from issues_sts.cli.common import DATA_DIR, DEFAULT_STORE, console, out, quiet_option
+from issues_sts.cli.report import make_reporter
+from issues_sts.errors import ConfigError, interruption
+
+DEFAULT_INDEX = DATA_DIR / "index"
+_ASKED = re.compile(r"^([\w.-]+/[\w.-]+)(?:#(\d+))?$")
+
+INDEX_HELP = """Embed every issue of a crawl store into a vector index on disk (what
+`issues-sts similar` searches). Texts follow the dataset's recipe and redaction; pull requests
+and deleted issues are left out. The store is opened read-only.
+
+Resumes after Ctrl-C (each chunk of vectors is committed as it is made). Run it again after
+a re-crawl: only new issues and issues whose text changed are embedded. An index holds the
+vectors of one model, pooling, length and recipe: another is refused (exit 2).
+
+Examples:
+
+    issues-sts index --store data/store --out data/index
+
+    issues-sts index --store data/store --model runs/angle --out data/index-angle --max-length 128
+"""
+
+SIMILAR_HELP = """The k most similar earlier issues of the same repository (created strictly
+before the asked one): number, title, state, score and URL. Reads only the index (no store,
+no model unless --text asks about a report that is not in it).
+
+Examples:
+
+    issues-sts similar rust-lang/rust#12345 --index data/index
+
+    issues-sts similar rust-lang/rust#12345 --index data/index -k 20 --method hybrid --json
+
+    issues-sts similar rust-lang/rust --text new-report.md --index data/index
+
+    cat report.md | issues-sts similar rust-lang/rust --text - --index data/index
+"""
+
+
+def index_command(
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
+    model: str | None = typer.Option(
+        None, "--model", help="Model folder, run folder or Hub id (default: the offline backbone)."
+    ),
+    index_dir: Path = typer.Option(DEFAULT_INDEX, "--out", help="Index folder (new or earlier)."),
+    pooling: str | None = typer.Option(None, "--pooling", help="Override the model's pooling."),
+    max_length: int | None = typer.Option(
+        None, "--max-length", min=8, help="Token limit (default: the model's own)."
+    ),
+    recipe: str = typer.Option("readers", "--recipe", help="Text recipe: readers or raw."),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts per forward pass."),
+    chunk_rows: int = typer.Option(
+        256, "--chunk-rows", min=1, help="Texts per committed chunk: the most Ctrl-C can lose."
+    ),
+    quiet: bool = quiet_option(),
+) -> None:
+    from issues_sts.retrieval.indexer import IndexConfig, run_index
+
+    if recipe not in ("readers", "raw"):
+        raise typer.BadParameter("choose readers or raw", param_hint="--recipe")
+    cfg = IndexConfig(
+        store=store,
+        out=index_dir,
+        model=model,
+        pooling=pooling,
+        max_length=max_length,
+        recipe=recipe,  # type: ignore[arg-type]
+        batch_size=batch_size,
+        chunk_rows=chunk_rows,
+    )
+    try:
+        with make_reporter(console, quiet=quiet) as reporter:
+            summary = run_index(cfg, reporter)
+    except KeyboardInterrupt as exc:
+        raise interruption(exc)(
+            kept=f"every committed chunk of vectors is in {index_dir}/pending"
+        ) from None
+    c = summary.counters()
+    console.print(
+        f"indexed {c['rows']:,} issues of {c['repos']:,} repositories in {index_dir}: "
+        f"{c['embedded']:,} embedded ({c['changed']:,} changed), {c['resumed']:,} resumed, "
+        f"{c['unchanged']:,} unchanged, {c['removed']:,} removed; {c['ann_repos']} ANN indexes; "
+        f"{summary.seconds:.1f}s",
+        markup=False,
+    )
+
+
+def parse_asked(asked: str, has_text: bool) -> tuple[str, int | None]:
+    """OWNER/NAME#N, or OWNER/NAME with --text."""
+    m = _ASKED.match(asked.strip())
+    if m is None or (m.group(2) is None and not has_text):
+        raise ConfigError(
+            f"bad issue {asked!r}",
+            hint="write it as OWNER/NAME#N, or OWNER/NAME with --text FILE",
+        )
+    return m.group(1), int(m.group(2)) if m.group(2) else None
+
+
+def read_text(source: str) -> str:
+    """--text FILE, or - for stdin; an empty text is refused."""
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--text {source} cannot be read ({exc})") from None
+    if not text.strip():
+        raise ConfigError(
+            f"--text {source} is empty", hint="give the report's title and body, as on GitHub"
+        )
+    return text.strip()
+
+
+def similar_command(
+    asked: str = typer.Argument(..., help="OWNER/NAME#N (or OWNER/NAME with --text)."),
+    index_dir: Path = typer.Option(DEFAULT_INDEX, "--index", help="Index folder (`index --out`)."),
+    k: int = typer.Option(10, "-k", min=1, max=1000, help="How many issues to list."),
+    method: str = typer.Option("dense", "--method", help="dense or hybrid (dense + BM25, RRF)."),
+    text: str | None = typer.Option(
+        None, "--text", help="A report that is not in the index: a file, or - for stdin."
+    ),
+    model: str | None = typer.Option(
+        None, "--model", help="Must be the index's model (checked); used to embed --text."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON on stdout."),
+    quiet: bool = quiet_option(),
+) -> None:
+    from issues_sts.retrieval.query import ask
+
+    if method not in ("dense", "hybrid"):
+        raise typer.BadParameter("choose dense or hybrid", param_hint="--method")
+    repo, number = parse_asked(asked, text is not None)
+    body = read_text(text) if text is not None else None
+    answer = ask(index_dir, repo, number, body, k, method, model)  # type: ignore[arg-type]
+    if as_json:
+        out.print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False), markup=False)
+        return
+    query = answer.query
+    title = (
+        f"{query['repo']}#{query['number']} {query['title']}"
+        if query.get("number") is not None
+        else f"{query['repo']}: the given text"
+    )
+    table = Table(
+        title=f"earlier issues like {title} ({answer.method}, {answer.candidates:,} candidates)"
+    )
+    for name, justify in (
+        ("#", "right"),
+        ("issue", "right"),
+        ("title", "left"),
+        ("state", "left"),
+        ("score", "right"),
+        ("url", "left"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in answer.results:
+        table.add_row(
+            str(row["rank"]),
+            str(row["number"]),
+            row["title"],
+            row["state"] or "",
+            f"{row['score']:.4f}",
+            row["url"],
+        )
+    out.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `index` and `similar` to `app`."""
+    app.command("index", help=INDEX_HELP)(index_command)
+    app.command("similar", help=SIMILAR_HELP)(similar_command)
