@@ -128,9 +128,8 @@ def real_source(name: str, shared: Path) -> Source:
     return source
 
 
-def _corpus_into(source: Source, repos: Iterable[Any], years: tuple[int, int] | None) -> None:
-    """A generated world's issues and its true same-repository duplicates (those created
-    within `years`, when given)."""
+def _corpus_into(source: Source, repos: Iterable[Any]) -> None:
+    """A generated world's issues and its true same-repository duplicates."""
     for data in repos:
         for raw in data.issues:
             if "pull_request" not in raw:
@@ -142,33 +141,36 @@ def _corpus_into(source: Source, repos: Iterable[Any], years: tuple[int, int] | 
                     raw.get("body"),
                 )
         for dup, (repo, canonical) in sorted(data.truth_duplicates.items()):
-            created = source.docs.get(data.full_name, {}).get(dup)
-            inside = years is None or (
-                created is not None and years[0] <= int(created.created_at[:4]) <= years[1]
-            )
             if repo != data.full_name:
                 source.dropped["cross_repository"] = source.dropped.get("cross_repository", 0) + 1
-            elif inside:
+            else:
                 source.pair(repo, dup, canonical)
+
+
+def within(source: Source, years: tuple[int, int]) -> Source:
+    """The pairs whose query was created within `years` (all issues stay candidates)."""
+    kept = [
+        (repo, q, t)
+        for repo, q, t in source.pairs
+        if years[0] <= int(source.docs[repo][q].created_at[:4]) <= years[1]
+    ]
+    return Source(f"{source.name} {years[0]}-{years[1]}", source.docs, kept, source.dropped)
 
 
 def demo_source(seed: int = 0, world: str = "demo") -> Source:
     from issues_sts.sandbox.worlds.generator import generate_world, preset
 
     source = Source(f"{world} world")
-    _corpus_into(source, generate_world(preset(world, seed=seed)).repos.values(), None)
+    _corpus_into(source, generate_world(preset(world, seed=seed)).repos.values())
     return source
 
 
-def paper_source(scale: float, seed: int = 0, years: tuple[int, int] | None = None) -> Source:
-    """The paper world's duplicates created within `years` (its repositories' earlier issues
-    are all candidates)."""
+def paper_source(scale: float, seed: int = 0) -> Source:
+    """The paper world's issues and duplicates (`within` keeps an era's)."""
     from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
 
-    label = f"paper world x{scale:g}" + (f" {years[0]}-{years[1]}" if years else "")
-    source = Source(label)
-    chunks = (c.data for c in iter_paper_world(PaperConfig(seed=seed, scale=scale)))
-    _corpus_into(source, chunks, years)
+    source = Source(f"paper world x{scale:g}")
+    _corpus_into(source, (c.data for c in iter_paper_world(PaperConfig(seed=seed, scale=scale))))
     return source
 
 
@@ -250,19 +252,6 @@ def cosines(source: Source, pairs: list[tuple[str, int, int]]) -> tuple[np.ndarr
 
 
 # -- the figures --------------------------------------------------------------------------------
-FIGURES = (
-    "bm25_pool_rank1_share",
-    "bm25_pool_top10_share",
-    "bm25_pool_median_rank",
-    "cosine_dup_p25",
-    "cosine_dup_p50",
-    "cosine_dup_p75",
-    "cosine_random_p50",
-    "cosine_gap_p50",
-    "cosine_auc",
-)
-
-
 def sample_pairs(
     source: Source, limit: int = MAX_PAIRS, seed: int = 0
 ) -> list[tuple[str, int, int]]:
@@ -287,34 +276,61 @@ def auc(positive: np.ndarray, negative: np.ndarray) -> float:
     return float((ranks[:n].sum() - n * (n + 1) / 2) / (n * len(negative)))
 
 
-def measure(source: Source, *, with_cosine: bool = True) -> dict[str, float]:
-    pairs = sample_pairs(source)
+@dataclass
+class Measured:
+    """Per pair: the BM25 ranks and the cosines (`figures` turns them into named numbers;
+    measurements of several sources add up)."""
+
+    pairs: int = 0
+    full: list[float] = field(default_factory=list)
+    pool: list[float] = field(default_factory=list)
+    candidates: list[float] = field(default_factory=list)
+    dup: list[float] = field(default_factory=list)
+    rnd: list[float] = field(default_factory=list)
+
+    def __add__(self, other: Measured) -> Measured:
+        return Measured(
+            self.pairs + other.pairs,
+            *(
+                getattr(self, k) + getattr(other, k)
+                for k in ("full", "pool", "candidates", "dup", "rnd")
+            ),
+        )
+
+
+def measure(source: Source, *, with_cosine: bool = True, limit: int = MAX_PAIRS) -> Measured:
+    pairs = sample_pairs(source, limit)
     ranks = bm25_ranks(source, pairs)
-    full = np.array(ranks["full"])
-    pool = np.array([r for r in ranks["pool"] if not math.isnan(r)])
-    out = {
-        "pairs": float(len(source.pairs)),
-        "pairs_measured": float(len(pairs)),
-        "pairs_in_pool": float(len(pool)),
-        "candidates_p50": _quantile(np.array(ranks["candidates"]), 0.5),
-        "bm25_full_rank1_share": float(np.mean(full <= 1)) if len(full) else math.nan,
-        "bm25_full_top10_share": float(np.mean(full <= 10)) if len(full) else math.nan,
-        "bm25_full_median_rank": _quantile(full, 0.5),
-        "bm25_pool_rank1_share": float(np.mean(pool <= 1)) if len(pool) else math.nan,
-        "bm25_pool_top10_share": float(np.mean(pool <= 10)) if len(pool) else math.nan,
-        "bm25_pool_median_rank": _quantile(pool, 0.5),
-    }
-    if with_cosine:
+    out = Measured(len(source.pairs), ranks["full"], ranks["pool"], ranks["candidates"])
+    if with_cosine and pairs:
         dup, rnd = cosines(source, pairs)
-        out |= {
-            "cosine_dup_p25": _quantile(dup, 0.25),
-            "cosine_dup_p50": _quantile(dup, 0.5),
-            "cosine_dup_p75": _quantile(dup, 0.75),
-            "cosine_random_p50": _quantile(rnd, 0.5),
-            "cosine_gap_p50": _quantile(dup, 0.5) - _quantile(rnd, 0.5),
-            "cosine_auc": auc(dup, rnd),
-        }
+        out.dup, out.rnd = dup.tolist(), rnd.tolist()
     return out
+
+
+def figures(m: Measured) -> dict[str, float]:
+    full = np.array(m.full)
+    pool = np.array([r for r in m.pool if not math.isnan(r)])
+    dup, rnd = np.array(m.dup), np.array(m.rnd)
+    share = lambda values, k: float(np.mean(values <= k)) if len(values) else math.nan  # noqa: E731
+    return {
+        "pairs": float(m.pairs),
+        "pairs_measured": float(len(full)),
+        "pairs_in_pool": float(len(pool)),
+        "candidates_p50": _quantile(np.array(m.candidates), 0.5),
+        "bm25_full_rank1_share": share(full, 1),
+        "bm25_full_top10_share": share(full, 10),
+        "bm25_full_median_rank": _quantile(full, 0.5),
+        "bm25_pool_rank1_share": share(pool, 1),
+        "bm25_pool_top10_share": share(pool, 10),
+        "bm25_pool_median_rank": _quantile(pool, 0.5),
+        "cosine_dup_p25": _quantile(dup, 0.25),
+        "cosine_dup_p50": _quantile(dup, 0.5),
+        "cosine_dup_p75": _quantile(dup, 0.75),
+        "cosine_random_p50": _quantile(rnd, 0.5),
+        "cosine_gap_p50": _quantile(dup, 0.5) - _quantile(rnd, 0.5),
+        "cosine_auc": auc(dup, rnd),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

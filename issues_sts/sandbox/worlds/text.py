@@ -516,7 +516,7 @@ VAGUE_PROBLEMS = (
     "Everything {symptom} once I enable {noun}, it worked fine last month.",
     "The program just {symptom}, it seems to be somewhere around {noun}.",
     "I get a weird failure and then it {symptom}.",
-    "The app {symptom} right after it starts, every single time.",
+    "The {noun} part {symptom} right after it starts, every single time.",
     "It {symptom} halfway through and I have to kill it.",
 )
 VAGUE_DETAILS = (
