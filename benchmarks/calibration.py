@@ -281,10 +281,15 @@ def _fmt(value: float) -> str:
 
 
 def print_table(window: Window, rows: list[Row]) -> None:
-    print(
-        f"\n{window.name} {window.first}-{window.last} (../shared/data/{window.folder}) "
-        f"against the paper world's items of {window.first}-{window.last}"
+    print_rows(
+        f"{window.name} {window.first}-{window.last} (../shared/data/{window.folder}) "
+        f"against the paper world's items of {window.first}-{window.last}",
+        rows,
     )
+
+
+def print_rows(title: str, rows: list[Row]) -> None:
+    print(f"\n{title}")
     print(f"  {'figure':34} {'real':>14} {'generated':>14}  {'tolerance':>12}  holds")
     for row in rows:
         holds = "-" if row.holds is None else ("yes" if row.holds else "NO")
@@ -307,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="processes (archives, the world)")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--difficulty-scale", type=float, default=0.02, help="of the paper world's difficulty pass"
+    )
+    parser.add_argument("--no-difficulty", action="store_true", help="skip duplicate difficulty")
     args = parser.parse_args(argv)
     present = []
     for w in WINDOWS:
@@ -340,6 +349,14 @@ def main(argv: list[str] | None = None) -> int:
         compared += sum(r.holds is not None for r in rows)
         failed += sum(r.holds is False for r in rows)
         report[w.name] = [r.__dict__ | {"tolerance": str(r.tolerance or "")} for r in rows]
+    if not args.no_difficulty:
+        for title, rows in measure_difficulty(
+            tuple(present), args.shared, args.difficulty_scale, args.seed
+        ):
+            print_rows(title, rows)
+            compared += sum(r.holds is not None for r in rows)
+            failed += sum(r.holds is False for r in rows)
+            report[title] = [r.__dict__ | {"tolerance": str(r.tolerance or "")} for r in rows]
     print(f"\n{compared - failed} of {compared} compared figures within tolerance")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")

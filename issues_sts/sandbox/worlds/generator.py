@@ -55,6 +55,8 @@ class WorldConfig:
     sibling_rate: float = 0.1
     # of duplicates: written by someone who describes it differently (own words, no template)
     vague_rate: float = 0.25
+    # of duplicates' details (error, trigger, symptom, version): how many a retelling keeps
+    retelling: T.Retelling = T.RETELLING
     quoted_denial_share: float = (
         0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
     )
@@ -393,7 +395,7 @@ class RepoBuilder:
 
     def retold(self, topic: T.Topic) -> T.Topic:
         """The topic of a new report of `topic`'s problem."""
-        return T.reword(self.rng, topic)
+        return T.reword(self.rng, topic, self.cfg.retelling)
 
     def retell_vaguely(self, draft: Draft) -> None:
         """The report of someone who describes the problem in their own words."""

@@ -253,11 +253,11 @@ class PaperRepoBuilder(RepoBuilder):
 
     def retold(self, topic: T.Topic) -> T.Topic:
         """A retelling whose trigger says no cue word, as `quiet` keeps originals'."""
-        told = T.reword(self.rng, topic, PAPER_RETELLING)
+        told = super().retold(topic)
         for _ in range(8):
             if not any(w in told.trigger.lower() for w in PT.CUE_WORDS):
                 break
-            told = T.reword(self.rng, topic, PAPER_RETELLING)
+            told = super().retold(topic)
         return told
 
     def quiet(self, topic: T.Topic, kind: str) -> T.Topic:
@@ -415,6 +415,7 @@ def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig
         withdrawn_rate=0.002,
         sibling_rate=0.0,
         vague_rate=0.1,
+        retelling=PAPER_RETELLING,
         start=f"{repo.since}-01-01T00:00:00Z",
         end=paper.end,
         renamed_repos=0,
