@@ -21,6 +21,12 @@ a per-repository estimate (`PaperRepo.pr_share`), so it is compared only for rus
 the one repository of the paper's 55 that has an archive here. Every figure is computed by
 `benchmarks.figures` the same way for both sides. Archives that are absent are skipped with a
 message; the exit status is 1 when a compared figure does not hold.
+
+Duplicate difficulty (`benchmarks.difficulty`: the canonical's BM25 rank among earlier issues,
+the untrained backbone's cosine) is compared on the archives' annotated duplicates: the paper
+world's duplicates of 2018-2023 against onnxruntime's and of 2024-2026 against neovim's (its
+modern eras; its early era is shown, not compared), and the demo world's against the three
+archives' pairs pooled. `--no-difficulty` skips it (it embeds a few thousand texts).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import difficulty as DF
 from benchmarks import figures as F
 
 
@@ -139,6 +146,30 @@ FIGURES: tuple[tuple[str, Tolerance], ...] = (
 )
 
 
+# Duplicate difficulty: shares and cosines get absolute room (a few hundred pairs a side: a share's
+# sampling error is about 0.025, so about 3 of them either way); ranks a rank either way.
+DIFFICULTY: tuple[tuple[str, Tolerance], ...] = (
+    ("bm25_pool_rank1_share", Tolerance(0.0, 0.1)),
+    ("bm25_pool_top10_share", Tolerance(0.0, 0.08)),
+    ("bm25_pool_median_rank", Tolerance(0.0, 1.0)),
+    ("cosine_dup_p25", Tolerance(0.0, 0.1)),
+    ("cosine_dup_p50", Tolerance(0.0, 0.1)),
+    ("cosine_dup_p75", Tolerance(0.0, 0.1)),
+    ("cosine_random_p50", Tolerance(0.0, 0.1)),
+    ("cosine_gap_p50", Tolerance(0.0, 0.1)),
+    ("cosine_auc", Tolerance(0.0, 0.05)),
+)
+SHOWN = (
+    "pairs",
+    "pairs_in_pool",
+    "candidates_p50",
+    "bm25_full_rank1_share",
+    "bm25_full_top10_share",
+)
+# the paper world's years compared with each archive's duplicates (None: shown, not compared)
+DIFFICULTY_YEARS = {"rust": None, "onnxruntime": (2018, 2023), "neovim": (2024, 2026)}
+
+
 def _default_shared() -> Path:
     root = Path(__file__).resolve().parents[1]
     return Path(os.environ.get("ISSUES_STS_SHARED", root.parent / "shared")) / "data"
@@ -196,6 +227,51 @@ def compare(window: Window, real: dict[str, float], generated: dict[str, float])
     return rows
 
 
+def compare_difficulty(
+    real: dict[str, float], generated: dict[str, float], compared: bool = True
+) -> list[Row]:
+    """Duplicate difficulty, real beside generated (`compared` False: shown only)."""
+    rows = [Row(k, real[k], generated[k], None, None, "shown") for k in SHOWN]
+    for name, tol in DIFFICULTY:
+        r, g = real[name], generated[name]
+        if not compared or math.isnan(r) or math.isnan(g):
+            rows.append(Row(name, r, g, None, None, "not compared"))
+        else:
+            rows.append(Row(name, r, g, tol, tol.holds(r, g)))
+    return rows
+
+
+def measure_difficulty(
+    present: tuple[Window, ...], shared: Path, scale: float, seed: int
+) -> list[tuple[str, list[Row]]]:
+    """(title, rows) per comparison: each archive against the paper world's years, then the
+    demo world against the archives pooled."""
+    real = {w.name: DF.measure(DF.real_source(w.name, shared)) for w in present}
+    world = DF.paper_source(scale, seed)
+    tables = []
+    for w in present:
+        years = DIFFICULTY_YEARS[w.name]
+        span = years or (w.first, w.last)
+        paper = DF.measure(DF.within(world, span))
+        tables.append(
+            (
+                f"duplicate difficulty: {w.name}'s annotated duplicates against the paper world "
+                f"x{scale:g}'s of {span[0]}-{span[1]}",
+                compare_difficulty(DF.figures(real[w.name]), DF.figures(paper), years is not None),
+            )
+        )
+    pooled = sum(real.values(), DF.Measured())
+    demo = DF.measure(DF.demo_source(seed))
+    tables.append(
+        (
+            f"duplicate difficulty: the demo world (seed {seed}) against the annotated "
+            f"duplicates of {', '.join(real)} pooled",
+            compare_difficulty(DF.figures(pooled), DF.figures(demo)),
+        )
+    )
+    return tables
+
+
 def _fmt(value: float) -> str:
     if math.isnan(value):
         return "n/a"
@@ -205,10 +281,15 @@ def _fmt(value: float) -> str:
 
 
 def print_table(window: Window, rows: list[Row]) -> None:
-    print(
-        f"\n{window.name} {window.first}-{window.last} (../shared/data/{window.folder}) "
-        f"against the paper world's items of {window.first}-{window.last}"
+    print_rows(
+        f"{window.name} {window.first}-{window.last} (../shared/data/{window.folder}) "
+        f"against the paper world's items of {window.first}-{window.last}",
+        rows,
     )
+
+
+def print_rows(title: str, rows: list[Row]) -> None:
+    print(f"\n{title}")
     print(f"  {'figure':34} {'real':>14} {'generated':>14}  {'tolerance':>12}  holds")
     for row in rows:
         holds = "-" if row.holds is None else ("yes" if row.holds else "NO")
@@ -231,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2, help="processes (archives, the world)")
     parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument(
+        "--difficulty-scale", type=float, default=0.02, help="of the paper world's difficulty pass"
+    )
+    parser.add_argument("--no-difficulty", action="store_true", help="skip duplicate difficulty")
     args = parser.parse_args(argv)
     present = []
     for w in WINDOWS:
@@ -264,6 +349,14 @@ def main(argv: list[str] | None = None) -> int:
         compared += sum(r.holds is not None for r in rows)
         failed += sum(r.holds is False for r in rows)
         report[w.name] = [r.__dict__ | {"tolerance": str(r.tolerance or "")} for r in rows]
+    if not args.no_difficulty:
+        for title, rows in measure_difficulty(
+            tuple(present), args.shared, args.difficulty_scale, args.seed
+        ):
+            print_rows(title, rows)
+            compared += sum(r.holds is not None for r in rows)
+            failed += sum(r.holds is False for r in rows)
+            report[title] = [r.__dict__ | {"tolerance": str(r.tolerance or "")} for r in rows]
     print(f"\n{compared - failed} of {compared} compared figures within tolerance")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")

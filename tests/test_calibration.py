@@ -8,9 +8,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from benchmarks import calibration as C
+from benchmarks import difficulty as DF
 from benchmarks import figures as F
 from issues_sts.sandbox.worlds.paper import PaperConfig
 
@@ -138,3 +140,75 @@ def test_the_templates_era_is_within_tolerance_of_the_onnxruntime_archive() -> N
     generated = C.measure_generated(0.01, 0, (window,))[window.name]
     failed = [r for r in C.compare(window, real, generated) if r.holds is False]
     assert not failed, failed
+
+
+# -- duplicate difficulty ------------------------------------------------------------------------
+def _source(*docs: tuple[int, str, str]) -> DF.Source:
+    source = DF.Source("t")
+    for number, created, text in docs:
+        source.add("o/r", number, created, text, None)
+    return source
+
+
+def test_the_canonicals_bm25_rank_counts_only_earlier_issues_and_ties_half() -> None:
+    filler = [(k, f"2020-01-{k:02d}", f"unrelated note {k} about widgets") for k in range(2, 12)]
+    source = _source(
+        (1, "2020-01-01", "panic in the frobnicator parser"),
+        *filler,
+        (12, "2020-02-01", "frobnicator parser panic again"),
+        (13, "2020-03-01", "frobnicator parser panic again, a copy made later"),
+    )
+    source.pair("o/r", 1, 12)  # given canonical-first: the later one is the query
+    source.pair("o/r", 12, 13)
+    assert source.pairs == [("o/r", 12, 1), ("o/r", 13, 12)]
+    ranks = DF.bm25_ranks(source, source.pairs)
+    assert ranks["full"] == [1.0, 1.0] and ranks["candidates"] == [11.0, 12.0]
+    assert math.isnan(ranks["pool"][0]), "fewer earlier issues than a pool: left out"
+    # a target sharing no word with its query ties with every other such candidate
+    lost = _source(*filler, (20, "2020-02-01", "frobnicator"), (21, "2020-03-01", "zeta"))
+    lost.pair("o/r", 21, 20)
+    assert DF.bm25_ranks(lost, lost.pairs)["full"] == [1 + 10 / 2]
+
+
+def test_the_cosine_auc_is_the_mann_whitney_statistic() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    dup, rnd = rng.normal(0.6, 0.1, 50).round(2), rng.normal(0.4, 0.1, 70).round(2)
+    expected = roc_auc_score([1] * 50 + [0] * 70, np.concatenate([dup, rnd]))
+    assert DF.auc(dup, rnd) == pytest.approx(expected)
+    assert DF.auc(np.array([0.9]), np.array([0.1])) == 1.0
+
+
+def test_difficulty_rows_compare_within_their_tolerance_and_show_the_rest() -> None:
+    real = DF.figures(DF.Measured(3, [1, 2, 30], [1, 1, 12], [9, 9, 9], [0.6, 0.5], [0.3, 0.2]))
+    assert real["bm25_pool_rank1_share"] == pytest.approx(2 / 3) and real["cosine_auc"] == 1.0
+    close = dict(real) | {"bm25_pool_rank1_share": 0.7, "cosine_auc": 0.96}
+    far = dict(real) | {"bm25_pool_rank1_share": 0.95, "cosine_auc": 0.9}
+    rows = {r.figure: r for r in C.compare_difficulty(real, close)}
+    assert rows["bm25_pool_rank1_share"].holds and rows["cosine_auc"].holds
+    assert rows["candidates_p50"].holds is None  # shown: depends on the tracker's size
+    rows = {r.figure: r for r in C.compare_difficulty(real, far)}
+    assert rows["bm25_pool_rank1_share"].holds is False and rows["cosine_auc"].holds is False
+    assert all(r.holds is None for r in C.compare_difficulty(real, far, compared=False))
+
+
+def test_the_generators_retelling_makes_duplicates_harder_to_find() -> None:
+    """The knobs do what they say: with every detail kept, no vague reports and no siblings, a
+    small world's duplicates are found at rank 1 more often than with the defaults."""
+    import dataclasses
+
+    from issues_sts.sandbox.worlds import generator as G
+    from issues_sts.sandbox.worlds import text as T
+
+    def rank1(cfg: G.WorldConfig) -> float:
+        source = DF.Source("small")
+        DF._corpus_into(source, G.generate_world(cfg).repos.values())
+        return DF.figures(DF.measure(source, with_cosine=False))["bm25_full_rank1_share"]
+
+    small = G.preset("small", seed=1)
+    assert small.vague_rate > 0 and small.sibling_rate > 0
+    default = rank1(small)
+    kept = T.Retelling(1.0, 1.0, 1.0, 1.0, 1.0)
+    copied = rank1(dataclasses.replace(small, vague_rate=0.0, sibling_rate=0.0, retelling=kept))
+    assert copied > default + 0.15, (copied, default)

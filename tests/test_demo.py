@@ -79,4 +79,5 @@ def test_a_saturated_spearman_is_explained_not_left_looking_like_no_training() -
     lines = score_lines(perfect, perfect | {"pearson": 98.35})
     assert "before 86.62 -> after 86.62" in lines[0] and "90.54 -> 98.35" in lines[0]
     assert len(lines) == 2 and "ceiling" in lines[1]
-    assert len(score_lines(perfect | {"roc_auc": 0.9}, perfect)) == 1
+    harder = score_lines(perfect | {"roc_auc": 0.8712}, perfect | {"roc_auc": 0.9104})
+    assert len(harder) == 1 and "ROC AUC: 0.871 -> 0.910" in harder[0]

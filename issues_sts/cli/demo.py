@@ -113,7 +113,8 @@ def score_lines(before: dict[str, float], after: dict[str, float]) -> list[str]:
     """The demo's before/after line, and a note when Spearman cannot show the training."""
     lines = [
         f"test Spearman x100: before {before['spearman']:.2f} -> after {after['spearman']:.2f}"
-        f" (AnglE fine-tuning); Pearson x100: {before['pearson']:.2f} -> {after['pearson']:.2f}"
+        f" (AnglE fine-tuning); ROC AUC: {before['roc_auc']:.3f} -> {after['roc_auc']:.3f}; "
+        f"Pearson x100: {before['pearson']:.2f} -> {after['pearson']:.2f}"
     ]
     if before["roc_auc"] == after["roc_auc"] == 1.0:
         # with 0/1 labels Spearman depends only on the ranking: once every duplicate scores

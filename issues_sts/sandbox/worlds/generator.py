@@ -51,6 +51,12 @@ class WorldConfig:
     comments_mean: float = 2.5
     cross_repo_rate: float = 0.05
     hard_negative_rate: float = 0.05
+    # of originals: another problem of an earlier issue's component (a same-topic non-duplicate)
+    sibling_rate: float = 0.1
+    # of duplicates: written by someone who describes it differently (own words, no template)
+    vague_rate: float = 0.25
+    # of duplicates' details (error, trigger, symptom, version): how many a retelling keeps
+    retelling: T.Retelling = T.RETELLING
     quoted_denial_share: float = (
         0.2  # of hard negatives: a guessed "Duplicate of #N", quoted and denied
     )
@@ -227,9 +233,19 @@ class RepoBuilder:
         if self.rng.random() < 0.04:
             draft.comment(self.later(t, 60), self.stale_bot, T.STALE)
 
+    def known_topic(self, number: int) -> T.Topic:
+        """The topic of an earlier original (the paper world keeps it after the draft is gone)."""
+        return self.drafts[number].topic
+
     def fresh_topic(self, kind: str) -> T.Topic:
         """A topic no earlier original in this repository had, so that only true duplicates
-        share a component, an error and a trigger (a few retries keep it cheap)."""
+        share a component, an error and a trigger (a few retries keep it cheap); at
+        `sibling_rate`, another problem of an earlier original's component."""
+        pool = self.bug_pool()
+        if pool and self.rng.random() < self.cfg.sibling_rate:
+            earlier = self.known_topic(self.rng.choice(pool))
+            if earlier.kind == kind:
+                return T.sibling(self.rng, earlier)
         topic = T.new_topic(self.rng, self.lang, kind)
         for _ in range(8):
             key = (
@@ -365,8 +381,10 @@ class RepoBuilder:
     ) -> Draft:
         """A new report of `original` in other words, with the truth recorded; closing it is
         the caller's."""
-        topic = T.reword(self.rng, original.topic)
+        topic = self.retold(original.topic)
         draft = self.new_draft(number, created, topic)
+        if self.rng.random() < self.cfg.vague_rate:
+            self.retell_vaguely(draft)
         for _ in range(4):  # another reporter rarely picks the very same title
             if draft.title != original.title:
                 break
@@ -374,6 +392,15 @@ class RepoBuilder:
         draft.labels.append("bug" if topic.kind == "bug" else "enhancement")
         self.truth[number] = (owner, target)
         return draft
+
+    def retold(self, topic: T.Topic) -> T.Topic:
+        """The topic of a new report of `topic`'s problem."""
+        return T.reword(self.rng, topic, self.cfg.retelling)
+
+    def retell_vaguely(self, draft: Draft) -> None:
+        """The report of someone who describes the problem in their own words."""
+        draft.title = T.vague_title(self.rng, draft.topic)
+        draft.body = T.vague_body(self.rng, draft.topic)
 
     def close_as_duplicate(self, draft: Draft, ref: D.Ref) -> None:
         """Close `draft` as a duplicate of `ref`, with evidence of one of several shapes."""

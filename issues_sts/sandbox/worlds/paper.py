@@ -131,6 +131,12 @@ PAPER_REPOS: tuple[PaperRepo, ...] = (
 )
 
 
+# Long modern reports (forms, logs, environment dumps) already bury what a duplicate shares with
+# its canonical: a retelling keeps more of it than the small worlds' does, so that the BM25 rank
+# and the backbone's cosine fall where the archives' do (`python -m benchmarks.calibration`).
+PAPER_RETELLING = T.Retelling(error=1.0, trigger=0.8, symptom=0.6, version=0.5, feature=0.8)
+
+
 @dataclass(frozen=True)
 class PaperConfig:
     """The paper world at `scale` (0.001 to 1.0) of its estimated sizes; each item's habits
@@ -241,6 +247,18 @@ class PaperRepoBuilder(RepoBuilder):
 
     def fresh_topic(self, kind: str) -> T.Topic:
         return self.quiet(super().fresh_topic(kind), kind)
+
+    def known_topic(self, number: int) -> T.Topic:
+        return self.recent[number].topic
+
+    def retold(self, topic: T.Topic) -> T.Topic:
+        """A retelling whose trigger says no cue word, as `quiet` keeps originals'."""
+        told = super().retold(topic)
+        for _ in range(8):
+            if not any(w in told.trigger.lower() for w in PT.CUE_WORDS):
+                break
+            told = super().retold(topic)
+        return told
 
     def quiet(self, topic: T.Topic, kind: str) -> T.Topic:
         """A topic whose trigger says no cue word ("...share the same directory"): see
@@ -395,6 +413,9 @@ def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig
         # a duplicate close withdrawn (label removed with a reopen): an estimate, as rare as the
         # unmarked; the small worlds' 1 % would add a wording claim per hundred issues
         withdrawn_rate=0.002,
+        sibling_rate=0.0,
+        vague_rate=0.1,
+        retelling=PAPER_RETELLING,
         start=f"{repo.since}-01-01T00:00:00Z",
         end=paper.end,
         renamed_repos=0,

@@ -39,8 +39,8 @@ class Topic:
         return self.error if len(self.error) <= 70 else self.error[:67].rstrip() + "..."
 
 
-def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
-    fill = {
+def _fill(rng: random.Random) -> dict[str, str]:
+    return {
         "key": rng.choice(V.KEYS),
         "attr": rng.choice(V.ATTRS),
         "path": rng.choice(V.PATHS),
@@ -51,6 +51,10 @@ def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
         "env": rng.choice(V.ENVS),
         "version": version(rng),
     }
+
+
+def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
+    fill = _fill(rng)
     return Topic(
         kind=kind,
         lang=lang,
@@ -445,17 +449,105 @@ def pull_request_text(rng: random.Random, topic: Topic, ref: int | None) -> tupl
     ).replace("\0", "{issue number}")
 
 
-def reword(rng: random.Random, topic: Topic) -> Topic:
-    """The same problem as `topic`, as another reporter would meet it: same component, API,
-    error and trigger; maybe another symptom wording and another version."""
-    symptom = topic.symptom if rng.random() < 0.6 else rng.choice(V.SYMPTOMS)
+@dataclass(frozen=True)
+class Retelling:
+    """How far a new report of a known problem strays from the first one: the chance that each
+    detail is the same. Real duplicates share less than their canonical's exact words: another
+    reporter meets the bug another way, sees another error line of it, names another version
+    (`python -m benchmarks.difficulty` measures how alike real duplicates are)."""
+
+    error: float = 0.85
+    trigger: float = 0.6
+    symptom: float = 0.35
+    version: float = 0.3
+    feature: float = 0.6
+
+
+RETELLING = Retelling()
+
+
+def reword(rng: random.Random, topic: Topic, how: Retelling = RETELLING) -> Topic:
+    """The same problem as `topic`, as another reporter would meet it: the same component and
+    API; its error, trigger, symptom, version (a feature: its wording) each kept only at the
+    rate `how` gives."""
+    fill = _fill(rng)
+    keep = lambda share: rng.random() < share  # noqa: E731 - tiny local helper
     return Topic(
         topic.kind,
         topic.lang,
         topic.component,
-        topic.error,
-        topic.trigger,
-        symptom,
-        topic.feature,
-        version(rng) if rng.random() < 0.5 else topic.version,
+        topic.error if keep(how.error) else rng.choice(V.ERRORS[topic.lang]).format(**fill),
+        topic.trigger if keep(how.trigger) else rng.choice(V.TRIGGERS).format(**fill),
+        topic.symptom if keep(how.symptom) else rng.choice(V.SYMPTOMS),
+        topic.feature if keep(how.feature) else rng.choice(V.FEATURES),
+        topic.version if keep(how.version) else fill["version"],
     )
+
+
+def sibling(rng: random.Random, topic: Topic) -> Topic:
+    """Another problem of the same component: a same-topic issue that is not a duplicate (the
+    hard negatives real trackers are full of). Its trigger always differs; its error mostly."""
+    fresh = new_topic(rng, topic.lang, topic.kind)
+    return Topic(
+        topic.kind,
+        topic.lang,
+        topic.component,
+        topic.error if rng.random() < 0.25 else fresh.error,
+        fresh.trigger
+        if fresh.trigger != topic.trigger
+        else rng.choice(V.TRIGGERS).format(**_fill(rng)),
+        fresh.symptom,
+        fresh.feature,
+        fresh.version,
+    )
+
+
+# -- a report by someone who describes it differently ------------------------------------------
+VAGUE_OPENINGS = (
+    "Hi all, not sure if this is the right place to ask.",
+    "This started a few days ago and I can't figure out why.",
+    "Sorry if this is a silly question.",
+    "I'm new to this project, so bear with me.",
+    "Something changed recently and now my setup is broken.",
+)
+VAGUE_PROBLEMS = (
+    "When I use the {noun} stuff, the whole thing {symptom}.",
+    "My script {symptom} as soon as it gets to the {noun} part.",
+    "Everything {symptom} once I enable {noun}, it worked fine last month.",
+    "The program just {symptom}, it seems to be somewhere around {noun}.",
+    "I get a weird failure and then it {symptom}.",
+    "The {noun} part {symptom} right after it starts, every single time.",
+    "It {symptom} halfway through and I have to kill it.",
+)
+VAGUE_DETAILS = (
+    "I'm on {os}, installed with the default options.",
+    "No idea what the error means, I only see a red line in the terminal.",
+    "I tried reinstalling and restarting, no luck.",
+    "It doesn't happen every time, maybe one run in three.",
+    "A friend on {os} says it works for them.",
+    "I can share my project if that helps.",
+    "The last thing it prints is an error about {noun}.",
+)
+
+
+def vague_body(rng: random.Random, topic: Topic) -> str:
+    """A short report in a user's own words: no template, no trace, few of the terms the
+    first report used."""
+    w = words(topic) | {"noun": topic.component[1], "os": rng.choice(V.OSES)}
+    details = rng.sample(VAGUE_DETAILS, rng.randrange(1, 4))
+    lines = [rng.choice(VAGUE_OPENINGS), rng.choice(VAGUE_PROBLEMS), *details]
+    return " ".join(line.format(**w) for line in lines)
+
+
+VAGUE_TITLES = (
+    "{noun} not working",
+    "Help: it {symptom}",
+    "Problem after update",
+    "Weird behaviour with {noun}",
+    "Can't get {noun} to work {trigger}",
+    "Is this a bug?",
+)
+
+
+def vague_title(rng: random.Random, topic: Topic) -> str:
+    return rng.choice(VAGUE_TITLES).format(**words(topic), noun=topic.component[1])
