@@ -94,9 +94,9 @@ _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M)) for form in HEADER_FORMS
 )  # JIRA keys are upper case: the key group is checked below, case-sensitively
 # a copied comment's own header: "_@alice wrote on 2009-05-01_", "Comment by alice on trac",
-# "**alice** commented:", "_Original comment by alice_"
+# "_Original comment by alice_"
 _COMMENT_HEADER = re.compile(
-    r"^[ \t]*[_*]*(?:@?[\w.-]+(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+\d{4}-\d\d-\d\d"
+    r"^[ \t]*(?:(?:[_*]+@?|@)[\w.-]+(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+\d{4}-\d\d-\d\d"
     r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b)",
     re.I | re.M,
 )
