@@ -14,7 +14,7 @@ import pytest
 from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.evidence.migration import HEADER_FORMS, comment_was_migrated, ticket_of
-from issues_sts.links import LinkConfig, build_links, extract_thread
+from issues_sts.links import LinkConfig, LinkTable, build_links, extract_thread
 from issues_sts.links.model import Signal, Thread
 from issues_sts.links.stage import finish_links, link_config, part_links
 from issues_sts.store import Store
@@ -463,3 +463,81 @@ def test_the_map_spans_parts(migrated: Store) -> None:
         counters.update(part_counters)
     table = finish_links(migrated, found, counters)
     assert {k: v for k, v in _targets(table.links).items() if v[1]} == EXPECTED
+
+
+# -- the generated world: served by the fake GitHub, crawled, linked --------------------------
+TOKEN = "ghp_" + "conventionsTestToken" + "0" * 19
+
+
+@pytest.fixture(scope="module")
+def conventions_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, LinkTable, Path]:
+    from issues_sts.crawl.config import CrawlConfig
+    from issues_sts.crawl.runner import run_crawl
+    from issues_sts.sandbox.github.server import FakeGitHub
+    from issues_sts.sandbox.github.settings import FakeSettings
+    from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
+
+    corpus = generate_world(WorldConfig(seed=5, repos=2, issues_per_repo=700, duplicate_rate=0.12))
+    store_dir = tmp_path_factory.mktemp("conventions") / "store"
+    with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
+        cfg = CrawlConfig(
+            repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir
+        )  # type: ignore[arg-type]
+        assert run_crawl(cfg).ok
+    with Store.open(store_dir) as store:
+        table = build_links(store)
+    return corpus, table, store_dir
+
+
+@pytest.mark.parametrize("shape", ["bot_states", "team_consolidation", "migrated"])
+def test_the_world_s_conventions_are_linked(
+    conventions_world: tuple[Any, LinkTable, Path], shape: str
+) -> None:
+    corpus, table, _ = conventions_world
+    usable = table.usable()
+    found = {
+        (r, n): (tr, tn)
+        for r, n, tr, tn in usable.select(
+            "repo", "number", "target_repo", "target_number"
+        ).iter_rows()
+    }
+    wanted = {
+        (name, n): t
+        for name, data in corpus.repos.items()
+        for n, t in data.truth_duplicates.items()
+        if data.truth_evidence[n] == shape
+    }
+    assert len(wanted) >= 3, shape
+    right = sum(found.get(k) == t for k, t in wanted.items())
+    assert right / len(wanted) >= 0.9, f"{shape}: {right} of {len(wanted)}"
+
+
+def test_the_world_s_near_misses_make_no_link(
+    conventions_world: tuple[Any, LinkTable, Path],
+) -> None:
+    from issues_sts.sandbox.worlds import conventions as W
+
+    corpus, table, store_dir = conventions_world
+    usable = set(table.usable().select("repo", "number").iter_rows())
+    starts = tuple(
+        t.split("{")[0] for t in (*W.SUGGESTS, *W.TAKEN_BACK, *W.OUTSIDE_TEAM, *W.AT_CLOSE)
+    )
+    misses = {
+        (name, n)
+        for name, data in corpus.repos.items()
+        for n in {int(c["issue_url"].rsplit("/", 1)[1]) for c in data.comments}
+        if n not in data.truth_duplicates
+        and any(
+            c["body"].startswith(starts) or "wrote on" in c["body"] for c in data.comments_of(n)
+        )
+    }
+    assert len(misses) >= 20
+    assert not misses & usable
+    with Store.open(store_dir) as store:  # the fake GitHub serves bots as GitHub does
+        closes = store.events_frame().filter(pl.col("event") == "closed")
+        bot_closes = closes.filter(pl.col("actor") == W.D.TRIAGE_BOT)
+        assert bot_closes.height >= 3 and set(bot_closes["actor_type"].to_list()) == {"Bot"}
+    # each near miss was read and dropped by its rule, and counted
+    for counter in ("dropped:bot_suggestion", "dropped:unmapped_old_ticket"):
+        assert table.counters.get(counter, 0) >= 1, counter
+    assert table.counters["mapped_old_ticket"] >= 3

@@ -188,7 +188,7 @@ def _outside_team(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Re
 
 
 def _at_close(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref) -> None:
-    """"Related to #N" from the member who closes the issue, as they close it."""
+    """ "Related to #N" from the member who closes the issue, as they close it."""
     if draft.closed is None:
         return
     at, who, _ = draft.closed
