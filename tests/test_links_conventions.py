@@ -228,6 +228,16 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
         12,
         "comment_wording",
     ),
+    (
+        "... 'in favour of the tracking issue #N' away from the close: today's 'in favour of'",
+        thread(
+            c("u", "Closing in favour of the tracking issue #12.", "CONTRIBUTOR", 60),
+            closed_by="m2",
+            closed_minute=60 * 24 * 30,
+        ),
+        12,
+        "comment_wording",
+    ),
     # -- near misses -------------------------------------------------------------------------
     (
         "the same words from someone outside the team who did not close it",

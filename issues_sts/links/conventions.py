@@ -79,6 +79,11 @@ def is_consolidation(claim: Claim, text: str) -> bool:
     return rule.reason is Reason.IN_FAVOUR and bool(_TRACKING_BEFORE.search(before))
 
 
+def in_favour(claim: Claim) -> bool:
+    """ "Closing in favour of ...": a rule of its own before issue 32, read whoever says it."""
+    return rule_of(claim.cue_text, claim.cue).reason is Reason.IN_FAVOUR
+
+
 def on_the_team(post: Post, thread: Thread) -> bool:
     """A maintainer, member or collaborator (GitHub's author association), or whoever closed the
     issue (old archives show core developers as plain contributors)."""

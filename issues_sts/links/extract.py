@@ -352,7 +352,11 @@ def _convention(read: _Read, claim: Claim) -> tuple[Claim, str | None]:
     if not conv.is_consolidation(claim, read.cleaned):
         return claim, None
     dropped = conv.consolidation_drop(read.post, read.thread, read.cfg)
-    return (claim, dropped) if dropped else (replace(claim, cue=CONSOLIDATION), None)
+    if dropped is None:
+        return replace(claim, cue=CONSOLIDATION), None
+    # "closing in favour of the tracking issue #N" away from the team or the close: today's
+    # "in favour of" reading (old archives show core developers as plain contributors)
+    return claim, None if conv.in_favour(claim) else dropped
 
 
 def _withdrawals(post: Post, index: int, keys: list[Key], has_standing: bool) -> list[Statement]:
