@@ -10,6 +10,7 @@ every contribution is visible in the link's `signals`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -41,7 +42,12 @@ def is_bot(login: str | None, cfg: LinkConfig) -> bool:
     if not login:
         return False
     name = str(login).lower()
-    return name.endswith("[bot]") or name in {a.lower() for a in cfg.bot_accounts}
+    return name.endswith("[bot]") or name in _lowered(cfg.bot_accounts)
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(accounts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(a.lower() for a in accounts)
 
 
 def sigmoid(score: float) -> float:
