@@ -102,6 +102,16 @@ BOT_CASES: list[tuple[str, Thread, int | None, str]] = [
         12,
         "slash_command",
     ),
+    (
+        "a maintainer's 'duplicate_of #N' command, which the triage bot acts on by closing",
+        thread(
+            c("m", "duplicate_of #12", "MEMBER", 60),
+            closed_by="triage-account",
+            closed_minute=61,
+        ),
+        12,
+        "slash_command",
+    ),
     # -- near misses -------------------------------------------------------------------------
     (
         "a suggestion bot's 'may be a duplicate of #N' on an issue a maintainer closed as done",

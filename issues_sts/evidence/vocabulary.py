@@ -92,9 +92,10 @@ RULES: tuple[Rule, ...] = (
         "slash_command",
         Reason.SLASH,
         r"dup",
-        r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*",
-        ("/duplicate #12", "/dup #12"),
-        ("/duplicate",),
+        # ansible's triage bot reads a maintainer's "duplicate_of #N" and closes the issue
+        r"^[ \t]*(?:/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?|duplicate_of\b)[ \t]*",
+        ("/duplicate #12", "/dup #12", "duplicate_of #12"),
+        ("/duplicate", "duplicate_of"),
         by_line=True,
     ),
     Rule(
