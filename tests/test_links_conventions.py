@@ -361,6 +361,7 @@ def test_header_like_sentences_are_not_headers(text: str) -> None:
 
 def test_copied_comments_are_told_from_comments_written_on_github() -> None:
     assert comment_was_migrated("_@alice wrote on 2009-05-01_\n\nStill fails.")
+    assert comment_was_migrated("_trac user bob wrote on 2009-05-01_\n\nSee ticket:18.")
     assert not comment_was_migrated("I wrote on 2009-05-01 to the list, see #18.")
 
 
@@ -425,6 +426,7 @@ def migrated(tmp_path: Path) -> Store:
         _issue(105, _header(21) + "Crash on resize, again."),
         _issue(106, _header(22) + "The toolbar flickers."),
         _issue(107, "Toolbar bug.", login="someone"),
+        _issue(108, _header(23) + "The toolbar flickers on resize."),
     ]
     comments = [
         _comment(102, 1, COPIED + "Duplicate of #18."),  # ticket 18 = GitHub #101
@@ -432,6 +434,8 @@ def migrated(tmp_path: Path) -> Store:
         _comment(104, 3, "Duplicate of #18", **gh_era),  # GitHub's #18
         _comment(105, 4, "Duplicate of #101", **gh_era),  # written on GitHub: GitHub's #101
         _comment(106, 5, COPIED + f"dup of {TRAC.format(19)}"),  # a trac URL: GitHub #102
+        # trac's own link syntax, under another copied-comment header, by another account
+        _comment(108, 7, "_trac user carol wrote on 2009-07-01_\n\nDuplicate of ticket:22", "x"),
         # a header-like sentence in an ordinary comment: #107 is not migrated, "#18" is GitHub's
         _comment(107, 6, f"The original ticket is lost. Duplicate of #18, see {TRAC.format(3)}"),
     ]
@@ -445,6 +449,7 @@ EXPECTED = {
     105: (101, True),  # GitHub-era comment in a migrated thread
     106: (102, True),
     107: (18, True),
+    108: (106, True),
 }
 
 
@@ -463,7 +468,7 @@ def test_old_numbers_are_mapped_through_the_headers(migrated: Store) -> None:
     unmapped = table.links.filter(pl.col("excluded_reason") == "unmapped_old_ticket")
     assert unmapped["number"].to_list() == [103]  # never read as GitHub's #77
     assert table.counters["dropped:unmapped_old_ticket"] == 1
-    assert table.counters["mapped_old_ticket"] == 2
+    assert table.counters["mapped_old_ticket"] == 3
     mapped = table.links.filter(pl.col("number") == 102).row(0, named=True)
     assert Signal.OLD_TICKET.value in mapped["signals"]
 

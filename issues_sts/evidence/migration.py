@@ -93,10 +93,12 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
 _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M)) for form in HEADER_FORMS
 )  # JIRA keys are upper case: the key group is checked below, case-sensitively
-# a copied comment's own header: "_@alice wrote on 2009-05-01_", "Comment by alice on trac",
+# a copied comment's own header: "_@alice wrote on 2009-05-01_", "_trac user bob wrote on ..._",
+# "Comment by alice on trac",
 # "_Original comment by alice_"
 _COMMENT_HEADER = re.compile(
-    r"^[ \t]*(?:(?:[_*]+@?|@)[\w.-]+(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+\d{4}-\d\d-\d\d"
+    r"^[ \t]*(?:(?:[_*]+@?|@)[\w.@-]+(?:\s+[\w.@-]+){0,2}(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+"
+    r"\d{4}-\d\d-\d\d"
     r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b)",
     re.I | re.M,
 )
@@ -107,8 +109,9 @@ _OLD_URL = re.compile(
     r"<?https?://(?!(?:www\.)?github\.com/)\S+?(?:/ticket/|show_bug\.cgi\?id=|/\+bug/)(\d+)\b[^\s)>\]]*>?",
     re.I,
 )
+# ("ticket:18" is trac's own link syntax)
 _OLD_WORDS = re.compile(
-    r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*#?\s*(\d+)\b|\btrac\s*#(\d+)\b", re.I
+    r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*[#:]?\s*(\d+)\b|\btrac\s*#(\d+)\b", re.I
 )
 
 
