@@ -115,9 +115,20 @@ _OLD_WORDS = re.compile(
 )
 
 
+# words every header form holds one of: most bodies are told apart by a few substring tests
+HEADER_WORDS = ("ticket", "trac", "migrated", "imported", "originally")
+
+
+def _may_have_header(head: str) -> bool:
+    low = head.lower()
+    return any(word in low for word in HEADER_WORDS)
+
+
 def ticket_of(body: str | None) -> str | None:
     """The old ticket a migration header at the top of `body` names, or None."""
     head = (body or "")[:2000]
+    if not _may_have_header(head):
+        return None
     for _, pattern in _HEADERS:
         m = pattern.search(head)
         if m is not None and _KEY_CASE.fullmatch(m.group("key")):

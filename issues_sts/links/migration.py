@@ -31,7 +31,7 @@ from issues_sts.store import Store
 OLD_OWNER = "old-ticket."
 _SHORT = re.compile(r"(?<![\w&#/])#(\d+)\b")
 # words every header form contains one of: the store's bodies are screened with them first
-_HEADER_WORDS = r"(?i)ticket|trac|migrated|imported|originally"
+_HEADER_WORDS = "(?i)" + "|".join(headers.HEADER_WORDS)
 
 
 def old_repo(repo: str) -> str:
