@@ -72,9 +72,8 @@ class _Builder(Protocol):
     drafts: dict[int, Draft]
     truth: dict[int, tuple[str, int]]
     evidence: dict[int, str]
-
-    def member(self) -> Any: ...
-    def commenter(self) -> Any: ...
+    members: list[Any]  # OWNER, MEMBER, COLLABORATOR
+    users: list[Any]  # outside the team
 
 
 def shape(builder: _Builder, index: int, seed: int = 0) -> None:
@@ -139,7 +138,7 @@ def _bot_states(builder: _Builder, rng: random.Random, number: int) -> None:
     ref = D.Ref(*builder.truth[number], builder.full_name)
     t = _restart(draft)
     if rng.random() < 0.5:
-        draft.comment(t, builder.member(), D.pick(rng, COMMAND, ref))
+        draft.comment(t, rng.choice(builder.members), D.pick(rng, COMMAND, ref))
     bot = D.bot_person()
     draft.comment(t + 4, bot, D.pick(rng, BOT_STATES, ref))
     reason = _close_reason(t)
@@ -151,7 +150,7 @@ def _consolidates(builder: _Builder, rng: random.Random, number: int) -> None:
     draft = builder.drafts[number]
     ref = D.Ref(*builder.truth[number], builder.full_name)
     t = _restart(draft)
-    member = builder.member()
+    member = rng.choice(builder.members)
     draft.comment(t, member, D.pick(rng, CONSOLIDATES, ref))
     draft.close(t + 90, member, _close_reason(t) if rng.random() < 0.5 else "not_planned")
     builder.evidence[number] = "team_consolidation"
@@ -171,7 +170,7 @@ def _taken_back(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref)
     bot = D.bot_person()
     draft.comment(t, bot, D.pick(rng, BOT_STATES, ref))
     draft.close(t + 5, bot, _close_reason(t) or "not_planned")
-    member = builder.member()
+    member = rng.choice(builder.members)
     draft.reopen(t + 86400, member)
     draft.comment(t + 86400 + 5, member, D.pick(rng, TAKEN_BACK, ref))
 
@@ -179,12 +178,12 @@ def _taken_back(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref)
 def _outside_team(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref) -> None:
     """The consolidation words from someone outside the team, or on an issue left open."""
     if draft.closed is not None:
-        who = builder.commenter()
-        if who.association in ("OWNER", "MEMBER", "COLLABORATOR"):
-            return
+        who = rng.choice(builder.users)
         draft.comment(draft.created + 7200, who, D.pick(rng, OUTSIDE_TEAM, ref))
     else:
-        draft.comment(draft.created + 7200, builder.member(), D.pick(rng, OUTSIDE_TEAM, ref))
+        draft.comment(
+            draft.created + 7200, rng.choice(builder.members), D.pick(rng, OUTSIDE_TEAM, ref)
+        )
 
 
 def _at_close(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref) -> None:
@@ -199,7 +198,7 @@ def _header_like(builder: _Builder, rng: random.Random, draft: Draft, ref: D.Ref
     """A sentence that reads like a migration header, in an ordinary comment."""
     name = builder.full_name.split("/")[1]
     text = LOST.format(name=name, ticket=ref.number)
-    draft.comment(draft.created + 5400, builder.commenter(), text)
+    draft.comment(draft.created + 5400, rng.choice(builder.users), text)
 
 
 _NEAR_MISSES = (_suggestion, _taken_back, _outside_team, _at_close, _header_like)
