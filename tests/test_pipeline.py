@@ -36,6 +36,12 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     return corpus, store_dir
 
 
+def _old_tickets(issues: pl.DataFrame, target: tuple[str, int]) -> list[str]:
+    at = (pl.col("repo") == target[0]) & (pl.col("number") == target[1])
+    body = " ".join(issues.filter(at)["body"].fill_null("").to_list())
+    return re.findall(r"^_Original ticket \S+/ticket/(\d+)", body)
+
+
 def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, int]]:
     """Ground-truth duplicates whose thread names the target somewhere (event or text):
     label-only duplicates have no knowable target and are counted, not linked."""
@@ -62,7 +68,10 @@ def _findable(corpus: object, store: Store) -> dict[tuple[str, int], tuple[str, 
                 )
             )
             has_event = marks.height > 0
-            if has_event or any(re.search(rf"\b{target[1]}\b", b) for b in bodies):
+            # a thread migrated from trac names its target by the old ticket the target's
+            # migration header carries (issue 32)
+            names = [str(target[1]), *_old_tickets(issues, target)]
+            if has_event or any(re.search(rf"\b{n}\b", b) for n in names for b in bodies):
                 truth[(repo, number)] = target
     return truth
 

@@ -902,7 +902,10 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\blet'?s\s+track\s+(?:it\s+|this\s+)?(?:in|at|under|over\s+(?:in|at))\b"
     r"|\buse\s+(?:#\d+|https?://\S+)\s+to\s+track\b"
     # "Please follow #N for updates", "please subscribe to #N": the reference right after
-    r"|\bplease\s+(?:follow|subscribe\s+to|watch|track)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)",
+    r"|\bplease\s+(?:follow|subscribe\s+to|watch|track|refer\s+to)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
+    # a triage bot's "Please look at the following meta issue: <url>. Please refer to that issue
+    # for updates."
+    r"|\bplease\s+refer\s+to\s+(?:that|the\s+(?:other|meta|tracking|following))(?:\s+meta)?\s+issue\s+for\b",
     re.I,
 )
 

@@ -43,6 +43,7 @@ class Reason(str, Enum):
     REPORTED_BEFORE = "reported_before"  # "already reported in #N", "this has been reported before"
     LABEL_POINTER = "label_pointer"  # a duplicate label plus a maintainer's "please see #N"
     EVENT = "marked_as_duplicate"  # a GraphQL MarkedAsDuplicateEvent with its canonical
+    BOT_CLOSE = "bot_close"  # a triage bot states the duplicate and closes the issue (issue 32)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ class Rule:
     pull_request_only: bool = False
     # `cue` is read at the start of any line of a comment (re.MULTILINE)
     by_line: bool = False
+    # who says the examples and near misses in the tests: "maintainer" (who then closes the
+    # issue), or "bot" (a triage bot, which closes the issue seconds later, as not planned)
+    said_by: str = "maintainer"
 
     @property
     def counter(self) -> str:
@@ -88,9 +92,10 @@ RULES: tuple[Rule, ...] = (
         "slash_command",
         Reason.SLASH,
         r"dup",
-        r"^[ \t]*/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?[ \t]*",
-        ("/duplicate #12", "/dup #12"),
-        ("/duplicate",),
+        # ansible's triage bot reads a maintainer's "duplicate_of #N" and closes the issue
+        r"^[ \t]*(?:/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?|duplicate_of\b)[ \t]*",
+        ("/duplicate #12", "/dup #12", "duplicate_of #12"),
+        ("/duplicate", "duplicate_of"),
         by_line=True,
     ),
     Rule(
@@ -181,14 +186,14 @@ RULES: tuple[Rule, ...] = (
             "Consolidating into #12, closing.",
             "Let's continue to track this in #12.",
         ),
-        ("We should consolidate the docs; see #12.",),
+        ("We should consolidate the docs; see #12.", "Related to #12.", "See also #12."),
     ),
     Rule(
         "tracked_elsewhere",
         Reason.CONSOLIDATED,
         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-        r"|please\s+(?:follow|subscribe|watch|track)|stay\s+tuned|let'?s\s+track|to\s+track",
-        r"track|follow|subscribe|watch|tuned",
+        r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track",
+        r"track|follow|subscribe|watch|tuned|refer",
         (
             "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
             "follow that one.",
@@ -204,6 +209,9 @@ RULES: tuple[Rule, ...] = (
             "Let's track this in #12.",
             "We'll use #12 to track it, closing.",
             "This looks like a duplicate, please track #12.",
+            "Please look at the following meta issue: https://github.com/acme/widgets/issues/12."
+            " Please refer to that issue for updates.",
+            "Please refer to #12 for updates. Closing.",
         ),
         (
             "Tracked in #12 and #13.",
@@ -212,6 +220,7 @@ RULES: tuple[Rule, ...] = (
             "Tracked upstream in #12 and #13.",
             "Let's track the performance in a new issue.",
             "We could use #12 to track the perf work, keeping this open?",
+            "Please refer to the docs and to #12 and #13 for details.",
         ),
     ),
     Rule(
@@ -258,6 +267,28 @@ RULES: tuple[Rule, ...] = (
             "No need for a nomination beyond what is already tracked in #12.",
             "The crash in the parser has been reported in #12.",
         ),
+    ),
+)
+RULES += (
+    Rule(
+        # issue 32: the words are dup_wording's or tracked_elsewhere's; what makes the rule is the
+        # bot closing the issue right after (links/conventions.py). A bot that did not close it
+        # right after (or closed it for inactivity), or names several issues, only suggests.
+        "bot_close",
+        Reason.BOT_CLOSE,
+        r"dup|please\s+refer",
+        r"dup|refer",
+        (
+            "This issue is a duplicate of https://github.com/acme/widgets/issues/12. Please refer"
+            " to that issue for updates and add any new details there.",
+            "Closed as a duplicate of #12.",
+        ),
+        (
+            "Possible duplicates:\n- #12\n- #13",
+            "Closed because it has been inactive for 60 days; it might be a duplicate of #12.",
+            "This won't be fixed. It is not a duplicate of #12.",
+        ),
+        said_by="bot",
     ),
 )
 RULE_BY_NAME = {rule.name: rule for rule in RULES}

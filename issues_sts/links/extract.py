@@ -39,6 +39,8 @@ from issues_sts.evidence.patterns import (
 )
 from issues_sts.evidence.replies import Outcome, closes_otherwise, find_outcome
 from issues_sts.evidence.vocabulary import CUE, rule_of
+from issues_sts.links import conventions as conv
+from issues_sts.links.migration import copied_view
 from issues_sts.links.model import (
     TARGET_SIGNALS,
     DuplicateLink,
@@ -49,6 +51,8 @@ from issues_sts.links.model import (
     Thread,
 )
 from issues_sts.links.scoring import (
+    BOT_CLOSE,
+    CONSOLIDATION,
     Scored,
     closed_by_merge,
     closed_otherwise,
@@ -56,6 +60,7 @@ from issues_sts.links.scoring import (
     combine,
     confirmed_later,
     fixed_later,
+    is_bot,
     is_duplicate_label,
     last_word,
     parse_time,
@@ -183,15 +188,17 @@ class _Read:
     reading: Reading
     confirmed: bool  # GitHub acted on it: a REST mark by its author right after it
     marked: bool  # the thread has REST marks at all
+    bot_close: bool = False  # a bot's statement it closed the issue on right after (issue 32)
 
 
 def _bot_suggestion(r: _Read) -> bool:
-    """ "Potential duplicates: #12" from a bot that did not close the issue: a suggestion. A firm
-    "closed as a duplicate of #12" in a thread labelled (or marked) duplicate reports what a
-    maintainer did through it."""
+    """ "Potential duplicates: #12" from a bot that did not close the issue right after: a
+    suggestion (a bot that closes it weeks later closes for inactivity). A firm "closed as a
+    duplicate of #12" in a thread labelled (or marked) duplicate reports what a maintainer did
+    through it."""
     return (
         is_bot(r.post.author, r.cfg)
-        and r.post.author != r.thread.closed_by
+        and not r.bot_close
         and not (
             (thread_says_duplicate(r.thread, r.cfg) or r.confirmed or r.marked)
             and all(not cl.hedged and not cl.negated for cl in r.reading.claims)
@@ -310,8 +317,16 @@ def _read_post(
         counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
     for reason in reading.skips:
         counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
+    bot_close = bool(reading.claims) and conv.bot_closes_on(post, thread, cfg, cleaned)
     read = _Read(
-        post, thread, cfg, cleaned, reading, _confirmed(post, rest_marks), bool(rest_marks)
+        post,
+        thread,
+        cfg,
+        cleaned,
+        reading,
+        _confirmed(post, rest_marks),
+        bool(rest_marks),
+        bot_close and conv.one_target(reading, cleaned, thread),
     )
     for counter, drops in _POST_DROPS if reading.claims else ():
         if drops(read):
@@ -321,10 +336,27 @@ def _read_post(
     for j, claim in enumerate(reading.claims):
         key = _normalise(claim.target, thread, cfg)
         dropped = next((name for name, drops in _CLAIM_DROPS if drops(read, claim, key)), None)
+        if dropped is None and not claim.negated:
+            claim, dropped = _convention(read, claim)
         counters[dropped or _counter(claim)] += 1
         if dropped is None:
             out.append(_stated(read, claim, key, (index, j)))
     return out, reading
+
+
+def _convention(read: _Read, claim: Claim) -> tuple[Claim, str | None]:
+    """Issue 32's conventions: a bot's statement it closed the issue on is the bot's close; a
+    consolidation counts only from the team, at the close (else its drop counter)."""
+    if read.bot_close:
+        return replace(claim, cue=BOT_CLOSE), None
+    if not conv.is_consolidation(claim, read.cleaned):
+        return claim, None
+    dropped = conv.consolidation_drop(read.post, read.thread, read.cfg)
+    if dropped is None:
+        return replace(claim, cue=CONSOLIDATION), None
+    # "closing in favour of the tracking issue #N" away from the team or the close: today's
+    # "in favour of" reading (old archives show core developers as plain contributors)
+    return claim, None if conv.in_favour(claim) else dropped
 
 
 def _withdrawals(post: Post, index: int, keys: list[Key], has_standing: bool) -> list[Statement]:
@@ -575,10 +607,6 @@ def _suggests(post: Post, thread: Thread) -> bool:
     return any(not cl.negated for cl in reading.claims)
 
 
-def is_bot(login: str | None, cfg: LinkConfig) -> bool:
-    return bool(login) and (str(login).endswith("[bot]") or str(login) in cfg.bot_accounts)
-
-
 def _label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
     claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
@@ -736,8 +764,9 @@ _ALSO = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:and\s+)?(?:also|see\s+also|plus)
 
 def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """ "#N is tracking this, please follow that" by the person who then closes the issue
-    (within the close window): consolidated into #N. Nobody else's comment counts, and the
-    comment must name exactly one issue."""
+    (within the close window): consolidated into #N; a bot's "Please refer to that issue for
+    updates" when it closes the issue right after (issue 32). Nobody else's comment counts, and
+    the comment must name exactly one issue."""
     for index in range(len(thread.posts) - 1, 0, -1):
         post = thread.posts[index]
         if (
@@ -746,11 +775,19 @@ def _tracked_elsewhere(thread: Thread, cfg: LinkConfig, counters: Counter[str]) 
             or not closed_soon_after(thread, post.created_at, cfg)
         ):
             continue
-        ref = tracked_elsewhere(text_mod.clean(post.body), thread.repo, thread.number)
+        text = text_mod.clean(post.body)
+        ref = tracked_elsewhere(text, thread.repo, thread.number)
         if ref is None:
             continue
-        counters["evidence:tracked_elsewhere"] += 1
-        scored = score_claim(Claim(ref, WORDING, False, False, -1), post, thread, cfg)
+        if is_bot(post.author, cfg):
+            if not conv.bot_closes_on(post, thread, cfg, text):
+                counters["dropped:bot_suggestion"] += 1
+                continue
+            cue, counter = BOT_CLOSE, "evidence:bot_close"
+        else:
+            cue, counter = CONSOLIDATION, "evidence:tracked_elsewhere"
+        counters[counter] += 1
+        scored = score_claim(Claim(ref, cue, False, False, -1), post, thread, cfg)
         key = _normalise(ref, thread, cfg)
         return [Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)]
     return []
@@ -1066,6 +1103,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     """Links of one thread plus counters of every candidate it dropped."""
     cfg = cfg or LinkConfig()
     reading = ThreadReading()
+    thread = copied_view(thread, reading.counters)  # a migrated thread's old ticket numbers
     rest_marks = [
         e for e in thread.events if e.event.lower() in _MARKED and e.canonical_number is None
     ]

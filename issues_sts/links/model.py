@@ -64,12 +64,21 @@ class Signal(str, Enum):
         "label_pointer"  # the target is a maintainer's pointer in a thread labelled duplicate
     )
     BOT_SUGGESTION = "bot_suggestion"  # a bot's claim, acted on by nobody
+    # issue 32's conventions (last, so the signals of every older link keep their order)
+    # a triage bot states the duplicate and closes the issue right after (it acts for the team)
+    BOT_CLOSE = "bot_close"
+    # a team member's "consolidating to #N" / "tracked in #N" at the close
+    CONSOLIDATION = "consolidation"
+    # the target was an old tracker's ticket number, mapped through the migration headers
+    OLD_TICKET = "old_tracker_number"
 
 
 TARGET_SIGNALS = (
     Signal.GRAPHQL_EVENT,
     Signal.DUPLICATE_KEYWORD,
     Signal.SLASH_COMMAND,
+    Signal.BOT_CLOSE,
+    Signal.CONSOLIDATION,
     Signal.MAINTAINER_WORDING,
     Signal.COMMENT_WORDING,
 )
@@ -175,6 +184,8 @@ class LinkConfig(BaseModel):
     # Base score of the strongest target-carrying signal.
     w_keyword: float = 2.5
     w_slash: float = 2.0
+    w_bot_close: float = 2.5  # a triage bot's statement it closed the issue on (issue 32)
+    w_consolidation: float = 1.5  # a team member's "consolidating to #N" at the close
     w_wording: float = 1.5
     # Who said it and what happened next.
     w_maintainer: float = 1.0
@@ -203,13 +214,23 @@ class LinkConfig(BaseModel):
     w_open_hedged: float = -1.5
     # Accounts whose close means "a pull request fixing this was merged" (not "duplicate").
     merge_bots: tuple[str, ...] = ("bors", "bors[bot]")
-    # Automation accounts besides `*[bot]` logins. A bot that closes the issue acts for the
-    # maintainers; a bot that only comments ("Potential duplicates: #12") suggests.
+    # A bot's duplicate statement counts when the bot closes the issue within this long of it
+    # (triage bots close within seconds); later, the close was for something else (inactivity).
+    bot_close_window_minutes: Annotated[float, Field(ge=0.0)] = 10.0
+    # A team member's "consolidating to #N" counts at the close: said at most
+    # `close_window_hours` before it or this long after it.
+    consolidation_after_close_hours: Annotated[float, Field(ge=0.0)] = 1.0
+    # Automation accounts besides `*[bot]` logins (compared case-insensitively). A bot that
+    # closes the issue acts for the maintainers; a bot that only comments ("Potential
+    # duplicates: #12") suggests.
     bot_accounts: tuple[str, ...] = (
         "bors",
         "msftbot",
         "github-actions",
         "vscode-triage-bot",
+        "vscodetriagebot",
+        "vscodebot",
+        "vs-code-engineering",
         "vscodenpm",
         "stale",
         "rust-highfive",

@@ -10,6 +10,7 @@ every contribution is visible in the link's `signals`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -33,6 +34,20 @@ def parse_time(value: str | None) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def is_bot(login: str | None, cfg: LinkConfig) -> bool:
+    """An automation account: a `*[bot]` login (GitHub Apps; the crawl gives GraphQL's `Bot`
+    actors REST's suffix) or one of `cfg.bot_accounts`, whatever the case of its letters."""
+    if not login:
+        return False
+    name = str(login).lower()
+    return name.endswith("[bot]") or name in _lowered(cfg.bot_accounts)
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(accounts: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(a.lower() for a in accounts)
 
 
 def sigmoid(score: float) -> float:
@@ -87,11 +102,21 @@ def standing(post: Post, thread: Thread, cfg: LinkConfig) -> list[tuple[Signal, 
     return found
 
 
+# Cues of issue 32's conventions: set by the extractor once it has checked who said the words and
+# when the issue closed (the words alone are those of other rules).
+BOT_CLOSE = "bot_close"
+CONSOLIDATION = "consolidation"
+
+
 def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tuple[Signal, float]:
     if cue == KEYWORD:
         return Signal.DUPLICATE_KEYWORD, cfg.w_keyword
     if cue == SLASH:
         return Signal.SLASH_COMMAND, cfg.w_slash
+    if cue == BOT_CLOSE:
+        return Signal.BOT_CLOSE, cfg.w_bot_close
+    if cue == CONSOLIDATION:
+        return Signal.CONSOLIDATION, cfg.w_consolidation
     if standing:
         return Signal.MAINTAINER_WORDING, cfg.w_wording
     return Signal.COMMENT_WORDING, cfg.w_wording
@@ -141,7 +166,7 @@ def unattended(thread: Thread, post: Post, cfg: LinkConfig) -> bool:
     if thread.state == "open":
         return True
     closer = thread.closed_by or ""
-    by_bot = closer.endswith("[bot]") or closer in cfg.bot_accounts
+    by_bot = is_bot(closer, cfg)
     return (
         thread.state == "closed"
         and by_bot

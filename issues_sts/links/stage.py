@@ -25,6 +25,7 @@ from issues_sts.evidence.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import ThreadReading, extract_thread
 from issues_sts.links.history import about, read_history
+from issues_sts.links.migration import map_old_tickets
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
@@ -529,7 +530,9 @@ def link_config(store: Store, cfg: LinkConfig | None = None) -> LinkConfig:
 
 def finish_links(store: Store, found: list[DuplicateLink], counters: Counter[str]) -> LinkTable:
     """The table of the links every part gave (in the parts' order): store facts, exclusions,
-    counters, clusters."""
+    counters, clusters. Old tracker numbers are mapped first: the map needs every issue of a
+    migrated repository, which no one part holds."""
+    found = map_old_tickets(store, found, counters)
     links, stated = apply_store_facts(found, store_index(store, found), counters)
     _count_links(links, counters)
     edges = [

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from issues_sts.sandbox.corpus import Corpus, RepoData
+from issues_sts.sandbox.worlds import conventions
 from issues_sts.sandbox.worlds import dupes as D
 from issues_sts.sandbox.worlds import text as T
 from issues_sts.sandbox.worlds import vocab as V
@@ -113,6 +114,7 @@ def _generate(cfg: WorldConfig) -> Corpus:
             name = f"{name}-{index // len(V.PROJECTS) + 1}"
         builder = RepoBuilder(rng, cfg, f"{owner}/{name}", lang, 100_000 + index * 7919, builders)
         builder.build()
+        conventions.shape(builder, index, cfg.seed)  # issue 32's conventions and near misses
         builders.append(builder)
     _transfer(rng, cfg, builders)
     corpus = Corpus()

@@ -1,0 +1,166 @@
+"""Issues migrated to GitHub from an older tracker (trac, Bugzilla, Launchpad, JIRA, Google Code).
+
+A migration wrote each old ticket as a GitHub issue, with a header naming the original ticket
+("Original ticket http://.../ticket/18", "Imported from trac ticket #18", a "Trac ID | trac#18"
+table row, "Migrated from issue 18", "Originally created as PROJ-18"), and copied the old
+comments over under headers of their own ("_@alice wrote on 2009-05-01_"). In those copied
+words a number is the OLD tracker's: "duplicate of #18" means ticket 18, which became some
+other GitHub issue. Read as GitHub's, it links to an unrelated issue.
+
+`ticket_of(body)`: the old ticket a migrated issue's header names (its key, e.g. "18" or
+"PROJ-18"), None for an issue that is not migrated. `comment_was_migrated(body)`: a comment copied
+over by the migration. `old_numbers(text)`: the copied words with every old-ticket reference
+written as `#N` ("see ticket 18", "trac #18", ".../ticket/18"), so the ordinary reader reads
+them, as old numbers. The link stage maps old numbers to GitHub's through the headers of the
+repository's own issues (`links/migration.py`); an old number no header maps is dropped, never
+read as GitHub's. The header forms are a table with examples and near misses (tests feed both).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HeaderForm:
+    """One way a migration names the original ticket in the issue it wrote. `pattern` has a
+    group `key`: the old ticket's number (or JIRA key)."""
+
+    name: str
+    pattern: str
+    examples: tuple[tuple[str, str], ...]  # (header text, the key it names)
+    near_misses: tuple[str, ...]  # header-like words in an ordinary issue or comment
+
+
+# Anchored to the start of a line: a migration writes its header as a line of its own; the same
+# words inside a sentence of someone's comment ("the original ticket is ...") are not a header.
+HEADER_FORMS: tuple[HeaderForm, ...] = (
+    HeaderForm(
+        "original_ticket",  # numpy, scipy (trac, migrated 2012-2013)
+        r"^[ \t]*_?original\s+ticket\s+<?https?://\S+?/ticket/(?P<key>\d+)",
+        (
+            (
+                "_Original ticket http://trac.example.org/widgets/ticket/18 on 2009-05-01 by "
+                "trac user alice, assigned to unknown._",
+                "18",
+            ),
+        ),
+        ("The original ticket is lost, see http://trac.example.org/widgets/ticket/18",),
+    ),
+    HeaderForm(
+        "imported_from",  # "Imported from trac ticket #18", "Ticket imported from Trac: <url>"
+        r"^[ \t]*_?(?:ticket\s+)?imported\s+from\s+"
+        r"(?:trac|bugzilla|launchpad|google\s+code|jira|redmine)"
+        r"(?:\s+(?:ticket|bug|issue))?[:\s]*\[?#?"
+        r"(?:<?https?://\S+?/(?:ticket/|show_bug\.cgi\?id=|bugs?/|issues?/))?"
+        r"(?P<key>\d+)",
+        (
+            (
+                "_Imported from trac ticket [#18](http://trac.example.org/ticket/18), created by "
+                "alice_",
+                "18",
+            ),
+            ("Ticket imported from Trac:\n http://trac.example.org/ticket/18", "18"),
+        ),
+        ("We imported from trac ticket exports last year; see #18.",),
+    ),
+    HeaderForm(
+        "trac_id_row",  # a metadata table: "|Trac ID|trac#18|"
+        r"^[ \t]*\|\s*trac\s+id\s*\|\s*trac#(?P<key>\d+)",
+        (("|Trac ID|trac#18|\n|Type|defect|", "18"),),
+        ("Does anyone know the trac id of #18?",),
+    ),
+    HeaderForm(
+        "migrated_from",  # "Migrated from http://code.google.com/p/x/issues/detail?id=18"
+        r"^[ \t]*[_*]*(?:this\s+issue\s+was\s+)?migrated\s+from\s+"
+        r"(?:<?https?://\S+?(?:[?&]id=|/(?:ticket|issues?|bugs?)/)|(?:trac|bugzilla|launchpad|"
+        r"google\s+code|redmine)\s+(?:ticket|bug|issue)\s+#?)(?P<key>\d+)",
+        (
+            ("Migrated from http://code.example.com/p/widgets/issues/detail?id=18", "18"),
+            ("**Migrated from Bugzilla bug 18**", "18"),
+        ),
+        ("We migrated from Bugzilla years ago; see #18.",),
+    ),
+    HeaderForm(
+        "jira_key",  # "Originally created as WID-18" / "Migrated from JIRA: WID-18"
+        r"^[ \t]*[_*<>a-z\s]*?"
+        r"(?:originally\s+(?:created|reported|filed)\s+as|migrated\s+from\s+jira:?)\s+\[?(?P<key>[A-Z][A-Z0-9]+-\d+)\b",
+        (("_Originally created as WID-18 by alice._", "WID-18"),),
+        ("This was originally created as a workaround for WID-18.",),
+    ),
+)
+_HEADERS = tuple(
+    (form, re.compile(form.pattern, re.I | re.M)) for form in HEADER_FORMS
+)  # JIRA keys are upper case: the key group is checked below, case-sensitively
+# a copied comment's own header: "_@alice wrote on 2009-05-01_", "_trac user bob wrote on ..._",
+# "Comment by alice on trac",
+# "_Original comment by alice_"
+_COMMENT_HEADER = re.compile(
+    r"^[ \t]*(?:(?:[_*]+@?|@)[\w.@-]+(?:\s+[\w.@-]+){0,2}(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+"
+    r"\d{4}-\d\d-\d\d"
+    r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b)",
+    re.I | re.M,
+)
+_KEY_CASE = re.compile(r"\d+|[A-Z][A-Z0-9]+-\d+")
+# Old-ticket references in copied words, rewritten as "#N" for the reader: a trac/bugzilla URL,
+# "ticket 18", "ticket #18", "trac #18", "bug 18".
+_OLD_URL = re.compile(
+    r"<?https?://(?!(?:www\.)?github\.com/)\S+?(?:/ticket/|show_bug\.cgi\?id=|/\+bug/)(\d+)\b[^\s)>\]]*>?",
+    re.I,
+)
+# ("ticket:18" is trac's own link syntax)
+_OLD_WORDS = re.compile(
+    r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*[#:]?\s*(\d+)\b|\btrac\s*#(\d+)\b", re.I
+)
+
+
+# words every header form holds one of: most bodies are told apart by a few substring tests
+HEADER_WORDS = ("ticket", "trac", "migrated", "imported", "originally")
+
+
+def _may_have_header(head: str) -> bool:
+    low = head.lower()
+    return any(word in low for word in HEADER_WORDS)
+
+
+def ticket_of(body: str | None) -> str | None:
+    """The old ticket a migration header at the top of `body` names, or None."""
+    head = (body or "")[:2000]
+    if not _may_have_header(head):
+        return None
+    for _, pattern in _HEADERS:
+        m = pattern.search(head)
+        if m is not None and _KEY_CASE.fullmatch(m.group("key")):
+            return m.group("key")
+    return None
+
+
+def header_form(body: str | None) -> str | None:
+    """The name of the header form that matched (`HEADER_FORMS`), for tests and counters."""
+    head = (body or "")[:2000]
+    for form, pattern in _HEADERS:
+        m = pattern.search(head)
+        if m is not None and _KEY_CASE.fullmatch(m.group("key")):
+            return form.name
+    return None
+
+
+def comment_was_migrated(body: str | None) -> bool:
+    """A comment the migration copied from the old tracker (it carries a copied-comment header)."""
+    return _COMMENT_HEADER.search((body or "")[:600]) is not None
+
+
+def old_numbers(text: str) -> str:
+    """`text` with each old-ticket reference written "#N" (a URL becomes "#N" too): the reader
+    then finds them as ordinary references, which the caller knows to be old numbers."""
+    text = _OLD_URL.sub(lambda m: f"#{m.group(1)}", text)
+    return _OLD_WORDS.sub(lambda m: f"#{m.group(1) or m.group(2)}", text)
+
+
+def old_number(body: str | None) -> int | None:
+    """The old ticket number of a migrated issue whose copied words number tickets the old way
+    (trac, Bugzilla, Google Code: a numeric key). A JIRA migration names its key ("WID-18") and
+    rewrote the "#N" of its copied words to GitHub's numbers, so its "#N" read as today."""
+    key = ticket_of(body)
+    return int(key) if key is not None and key.isdigit() else None

@@ -1,0 +1,568 @@
+"""Issue 32's conventions of the 55 repositories, from both sides: a triage bot that states the
+duplicate and closes, a team member's consolidation at the close, and old tracker numbers in
+threads migrated to GitHub. Every thread here is written for this test (none is copied from a
+real one); each convention stands next to the near misses that must not count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from issues_sts.crawl.candidates import has_duplicate_wording
+from issues_sts.crawl.rows import comment_rows, issue_rows
+from issues_sts.evidence.migration import HEADER_FORMS, comment_was_migrated, ticket_of
+from issues_sts.links import LinkConfig, LinkTable, build_links, extract_thread
+from issues_sts.links.model import Signal, Thread
+from issues_sts.links.stage import finish_links, link_config, part_links
+from issues_sts.store import Store
+from tests.links_helpers import REPO, c, canonical, ev, thread
+
+BOT = "triage-helper[bot]"
+URL12 = f"https://github.com/{REPO}/issues/12"
+STATES = "This issue is a duplicate of {url}. Please refer to that issue for updates."
+LATER = 60 * 24 * 60  # two months, in minutes
+
+
+def _bot_thread(text: str, *, minute: float = 60, **kw: Any) -> Thread:
+    kw.setdefault("closed_by", BOT)
+    kw.setdefault("closed_minute", minute + 0.1)
+    return thread(c(BOT, text, "NONE", minute), **kw)
+
+
+# (case, thread, expected target, the signal or drop counter expected)
+BOT_CASES: list[tuple[str, Thread, int | None, str]] = [
+    (
+        "the bot states the duplicate and closes it as a duplicate seconds later",
+        _bot_thread(STATES.format(url=URL12), state_reason="duplicate"),
+        12,
+        "bot_close",
+    ),
+    (
+        "... its close reads not planned (vscode closes duplicates so)",
+        _bot_thread(STATES.format(url=URL12), state_reason="not_planned"),
+        12,
+        "bot_close",
+    ),
+    (
+        "... the close event says not planned, the issue's own state_reason duplicate: the issue's",
+        _bot_thread(
+            STATES.format(url=URL12),
+            state_reason="duplicate",
+            events=(ev("closed", None, BOT, 60.1),),
+        ),
+        12,
+        "bot_close",
+    ),
+    (
+        "... a known triage account without the [bot] suffix, whatever its letters' case",
+        thread(
+            c("VsCodeTriageBot", STATES.format(url="#12"), "NONE", 60),
+            closed_by="VsCodeTriageBot",
+            closed_minute=60.05,
+            state_reason="not_planned",
+        ),
+        12,
+        "bot_close",
+    ),
+    (
+        "... a meta issue the bot points at, asking to follow it there",
+        _bot_thread(
+            f"Please look at the following meta issue: {URL12}. Please refer to that issue for"
+            " updates and discussions.",
+            state_reason="not_planned",
+        ),
+        12,
+        "bot_close",
+    ),
+    (
+        "... the bot commented a second after its close",
+        _bot_thread("Closed as a duplicate of #12.", minute=60, closed_minute=59.99),
+        12,
+        "bot_close",
+    ),
+    (
+        "the team's '/duplicate of #N' and the bot's generic close: the command, as today",
+        thread(
+            c("triager", "/duplicate of #12", "CONTRIBUTOR", 60),
+            c(
+                BOT,
+                "Thanks for the report! It covers the same ground as an existing issue, so we"
+                " closed it as a duplicate.",
+                "NONE",
+                60.1,
+            ),
+            closed_by=BOT,
+            closed_minute=60.1,
+            labels=("*duplicate",),
+            state_reason="not_planned",
+        ),
+        12,
+        "slash_command",
+    ),
+    (
+        "a maintainer's 'duplicate_of #N' command, which the triage bot acts on by closing",
+        thread(
+            c("m", "duplicate_of #12", "MEMBER", 60),
+            closed_by="triage-account",
+            closed_minute=61,
+        ),
+        12,
+        "slash_command",
+    ),
+    # -- near misses -------------------------------------------------------------------------
+    (
+        "a suggestion bot's 'may be a duplicate of #N' on an issue a maintainer closed as done",
+        thread(
+            c(BOT, "This issue may be a duplicate of #12.", "NONE", 60),
+            closed_by="m",
+            closed_minute=9000,
+            state_reason="completed",
+        ),
+        None,
+        "dropped:bot_suggestion",
+    ),
+    (
+        "a bot's list of possible duplicates, though it closes the issue right after",
+        _bot_thread("Possible duplicates:\n- #12\n- #13", state_reason="not_planned"),
+        None,
+        "dropped:bot_suggestion",
+    ),
+    (
+        "the bot's statement, then a reopen: the issue is open again",
+        _bot_thread(
+            STATES.format(url="#12"),
+            state="open",
+            state_reason="reopened",
+            closed_by=None,
+            events=(ev("closed", None, BOT, 60.1), ev("reopened", None, "m", 300)),
+        ),
+        None,
+        "dropped:bot_suggestion",
+    ),
+    (
+        "the bot's statement, a reopen, and a maintainer's later close as done",
+        _bot_thread(
+            STATES.format(url="#12"),
+            closed_by="m",
+            closed_minute=LATER,
+            state_reason="completed",
+            events=(ev("closed", None, BOT, 60.1), ev("reopened", None, "m", 300)),
+        ),
+        None,
+        "dropped:bot_suggestion",
+    ),
+    (
+        "the bot's statement quoted by a person in a new report: the person's issue",
+        thread(
+            c("reporter", "Filing this again as asked.", "NONE", 5),
+            body=f"> {STATES.format(url=URL12)}\n\n_Originally posted by @triage-helper in #9_"
+            "\n\nThe bot was wrong: this is another problem.",
+            state="open",
+        ),
+        None,
+        "dropped:in_code_quote_or_comment",
+    ),
+    (
+        "a bot closing for inactivity, though its words name a possible duplicate",
+        _bot_thread(
+            "This issue was closed because it has been inactive for 60 days. It might be a"
+            " duplicate of #12.",
+            state_reason="not_planned",
+        ),
+        None,
+        "dropped:bot_suggestion",
+    ),
+    (
+        "a bot's firm statement, then its close two months later (for inactivity)",
+        _bot_thread(STATES.format(url="#12"), closed_minute=LATER, state_reason="not_planned"),
+        None,
+        "dropped:bot_suggestion",
+    ),
+]
+
+CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
+    (
+        "a member consolidates into a tracking issue and closes",
+        thread(
+            c("m", "Consolidating to tracking issue #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+        "consolidation",
+    ),
+    (
+        "... 'this is tracked in #N, closing' by the member who closes",
+        thread(
+            c("m", "This is tracked in #12, closing.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+        "consolidation",
+    ),
+    (
+        "... 'closing in favour of the tracking issue #N'",
+        thread(
+            c("m", "Closing in favour of the tracking issue #12.", "OWNER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+        "consolidation",
+    ),
+    (
+        "... a collaborator's 'let's continue to track this in #N', another member closes",
+        thread(
+            c("col", "Let's continue to track this in #12.", "COLLABORATOR", 60),
+            closed_by="m",
+            closed_minute=65,
+        ),
+        12,
+        "consolidation",
+    ),
+    (
+        "... the member's words a few minutes after the close",
+        thread(c("m", "Consolidating into #12.", "MEMBER", 70), closed_by="m", closed_minute=61),
+        12,
+        "consolidation",
+    ),
+    (
+        "a plain 'closing in favour of #N' by a contributor is read as today",
+        thread(
+            c("u", "Closing in favour of #12.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=61
+        ),
+        12,
+        "comment_wording",
+    ),
+    (
+        "... 'in favour of the tracking issue #N' away from the close: today's 'in favour of'",
+        thread(
+            c("u", "Closing in favour of the tracking issue #12.", "CONTRIBUTOR", 60),
+            closed_by="m2",
+            closed_minute=60 * 24 * 30,
+        ),
+        12,
+        "comment_wording",
+    ),
+    # -- near misses -------------------------------------------------------------------------
+    (
+        "the same words from someone outside the team who did not close it",
+        thread(
+            c("u", "Consolidating into #12.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=61
+        ),
+        None,
+        "dropped:consolidation_not_by_team",
+    ),
+    (
+        "a member's words a month before the close",
+        thread(
+            c("m", "Consolidating into #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60 * 24 * 30,
+        ),
+        None,
+        "dropped:consolidation_away_from_close",
+    ),
+    (
+        "a member's words a day after the close",
+        thread(
+            c("m", "Consolidating into #12.", "MEMBER", 61 + 60 * 24),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+        "dropped:consolidation_away_from_close",
+    ),
+    (
+        "'consolidating into #N' on an issue that stays open",
+        thread(c("m", "Consolidating into #12.", "MEMBER", 60), state="open"),
+        None,
+        "dropped:consolidation_issue_open",
+    ),
+    (
+        "'this is tracked in #N' on an issue that stays open",
+        thread(c("m", "This is tracked in #12.", "MEMBER", 60), state="open"),
+        None,
+        "",
+    ),
+    (
+        "'related to #N' at the close",
+        thread(c("m", "Related to #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
+        None,
+        "",
+    ),
+    (
+        "'see also #N' at the close",
+        thread(c("m", "See also #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
+        None,
+        "",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "th", "expected", "counted"),
+    BOT_CASES + CONSOLIDATION_CASES,
+    ids=[case[0] for case in BOT_CASES + CONSOLIDATION_CASES],
+)
+def test_convention(case: str, th: Thread, expected: int | None, counted: str) -> None:
+    reading = extract_thread(th)
+    link = canonical(reading.links)
+    if expected is None:
+        assert link is None, f"{case}: {link}"
+        assert not counted or reading.counters[counted] >= 1, reading.counters
+        return
+    assert link is not None, f"{case}: {reading.counters}"
+    assert (link.target_number, link.signal) == (expected, counted), case
+
+
+def test_the_new_signals_carry_targets_and_their_own_weights() -> None:
+    cfg = LinkConfig(w_bot_close=0.0, w_consolidation=0.0)
+    bot = extract_thread(BOT_CASES[1][1], cfg).links[0]
+    member = extract_thread(CONSOLIDATION_CASES[0][1], cfg).links[0]
+    default_bot = extract_thread(BOT_CASES[1][1]).links[0]
+    assert Signal.BOT_CLOSE.value in bot.signals and Signal.CONSOLIDATION.value in member.signals
+    assert bot.confidence < default_bot.confidence  # the weight is the rule's own
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        STATES.format(url=URL12),
+        f"Please look at the following meta issue: {URL12}. Please refer to that issue for"
+        " updates.",
+        "Consolidating to tracking issue #12.",
+        "Closing in favour of the tracking issue #12.",
+        "_@alice wrote on 2009-05-01_\n\nClosing as a duplicate of ticket 18.",
+        "_@alice wrote on 2009-05-01_\n\nDuplicate of http://trac.example.org/widgets/ticket/18",
+    ],
+)
+def test_the_crawl_screen_sees_every_new_shape(text: str) -> None:
+    assert has_duplicate_wording(text)  # the crawl asks these threads' timelines
+
+
+# -- migrated trackers -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("form", "text", "key"),
+    [(f.name, text, key) for f in HEADER_FORMS for text, key in f.examples],
+)
+def test_migration_headers_name_the_old_ticket(form: str, text: str, key: str) -> None:
+    assert ticket_of(text + "\n\nIt crashes when the widget is resized.") == key, form
+
+
+@pytest.mark.parametrize("text", [t for f in HEADER_FORMS for t in f.near_misses])
+def test_header_like_sentences_are_not_headers(text: str) -> None:
+    assert ticket_of(text) is None
+
+
+def test_copied_comments_are_told_from_comments_written_on_github() -> None:
+    assert comment_was_migrated("_@alice wrote on 2009-05-01_\n\nStill fails.")
+    assert comment_was_migrated("_trac user bob wrote on 2009-05-01_\n\nSee ticket:18.")
+    assert not comment_was_migrated("I wrote on 2009-05-01 to the list, see #18.")
+
+
+TRAC = "http://trac.example.org/widgets/ticket/{}"
+MIGRATED_AT = "2012-10-19T10:00:00Z"
+
+
+def _issue(number: int, body: str, login: str = "widgets-importer", **kw: Any) -> dict[str, Any]:
+    return {
+        "number": number,
+        "id": 5000 + number,
+        "title": f"Issue {number}",
+        "body": body,
+        "user": {"login": login},
+        "author_association": "NONE",
+        "state": kw.get("state", "closed"),
+        "state_reason": None,
+        "labels": [],
+        "comments": 1,
+        "created_at": kw.get("created", MIGRATED_AT),
+        "updated_at": "2014-01-01T00:00:00Z",
+        "closed_at": kw.get("closed", MIGRATED_AT),
+        "closed_by": {"login": kw.get("closed_by", "widgets-importer")},
+        "html_url": f"https://github.com/{REPO}/issues/{number}",
+    }
+
+
+def _header(ticket: int) -> str:
+    return f"_Original ticket {TRAC.format(ticket)} on 2009-05-01 by trac user alice._\n\n"
+
+
+def _comment(number: int, cid: int, body: str, login: str = "widgets-importer", **kw: Any) -> Any:
+    created = kw.get("created", MIGRATED_AT)
+    return {
+        "id": cid,
+        "issue_url": f"https://api.github.com/repos/{REPO}/issues/{number}",
+        "user": {"login": login},
+        "author_association": kw.get("assoc", "NONE"),
+        "body": body,
+        "created_at": created,
+        "updated_at": created,
+        "html_url": f"https://github.com/{REPO}/issues/{number}#issuecomment-{cid}",
+    }
+
+
+COPIED = "_@bob wrote on 2009-06-02_\n\n"
+
+
+@pytest.fixture()
+def migrated(tmp_path: Path) -> Store:
+    """A repository migrated from trac: GitHub #101..#105 carry tickets 18..22; #18 and #77 are
+    GitHub issues of their own (the numbers a naive reader would link to)."""
+    store = Store.open(tmp_path / "store", create=True)
+    gh_era = {"login": "m", "assoc": "MEMBER", "created": "2014-01-01T00:00:00Z"}
+    issues = [
+        _issue(18, "A GitHub-era report about the toolbar.", login="someone"),
+        _issue(77, "A GitHub-era report about fonts.", login="someone"),
+        _issue(101, _header(18) + "Resizing crashes."),
+        _issue(102, _header(19) + "Resizing the window crashes."),
+        _issue(103, _header(20) + "Fonts render blurry."),
+        _issue(104, "Resizing crashes on the new release.", login="someone"),
+        _issue(105, _header(21) + "Crash on resize, again."),
+        _issue(106, _header(22) + "The toolbar flickers."),
+        _issue(107, "Toolbar bug.", login="someone"),
+        _issue(108, _header(23) + "The toolbar flickers on resize."),
+    ]
+    comments = [
+        _comment(102, 1, COPIED + "Duplicate of #18."),  # ticket 18 = GitHub #101
+        _comment(103, 2, COPIED + "Closing as a duplicate of ticket 77."),  # no ticket 77
+        _comment(104, 3, "Duplicate of #18", **gh_era),  # GitHub's #18
+        _comment(105, 4, "Duplicate of #101", **gh_era),  # written on GitHub: GitHub's #101
+        _comment(106, 5, COPIED + f"dup of {TRAC.format(19)}"),  # a trac URL: GitHub #102
+        # trac's own link syntax, under another copied-comment header, by another account
+        _comment(108, 7, "_trac user carol wrote on 2009-07-01_\n\nDuplicate of ticket:22", "x"),
+        # a header-like sentence in an ordinary comment: #107 is not migrated, "#18" is GitHub's
+        _comment(107, 6, f"The original ticket is lost. Duplicate of #18, see {TRAC.format(3)}"),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    return store
+
+
+EXPECTED = {
+    102: (101, True),  # mapped through #101's header
+    104: (18, True),  # GitHub-era thread: read as today
+    105: (101, True),  # GitHub-era comment in a migrated thread
+    106: (102, True),
+    107: (18, True),
+    108: (106, True),
+}
+
+
+def _targets(links: pl.DataFrame) -> dict[int, tuple[int, bool]]:
+    return {
+        row["number"]: (row["target_number"], row["usable"])
+        for row in links.iter_rows(named=True)
+        if row["usable"] or row["excluded_reason"] == "unmapped_old_ticket"
+    }
+
+
+def test_old_numbers_are_mapped_through_the_headers(migrated: Store) -> None:
+    table = build_links(migrated, LinkConfig())
+    targets = _targets(table.links)
+    assert {k: v for k, v in targets.items() if v[1]} == EXPECTED
+    unmapped = table.links.filter(pl.col("excluded_reason") == "unmapped_old_ticket")
+    assert unmapped["number"].to_list() == [103]  # never read as GitHub's #77
+    assert table.counters["dropped:unmapped_old_ticket"] == 1
+    assert table.counters["mapped_old_ticket"] == 3
+    mapped = table.links.filter(pl.col("number") == 102).row(0, named=True)
+    assert Signal.OLD_TICKET.value in mapped["signals"]
+
+
+def test_the_map_spans_parts(migrated: Store) -> None:
+    """The header naming ticket 18 (#101) and the thread citing it (#102) lie in different
+    parts: the map is built when the stage finishes, over the whole repository."""
+    cfg = link_config(migrated, LinkConfig())
+    parts = migrated.parts(max_issues=2)
+    assert len(parts) > 2
+    found: list[Any] = []
+    counters: Any = __import__("collections").Counter()
+    for part in parts:
+        issues = migrated.issues_frame(repo=part[0], span=part[1:])
+        links, part_counters, _ = part_links(migrated, part, cfg, issues)
+        found += links
+        counters.update(part_counters)
+    table = finish_links(migrated, found, counters)
+    assert {k: v for k, v in _targets(table.links).items() if v[1]} == EXPECTED
+
+
+# -- the generated world: served by the fake GitHub, crawled, linked --------------------------
+TOKEN = "ghp_" + "conventionsTestToken" + "0" * 19
+
+
+@pytest.fixture(scope="module")
+def conventions_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, LinkTable, Path]:
+    from issues_sts.crawl.config import CrawlConfig
+    from issues_sts.crawl.runner import run_crawl
+    from issues_sts.sandbox.github.server import FakeGitHub
+    from issues_sts.sandbox.github.settings import FakeSettings
+    from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
+
+    corpus = generate_world(WorldConfig(seed=5, repos=2, issues_per_repo=700, duplicate_rate=0.12))
+    store_dir = tmp_path_factory.mktemp("conventions") / "store"
+    with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
+        cfg = CrawlConfig(
+            repos=tuple(corpus.repos), token=TOKEN, api_url=github.api_url, store=store_dir
+        )  # type: ignore[arg-type]
+        assert run_crawl(cfg).ok
+    with Store.open(store_dir) as store:
+        table = build_links(store)
+    return corpus, table, store_dir
+
+
+@pytest.mark.parametrize("shape", ["bot_states", "team_consolidation", "migrated"])
+def test_the_world_s_conventions_are_linked(
+    conventions_world: tuple[Any, LinkTable, Path], shape: str
+) -> None:
+    corpus, table, _ = conventions_world
+    usable = table.usable()
+    found = {
+        (r, n): (tr, tn)
+        for r, n, tr, tn in usable.select(
+            "repo", "number", "target_repo", "target_number"
+        ).iter_rows()
+    }
+    wanted = {
+        (name, n): t
+        for name, data in corpus.repos.items()
+        for n, t in data.truth_duplicates.items()
+        if data.truth_evidence[n] == shape
+    }
+    assert len(wanted) >= 3, shape
+    right = sum(found.get(k) == t for k, t in wanted.items())
+    assert right / len(wanted) >= 0.9, f"{shape}: {right} of {len(wanted)}"
+
+
+def test_the_world_s_near_misses_make_no_link(
+    conventions_world: tuple[Any, LinkTable, Path],
+) -> None:
+    from issues_sts.sandbox.worlds import conventions as W
+
+    corpus, table, store_dir = conventions_world
+    usable = set(table.usable().select("repo", "number").iter_rows())
+    starts = tuple(
+        t.split("{")[0] for t in (*W.SUGGESTS, *W.TAKEN_BACK, *W.OUTSIDE_TEAM, *W.AT_CLOSE)
+    )
+    misses = {
+        (name, n)
+        for name, data in corpus.repos.items()
+        for n in {int(c["issue_url"].rsplit("/", 1)[1]) for c in data.comments}
+        if n not in data.truth_duplicates
+        and any(
+            c["body"].startswith(starts) or "wrote on" in c["body"] for c in data.comments_of(n)
+        )
+    }
+    assert len(misses) >= 20
+    assert not misses & usable
+    with Store.open(store_dir) as store:  # the fake GitHub serves bots as GitHub does
+        closes = store.events_frame().filter(pl.col("event") == "closed")
+        bot_closes = closes.filter(pl.col("actor") == W.D.TRIAGE_BOT)
+        assert bot_closes.height >= 3 and set(bot_closes["actor_type"].to_list()) == {"Bot"}
+    # each near miss was read and dropped by its rule, and counted
+    for counter in ("dropped:bot_suggestion", "dropped:unmapped_old_ticket"):
+        assert table.counters.get(counter, 0) >= 1, counter
+    assert table.counters["mapped_old_ticket"] >= 3
