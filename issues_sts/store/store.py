@@ -22,8 +22,8 @@ from issues_sts.store.checkpoints import (
 from issues_sts.store.codec import pack_raw
 from issues_sts.store.dump import crawled_rows
 from issues_sts.store.frames import FrameReader
-from issues_sts.store.readonly import OutOfDate, connect_readonly
 from issues_sts.store.modes import record_mode, stored_mode, switch_mode
+from issues_sts.store.readonly import OutOfDate, connect_readonly
 from issues_sts.store.schema import (
     CRAWL_CONFIG,
     DB_NAME,
