@@ -164,3 +164,25 @@ def test_an_old_name_works_from_the_console_script(tmp_path: object) -> None:
         "note: `issues-sts build --version` is deprecated and goes in the next release; use "
         "--dataset-version"
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "flag"),
+    [
+        ("build", "--seed"),
+        ("build", "--same-repo-share"),
+        ("train", "--batch-size"),
+        ("train", "--grad-accumulation"),
+        ("ablate", "--max-steps"),
+        ("pretrain-ran", "--max-length"),
+        ("demo", "--batch-size"),
+        ("fake-github", "--port"),
+        ("links extract", "--min-confidence"),
+        ("evaluate", "--max-length"),
+        ("crawl", "--per-page"),
+    ],
+)
+def test_ranges_show_in_every_command(name: str, flag: str) -> None:
+    option = _options(COMMANDS[name])[flag]
+    # shown in --help as [x>=N], and refused by the parser in one line (exit 2)
+    assert option._get_number_range_help_str(), f"{name} {flag}"

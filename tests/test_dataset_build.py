@@ -255,7 +255,7 @@ def test_missing_empty_and_duplicate_free_stores(tmp_path: Path) -> None:
         (
             ["--store", "{store}", "--min-confidence", "1.5"],
             2,
-            "--min-confidence: Input should be less than or equal to 1",
+            "'--min-confidence': Input should be less than or equal to 1",
         ),
     ],
 )
