@@ -114,6 +114,7 @@ def test_a_writable_store_opened_read_only_refuses_writes(tmp_path: Path) -> Non
     with FakeGitHub(small_world(repos=1, issues=20)) as gh:
         crawl(gh, tmp_path)
     with Store.open(tmp_path, readonly=True) as db:
+        assert db.read_query == "mode=ro"  # immutable only where not even -shm can be made
         assert db.repo_counts()[0]["issues"] > 0
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             db.upsert_repo("x/y", status="ok")
