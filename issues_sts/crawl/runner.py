@@ -355,7 +355,8 @@ class RepoSync:
         """Threads to read again over REST: those with a gap, those whose stored comments
         fall short of the issue's count (unless already read so at its current `updated_at`:
         GitHub counts deleted and hidden comments it no longer lists), and those with more
-        stored than counted (comments deleted since, which a REST listing never says)."""
+        stored than counted (comments deleted since, which a REST listing never says; once per
+        `updated_at` too)."""
         updated = {n: u for n, u, _ in self.store.issue_threads(repo)}
         verified = self.store.checkpoint_watermarks(repo, "verified:")
         gaps = {g.number for g in self.store.gaps(repo)}
@@ -364,7 +365,7 @@ class RepoSync:
         return [
             (n, updated.get(n))
             for n in sorted(gaps | short | long)
-            if n in gaps | long or verified.get(f"verified:{n}", "\0") != updated.get(n)
+            if n in gaps or verified.get(f"verified:{n}", "\0") != updated.get(n)
         ]
 
     def thread_todo(self, repo: str) -> list[Want]:

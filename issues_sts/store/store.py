@@ -276,15 +276,14 @@ class Store(FrameReader):
         return [int(r[0]) for r in rows]
 
     def stored_event_keys(self, repo: str, keys: Iterable[tuple[int, str]]) -> set[tuple[int, str]]:
-        """Which (number, event_key) of `repo` the store holds as events."""
-        wanted = json.dumps(sorted({(int(n), str(k)) for n, k in keys}))
-        rows = self._rows(
-            "SELECT e.number, e.event_key FROM events e JOIN json_each(?) w ON "
-            "e.number=json_extract(w.value, '$[0]') AND e.event_key=json_extract(w.value, '$[1]') "
-            "WHERE e.repo=?",
-            (wanted, repo),
-        )
-        return {(int(r[0]), str(r[1])) for r in rows}
+        """Which (number, event_key) of `repo` the store holds as events (a few per page:
+        one primary-key lookup each)."""
+        sql = "SELECT 1 FROM events WHERE repo=? AND number=? AND event_key=?"
+        return {
+            (int(n), str(k))
+            for n, k in set(keys)
+            if self._conn.execute(sql, (repo, int(n), str(k))).fetchone() is not None
+        }
 
     def repo_states(self) -> dict[str, str]:
         """Each repository's crawl status (`ok` only once a sync went through to the end)."""
