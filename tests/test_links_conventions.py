@@ -502,7 +502,7 @@ def conventions_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Li
     from issues_sts.sandbox.github.settings import FakeSettings
     from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
-    corpus = generate_world(WorldConfig(seed=5, repos=2, issues_per_repo=700, duplicate_rate=0.12))
+    corpus = generate_world(WorldConfig(seed=3, repos=2, issues_per_repo=700, duplicate_rate=0.12))
     store_dir = tmp_path_factory.mktemp("conventions") / "store"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
         cfg = CrawlConfig(
