@@ -502,7 +502,7 @@ def conventions_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Li
     from issues_sts.sandbox.github.settings import FakeSettings
     from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
-    corpus = generate_world(WorldConfig(seed=5, repos=2, issues_per_repo=700, duplicate_rate=0.12))
+    corpus = generate_world(WorldConfig(seed=3, repos=2, issues_per_repo=700, duplicate_rate=0.12))
     store_dir = tmp_path_factory.mktemp("conventions") / "store"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
         cfg = CrawlConfig(
@@ -562,6 +562,10 @@ def test_the_world_s_near_misses_make_no_link(
         closes = store.events_frame().filter(pl.col("event") == "closed")
         bot_closes = closes.filter(pl.col("actor") == W.D.TRIAGE_BOT)
         assert bot_closes.height >= 3 and set(bot_closes["actor_type"].to_list()) == {"Bot"}
+        # the GraphQL trap: a duplicate close reads NOT_PLANNED on its event, DUPLICATE on the issue
+        issues = store.issues_frame().filter(pl.col("state_reason") == "duplicate")
+        trapped = bot_closes.join(issues.select("repo", "number"), on=["repo", "number"])
+        assert trapped.height >= 1 and set(trapped["state_reason"].to_list()) == {"not_planned"}
     # each near miss was read and dropped by its rule, and counted
     for counter in ("dropped:bot_suggestion", "dropped:unmapped_old_ticket"):
         assert table.counters.get(counter, 0) >= 1, counter
