@@ -271,12 +271,11 @@ class RepoSync:
         if not by_threads:
             feed.lists.append(comments)
         yield [*feed.lists, threads, feed]
-        if by_threads and not self.graphql_ok:  # GraphQL went away: the REST listing instead
-            yield [comments]
+        fallback = comments if by_threads else None  # the REST listing, if GraphQL goes away
         # A duplicate mark read in one pass may send the crawl back to the other issue's
         # timeline (chains.other_sides): a next pass reads those, and ends when none are left.
         for _ in range(self.SIDE_PASSES):
-            worded, named = yield from self._timelines(ctx, state, summary, on_comments)
+            worded, named = yield from self._timelines(ctx, state, summary, on_comments, fallback)
             if not self.graphql_ok or not (
                 self.thread_todo(repo) or self.candidates(repo, worded)[1]
             ):
@@ -296,6 +295,7 @@ class RepoSync:
         state: RepoState,
         summary: RepoSummary,
         on_comments: Callable[[list[dict[str, Any]]], None],
+        fallback: ListChain | None,
     ) -> Generator[Iterable[Chain], None, tuple[set[int], set[int]]]:
         """One pass over what the store does not hold for the issues' current `updated_at`:
         threads (and closed issues' timelines), threads short of their count, candidates'
@@ -307,6 +307,8 @@ class RepoSync:
                 self._threads(ctx, pack(left, self.sizer.budget), on_comments)
                 for _ in iter(lambda: bool(left), False)
             )
+        if fallback is not None and not self.graphql_ok and not fallback.finished:
+            yield [fallback]  # GraphQL went away: the REST listing instead
         # the completeness invariant: every thread short of its count (or with a gap) is read
         # again over REST, once per `updated_at`
         yield (ThreadCheck(ctx, n, updated) for n, updated in self.threads_to_check(repo))
