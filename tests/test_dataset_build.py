@@ -146,7 +146,7 @@ def test_card_declares_configs_and_exact_sizes(built: Path) -> None:
     card = (built / "README.md").read_text()
     header = yaml.safe_load(card.split("---\n")[1])
     names = [c["config_name"] for c in header["configs"]]
-    assert names == ["default", "positive", "corpus", "queries", "qrels"]
+    assert names == ["default", "positive", "corpus"]  # no query: empty configs undeclared
     pairs = _pairs(built)
     for info in header["dataset_info"][:2]:
         for split in info["splits"]:

@@ -105,7 +105,7 @@ def card_yaml(
     ]
     infos = [info("default", DEFAULT_FEATURES), info("positive", POSITIVE_FEATURES)]
     if retrieval is not None:
-        configs += _retrieval_configs()
+        configs += _retrieval_configs(retrieval)
         infos += _retrieval_infos(retrieval)
     return {
         "language": ["en"],
@@ -118,25 +118,32 @@ def card_yaml(
     }
 
 
-# the retrieval view's configs (retrieval_view.py): config -> (split -> file)
-def _retrieval_files() -> dict[str, dict[str, str]]:
-    return {
+def _retrieval_files(retrieval: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
+    """The retrieval view's configs (retrieval_view.py): config -> (split -> file). A split
+    without rows is not declared (its file is still written): `datasets` refuses to load an
+    empty split ("corresponds to no data"), and a config without any split is left out."""
+    files = {
         "corpus": {"corpus": CORPUS_FILE},
         "queries": {"queries": QUERIES_FILE},
         "qrels": {s: f"{QRELS_FOLDER}/{SHARD.format(split=s)}" for s in SPLITS},
     }
+    kept = {
+        name: {s: path for s, path in splits.items() if retrieval[name].get(s, 0) > 0}
+        for name, splits in files.items()
+    }
+    return {name: splits for name, splits in kept.items() if splits}
 
 
 _RETRIEVAL_FEATURES = {"corpus": CORPUS_FEATURES, "queries": QUERY_FEATURES, "qrels": QREL_FEATURES}
 
 
-def _retrieval_configs() -> list[dict[str, Any]]:
+def _retrieval_configs(retrieval: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
     return [
         {
             "config_name": name,
             "data_files": [{"split": s, "path": path} for s, path in files.items()],
         }
-        for name, files in _retrieval_files().items()
+        for name, files in _retrieval_files(retrieval).items()
     ]
 
 
@@ -155,7 +162,7 @@ def _retrieval_infos(retrieval: dict[str, dict[str, int]]) -> list[dict[str, Any
             ],
             "dataset_size": sum(retrieval[f"{name}_bytes"].values()),
         }
-        for name, files in _retrieval_files().items()
+        for name, files in _retrieval_files(retrieval).items()
     ]
 
 

@@ -35,7 +35,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from issues_sts.dataset.config import SPLITS
-from issues_sts.dataset.export import SHARD, features_schema, write_parquet
+from issues_sts.dataset.export import PARQUET_OPTIONS, SHARD, features_schema, write_parquet
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.scan import TEXT_INPUTS
 from issues_sts.dataset.texts import TextRecipe, issue_texts
@@ -204,15 +204,7 @@ class CorpusWriter:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.schema = features_schema(CORPUS_FEATURES)
-        self.writer = pq.ParquetWriter(
-            path,
-            self.schema,
-            compression="zstd",
-            compression_level=3,
-            use_dictionary=False,
-            write_statistics=True,
-            store_schema=True,
-        )
+        self.writer = pq.ParquetWriter(path, self.schema, **PARQUET_OPTIONS)
         self.pending: list[pl.DataFrame] = []
         self.rows = 0
         self.nbytes = 0
@@ -237,16 +229,10 @@ class CorpusWriter:
     def close(self) -> tuple[int, int]:
         """(rows, Arrow bytes) written; the last, shorter row group goes out here."""
         rest = pl.concat(self.pending) if self.pending else pl.DataFrame()
-        if rest.height or self.rows == 0:
-            self._flush(rest if rest.height else corpus_rows(_empty_texts()))
+        if rest.height:  # none written at all: a file without row groups, as `datasets` wants
+            self._flush(rest)
         self.writer.close()
         return self.rows, self.nbytes
-
-
-def _empty_texts() -> pl.DataFrame:
-    return pl.DataFrame(
-        schema={"repo": pl.Utf8, "number": pl.Int64, "text": pl.Utf8, "created_at": pl.Utf8}
-    )
 
 
 def write_corpus(parts: Iterable[pl.DataFrame], root: Path) -> tuple[int, int]:
