@@ -41,9 +41,23 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     corpus = small_world(seed=5, repos=2, issues=60)
     with FakeGitHub(corpus) as gh:
         assert crawl(gh, root / "store").ok
+        before = _digest(root / "store")
         done = run(["index", "--store", str(root / "store"), "--out", str(root / "idx"), *FAST])
         assert done.code == 0, done.err[-2000:]
-        yield {"root": root, "gh": gh, "corpus": corpus, "store": root / "store"}
+        yield {
+            "root": root,
+            "gh": gh,
+            "corpus": corpus,
+            "store": root / "store",
+            "store_untouched": _digest(root / "store") == before,
+        }
+
+
+def _digest(store: Path) -> dict[str, str]:
+    """Every file of the store folder by its sha256: `index` opens it read-only."""
+    import hashlib
+
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(store.iterdir())}
 
 
 def _manifest(index: Path) -> dict[str, Any]:
@@ -88,6 +102,7 @@ def _similar(index: Path, *args: str, stdin: str | None = None) -> Outcome:
 
 
 def test_index_holds_every_issue_and_no_pull_request(world: dict[str, Any]) -> None:
+    assert world["store_untouched"]
     index = world["root"] / "idx"
     manifest = _manifest(index)
     issues = _issues(world["store"])

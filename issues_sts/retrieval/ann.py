@@ -63,6 +63,16 @@ class AnnGraph:
         if self.index.d != dimensions:
             raise ValueError(f"{path.name} has {self.index.d} dimensions, not {dimensions}")
 
+    @property
+    def probes(self) -> int:
+        return int(self.index.nprobe)
+
+    @probes.setter
+    def probes(self, lists: int) -> None:
+        """How many lists a question scans: more agree better with an exact scan, and cost
+        more (benchmarks/similar.py --probes measures the trade)."""
+        self.index.nprobe = lists
+
     def search(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """(positions, cosines) of the `count` nearest rows found, best first (-1: none)."""
         scores, ids = self.index.search(
