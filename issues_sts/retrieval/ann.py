@@ -24,7 +24,7 @@ import numpy as np
 
 ANN_MIN_ROWS = 50_000
 TRAIN_PER_LIST = 64  # k-means samples per list (faiss asks for at least 39)
-PROBES = 24
+PROBES = 48
 
 
 def list_count(rows: int) -> int:
