@@ -47,6 +47,9 @@ def test_outputs_and_manifest(built: Path) -> None:
         "build_config.json",
         "token_lengths.png",
         "manifest.json",
+        "corpus/corpus-00000-of-00001.parquet",
+        "queries/queries-00000-of-00001.parquet",
+        *(f"qrels/{s}-00000-of-00001.parquet" for s in SPLITS),
     }
     manifest = read_manifest(built)
     assert manifest is not None and set(manifest["files"]) == names - {"manifest.json"}
@@ -128,6 +131,7 @@ def test_stats_json_has_every_stage(built: Path) -> None:
         "positives",
         "negatives",
         "splits",
+        "retrieval",
     }
     assert stats["counters"]["texts"]["dropped_pull_request"] == 1
     assert stats["counters"]["texts"]["dropped_tombstone"] == 1
@@ -141,9 +145,10 @@ def test_card_declares_configs_and_exact_sizes(built: Path) -> None:
 
     card = (built / "README.md").read_text()
     header = yaml.safe_load(card.split("---\n")[1])
-    assert [c["config_name"] for c in header["configs"]] == ["default", "positive"]
+    names = [c["config_name"] for c in header["configs"]]
+    assert names == ["default", "positive", "corpus"]  # no query: empty configs undeclared
     pairs = _pairs(built)
-    for info in header["dataset_info"]:
+    for info in header["dataset_info"][:2]:
         for split in info["splits"]:
             part = pairs.filter(pl.col("split") == split["name"])
             expected = part.height if info["config_name"] == "default" else part["label"].sum()

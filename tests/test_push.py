@@ -28,7 +28,7 @@ REPO = "tester/github-issue-similarity"
 LOAD = """
 import json, sys, datasets
 out = {}
-for config in ("default", "positive"):
+for config in ("default", "positive", "corpus"):
     d = datasets.load_dataset(sys.argv[1], config)
     out[config] = {
         s: {"features": {k: v.dtype for k, v in d[s].features.items()}, "rows": d[s].to_list()}
@@ -116,6 +116,12 @@ def test_push_then_load_returns_the_same_rows(built: Path, hub: FakeHub, tmp_pat
                 pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")
             ).to_dicts()
         )
+    # the retrieval view is published too, and loads as its three configs
+    corpus = pl.read_parquet(built / "corpus" / "corpus-00000-of-00001.parquet")
+    assert got["corpus"]["corpus"]["rows"] == corpus.to_dicts()
+    # no query in this store has an earlier duplicate: empty configs are not declared (the
+    # `datasets` library refuses to load an empty split)
+    assert "config_name: queries" not in (built / "README.md").read_text()
 
 
 def test_second_push_deletes_stale_shards(built: Path, hub: FakeHub, tmp_path: Path) -> None:

@@ -26,7 +26,14 @@ from rich.table import Table
 
 from issues_sts.cli.common import DEFAULT_OUT, config_error, console, option_default, quiet_option
 from issues_sts.cli.common import out as stdout
-from issues_sts.errors import ConfigError, Interrupted, Terminated, TrainingError, os_errors
+from issues_sts.errors import (
+    ConfigError,
+    Interrupted,
+    OutputError,
+    Terminated,
+    TrainingError,
+    os_errors,
+)
 from issues_sts.store import Store
 from training.config import (
     DEFAULT_LOSS_PRESET,
@@ -293,6 +300,14 @@ Examples:
     issues-sts evaluate --model runs/angle --max-pairs 200 --json-out runs/angle/test.json
 
 A split whose pairs carry one label only is refused (exit 8): the metrics would be undefined.
+
+--task retrieval measures duplicate retrieval instead (the build's retrieval view, protocol in
+docs/retrieval.md): for each duplicate of the split, its earlier issues of the same repository
+ranked by --method dense (the model's cosine), bm25 or hybrid (reciprocal-rank fusion of the
+two); recall@1/5/10/20, mrr@10 and ndcg@10 x100 with bootstrap 95 % intervals, overall and per
+repository. A build without the view, or a split without a query, is refused (exit 6):
+
+    issues-sts evaluate --task retrieval --dataset data/dataset --split test --method hybrid --json
 """
 
 
@@ -326,9 +341,27 @@ def evaluate_command(
         False, "--json", help="Print the metrics as JSON on stdout instead of a table."
     ),
     quiet: bool = quiet_option(),
+    task: str = typer.Option(
+        "pairs", "--task", help="pairs (the paper's Spearman, the default) or retrieval."
+    ),
+    method: str = typer.Option(
+        "dense", "--method", help="With --task retrieval: dense (default), bm25 or hybrid."
+    ),
 ) -> None:
     from training.api import evaluate
 
+    if task == "retrieval":
+        if max_pairs is not None or plot is not None:
+            raise ConfigError(
+                "--max-pairs and --plot belong to --task pairs", hint="drop them for retrieval"
+            )
+        options = dict(model=model, pooling=pooling, max_length=max_length, batch_size=batch_size)
+        _evaluate_retrieval(dataset, split, method, options, json_out, as_json, quiet)
+        return
+    if task != "pairs":
+        raise ConfigError(f"--task must be pairs or retrieval, not {task!r}")
+    if method != "dense":
+        raise ConfigError("--method belongs to --task retrieval", hint="add --task retrieval")
     with os_errors(TrainingError, TRAINING_FILES):
         metrics = evaluate(
             model,
@@ -349,6 +382,40 @@ def evaluate_command(
     table.add_column("value", justify="right")
     for key, value in metrics.items():
         table.add_row(key, f"{value:.4f}")
+    stdout.print(table)
+
+
+def _evaluate_retrieval(
+    dataset: str,
+    split: str,
+    method: str,
+    options: dict[str, Any],
+    json_out: Path | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """`evaluate --task retrieval`: the runner lives in issues_sts.retrieval.evaluate."""
+    from issues_sts.cli.report import make_reporter
+    from issues_sts.retrieval.evaluate import METHODS, RetrievalConfig, evaluate_retrieval
+
+    if method not in METHODS:
+        raise ConfigError(f"--method must be {', '.join(METHODS)}, not {method!r}")
+    cfg = RetrievalConfig(dataset=dataset, split=split, method=method, **options)  # type: ignore[arg-type]
+    with os_errors(TrainingError, TRAINING_FILES), make_reporter(console, quiet=quiet) as reporter:
+        result = evaluate_retrieval(cfg, reporter).to_dict()
+    if json_out:
+        with os_errors(OutputError, f"--json-out {json_out} cannot be written"):
+            json_out.parent.mkdir(parents=True, exist_ok=True)
+            json_out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
+    if as_json:
+        stdout.print(json.dumps(result, allow_nan=False), markup=False, highlight=False)
+        return
+    what = "BM25" if method == "bm25" else f"{options['model'] or 'offline backbone'} ({method})"
+    table = Table(title=f"{what} on {split}: {result['queries']} queries")
+    for column in ("metric", "value", "95 % interval"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for key, (low, high) in result["intervals"].items():
+        table.add_row(key, f"{result[key]:.2f}", f"[{low:.2f}, {high:.2f}]")
     stdout.print(table)
 
 

@@ -17,19 +17,22 @@ One pure stage per module, sequenced by `build.run_build`:
     card         README.md dataset card
     export       deterministic Parquet, manifest, staged write-then-rename
 
-The public reading API (what `training/` may use): `store_texts(store_dir)`, and
-`offline_model_path()`, the bundled model whose tokenizer measures the dataset; `issue_text`
-and `issue_texts` (one title and body, or a store's issues frame, -> texts by the recipe) and
-`redact_column` (the redaction), which retrieval's `index` applies as the build does.
+The public reading API (what `training/` may use): `store_texts(store_dir)`,
+`offline_model_path()`, the bundled model whose tokenizer measures the dataset,
+`earlier_candidates(corpus, query_ids)`, the retrieval protocol's candidates of each query;
+`issue_text` and `issue_texts` (one title and body, or a store's issues frame, -> texts by the
+recipe) and `redact_column` (the redaction), which retrieval's `index` applies as the build does.
 """
 
 from __future__ import annotations
 
 from issues_sts.dataset.redact import redact_column
+from issues_sts.dataset.retrieval_view import earlier_candidates
 from issues_sts.dataset.stats import offline_model_path
 from issues_sts.dataset.texts import issue_text, issue_texts, store_texts
 
 __all__ = [
+    "earlier_candidates",
     "issue_text",
     "issue_texts",
     "offline_model_path",

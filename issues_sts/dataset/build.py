@@ -5,7 +5,7 @@ package; this module only reads, sequences, reports progress and writes."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,6 +26,14 @@ from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.previous import build_folder, next_version, read_previous
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import keys_from_mentions, reference_keys
+from issues_sts.dataset.retrieval_view import (
+    RetrievalView,
+    corpus_parts,
+    query_rows,
+    retrieval_view,
+    slices,
+    write_view,
+)
 from issues_sts.dataset.scan import (
     StoreScan,
     fill_texts,
@@ -299,6 +307,14 @@ def _build(
         )
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
+    step("retrieval view")
+    view = retrieval_view(positives, texts)
+    retrieval = _Retrieval(
+        view,
+        query_rows(view, texts),
+        # read when written: the streamed build reads the store again a part at a time
+        corpus_parts(streamed[0], cfg.text_recipe) if streamed is not None else slices(texts),
+    )
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing
@@ -306,9 +322,18 @@ def _build(
     if missing:
         stats["incomplete_repositories"] = as_json(missing)
     step("writing")
-    sizes = _write(cfg, pairs, table, stats, counters, by_split, history)
+    sizes = _write(cfg, pairs, table, stats, counters, by_split, history, retrieval)
     step("done, closing the store")
     return BuildSummary(cfg.out, sizes, stats, counters)
+
+
+@dataclass(frozen=True)
+class _Retrieval:
+    """The retrieval view to write: queries and qrels, their texts, and the corpus parts."""
+
+    view: RetrievalView
+    queries: pl.DataFrame
+    corpus: Iterable[pl.DataFrame]
 
 
 def _negatives(
@@ -399,9 +424,16 @@ def _write(
     counters: dict[str, dict[str, int]],
     by_split: dict[str, np.ndarray],
     history: History,
+    retrieval: _Retrieval,
 ) -> dict[str, dict[str, int]]:
     with export.staged_output(cfg.out) as tmp:
         sizes, nbytes = export.write_hub_shards(pairs, tmp)
+        view_sizes = write_view(retrieval.view, retrieval.queries, retrieval.corpus, tmp)
+        counters["retrieval"] = {"corpus_issues": view_sizes["corpus"]["corpus"]}
+        counters["retrieval"].update(retrieval.view.counters)
+        stats["retrieval"] = {
+            config: view_sizes[config] for config in ("corpus", "queries", "qrels")
+        }
         export.write_parquet(pairs.drop("idx1", "idx2"), tmp / "pairs.parquet")
         table.write(tmp)
         config = {**cfg.to_json_dict(), "version": history.version, "versions": _versions()}
@@ -416,7 +448,16 @@ def _write(
             diff = diff_builds(history.previous_dir, tmp)
             export.write_json(diff, tmp / "changes.json")
             changes = render_markdown(diff)
-        card = render_card(sizes, nbytes, stats, flat, build_command(cfg), config, changes=changes)
+        card = render_card(
+            sizes,
+            nbytes,
+            stats,
+            flat,
+            build_command(cfg),
+            config,
+            changes=changes,
+            retrieval=view_sizes,
+        )
         (tmp / "README.md").write_text(card, encoding="utf-8")
         export.write_manifest(tmp)
     return sizes

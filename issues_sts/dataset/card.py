@@ -9,6 +9,14 @@ import yaml
 
 from issues_sts.dataset.config import SPLITS
 from issues_sts.dataset.export import DEFAULT_FEATURES, POSITIVE_FEATURES, SHARD
+from issues_sts.dataset.retrieval_view import (
+    CORPUS_FEATURES,
+    CORPUS_FILE,
+    QREL_FEATURES,
+    QRELS_FOLDER,
+    QUERIES_FILE,
+    QUERY_FEATURES,
+)
 from issues_sts.dataset.texts import RECIPES
 
 CITATION = """@article{li2023angle,
@@ -65,7 +73,9 @@ def _splits_text(config: dict[str, Any], counters: dict[str, int]) -> str:
 
 
 def card_yaml(
-    sizes: dict[str, dict[str, int]], nbytes: dict[str, dict[str, int]]
+    sizes: dict[str, dict[str, int]],
+    nbytes: dict[str, dict[str, int]],
+    retrieval: dict[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     def config(name: str, folder: str, features: dict[str, str]) -> dict[str, Any]:
         return {
@@ -86,18 +96,71 @@ def card_yaml(
             "dataset_size": sum(nbytes[name].values()),
         }
 
+    configs = [
+        config("default", "data", DEFAULT_FEATURES),
+        config("positive", "positive", POSITIVE_FEATURES),
+    ]
+    infos = [info("default", DEFAULT_FEATURES), info("positive", POSITIVE_FEATURES)]
+    if retrieval is not None:
+        configs += _retrieval_configs(retrieval)
+        infos += _retrieval_infos(retrieval)
     return {
         "language": ["en"],
         "pretty_name": "GitHub Issues Similarity (rebuilt with issues-sts)",
         "task_categories": ["sentence-similarity"],
         "tags": ["sts", "duplicate-detection", "github-issues", "long-text"],
         "size_categories": [_size_category(sum(sizes["default"].values()))],
-        "configs": [
-            config("default", "data", DEFAULT_FEATURES),
-            config("positive", "positive", POSITIVE_FEATURES),
-        ],
-        "dataset_info": [info("default", DEFAULT_FEATURES), info("positive", POSITIVE_FEATURES)],
+        "configs": configs,
+        "dataset_info": infos,
     }
+
+
+def _retrieval_files(retrieval: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
+    """The retrieval view's configs (retrieval_view.py): config -> (split -> file). A split
+    without rows is not declared (its file is still written): `datasets` refuses to load an
+    empty split ("corresponds to no data"), and a config without any split is left out."""
+    files = {
+        "corpus": {"corpus": CORPUS_FILE},
+        "queries": {"queries": QUERIES_FILE},
+        "qrels": {s: f"{QRELS_FOLDER}/{SHARD.format(split=s)}" for s in SPLITS},
+    }
+    kept = {
+        name: {s: path for s, path in splits.items() if retrieval[name].get(s, 0) > 0}
+        for name, splits in files.items()
+    }
+    return {name: splits for name, splits in kept.items() if splits}
+
+
+_RETRIEVAL_FEATURES = {"corpus": CORPUS_FEATURES, "queries": QUERY_FEATURES, "qrels": QREL_FEATURES}
+
+
+def _retrieval_configs(retrieval: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "config_name": name,
+            "data_files": [{"split": s, "path": path} for s, path in files.items()],
+        }
+        for name, files in _retrieval_files(retrieval).items()
+    ]
+
+
+def _retrieval_infos(retrieval: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "config_name": name,
+            "features": [{"name": n, "dtype": t} for n, t in _RETRIEVAL_FEATURES[name].items()],
+            "splits": [
+                {
+                    "name": s,
+                    "num_bytes": retrieval[f"{name}_bytes"][s],
+                    "num_examples": retrieval[name][s],
+                }
+                for s in files
+            ],
+            "dataset_size": sum(retrieval[f"{name}_bytes"].values()),
+        }
+        for name, files in _retrieval_files(retrieval).items()
+    ]
 
 
 def _size_category(n: int) -> str:
@@ -166,10 +229,14 @@ def render_card(
     config: dict[str, Any],
     *,
     changes: str | None = None,
+    retrieval: dict[str, dict[str, int]] | None = None,
 ) -> str:
-    """The full README.md text; `changes` is the "Changes since vN" section (diff.py)."""
+    """The full README.md text; `changes` is the "Changes since vN" section (diff.py);
+    `retrieval` the retrieval view's rows and bytes (`retrieval_view.write_view`)."""
     version = config.get("version")
-    header = yaml.safe_dump(card_yaml(sizes, nbytes), sort_keys=False, allow_unicode=True)
+    header = yaml.safe_dump(
+        card_yaml(sizes, nbytes, retrieval), sort_keys=False, allow_unicode=True
+    )
     repos = len(stats["per_repository"])
     incomplete_note = _incomplete_text(stats.get("incomplete_repositories") or [])
     recipe = str(config.get("text_recipe", "raw"))
@@ -192,7 +259,7 @@ from datasets import load_dataset
 pairs = load_dataset("<this repo or folder>")                # default config
 positives = load_dataset("<this repo or folder>", "positive")
 ```
-{_version_text(version)}
+{_version_text(version)}{_retrieval_text(retrieval, counters)}
 ## Statistics
 
 Ours next to Table 1 of the paper. Token lengths use the BERT uncased tokenizer with
@@ -258,6 +325,60 @@ Counters (what each stage kept, dropped and redacted):
 
 ```bibtex
 {CITATION}
+```
+"""
+
+
+def _retrieval_text(retrieval: dict[str, dict[str, int]] | None, counters: dict[str, int]) -> str:
+    """The retrieval view's section: its configs, the protocol and what it left out."""
+    if retrieval is None:
+        return ""
+    rows = "\n".join(
+        f"| {s} | {counters.get(f'retrieval.{s}_queries', 0):,} | "
+        f"{retrieval['qrels'][s]:,} | "
+        f"{counters.get(f'retrieval.{s}_left_out_no_earlier_relevant', 0):,} | "
+        f"{counters.get(f'retrieval.{s}_left_out_no_created_at', 0):,} |"
+        for s in SPLITS
+    )
+    return f"""
+## Retrieval view
+
+Duplicate retrieval as the duplicate-bug-report field measures it: for a new report, find
+the earlier one among every earlier issue of its tracker. Three more configs, in the layout
+BEIR and MTEB use:
+
+- `corpus` (split `corpus`, {retrieval["corpus"]["corpus"]:,} issues): `_id`
+  (`owner/name#number`), `title`, `text`, `repo`, `number`, `created_at`. Every issue of the
+  built repositories that has a text (no pull requests, no deleted or transferred issues),
+  with the same text and redaction as the pairs. `text` is the whole pair text, title
+  included; `title` repeats its first line for display: do not join the two.
+- `queries` (split `queries`): `_id`, `text`, `split`.
+- `qrels` (splits `train` / `valid` / `test`): `query-id`, `corpus-id`, `score` (always 1),
+  `split`.
+
+The protocol:
+
+- *Queries*: every issue on the duplicate side of a positive pair in the split, once.
+- *Candidates* for a query: every corpus issue of the query's repository created strictly
+  before the query, the query itself excluded; issues of every split are candidates, as in a
+  real tracker.
+- *Relevant*: every issue of the query's duplicate cluster (its canonical issue and the
+  canonical's other duplicates) that is a candidate: same repository, created before the query.
+- A query with no earlier relevant issue is left out, and counted below.
+- *Metrics*: Recall@1, 5, 10 and 20 (the share of queries with at least one relevant issue
+  in the top k: the field's "recall rate"), MRR@10 and nDCG@10, x100, each with a bootstrap
+  95 % interval, overall and per repository: `issues-sts evaluate --task retrieval
+  --dataset <this folder> --split test`.
+
+| split | queries | qrels | left out: no earlier relevant issue | left out: no creation time |
+|---|---:|---:|---:|---:|
+{rows}
+
+```python
+from datasets import load_dataset
+corpus = load_dataset("<this repo or folder>", "corpus", split="corpus")
+queries = load_dataset("<this repo or folder>", "queries", split="queries")
+qrels = load_dataset("<this repo or folder>", "qrels", split="test")
 ```
 """
 

@@ -43,9 +43,17 @@ SHARD = "{split}-00000-of-00001.parquet"
 DEFAULT_FEATURES = {"text1": "string", "text2": "string", "label": "int64"}
 POSITIVE_FEATURES = {"anchor": "string", "positive": "string"}
 _ARROW = {"string": pa.string(), "int64": pa.int64()}
+# how every Parquet file of a build is written (deterministic: no timestamps, fixed codec)
+PARQUET_OPTIONS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "use_dictionary": False,
+    "write_statistics": True,
+    "store_schema": True,
+}
 
 
-def _schema(features: dict[str, str]) -> pa.Schema:
+def features_schema(features: dict[str, str]) -> pa.Schema:
     """Arrow schema carrying `datasets` feature metadata, so types survive loading exactly."""
     hf = {
         "info": {
@@ -67,16 +75,11 @@ def write_parquet(frame: pl.DataFrame, path: Path, schema: pa.Schema | None = No
     if schema is not None:
         table = table.select(schema.names).cast(schema)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(
-        table,
-        path,
-        compression="zstd",
-        compression_level=3,
-        row_group_size=64_000,
-        use_dictionary=False,
-        write_statistics=True,
-        store_schema=True,
-    )
+    if table.num_rows == 0:
+        # no row group at all: `datasets` refuses a file whose first row group holds 0 rows
+        pq.ParquetWriter(path, table.schema, **PARQUET_OPTIONS).close()
+        return int(table.nbytes)
+    pq.write_table(table, path, row_group_size=64_000, **PARQUET_OPTIONS)
     return int(table.nbytes)
 
 
@@ -91,13 +94,13 @@ def write_hub_shards(
         nbytes["default"][split] = write_parquet(
             part.select("text1", "text2", "label"),
             root / "data" / SHARD.format(split=split),
-            _schema(DEFAULT_FEATURES),
+            features_schema(DEFAULT_FEATURES),
         )
         pos = part.filter(pl.col("label") == 1).select(
             pl.col("text1").alias("anchor"), pl.col("text2").alias("positive")
         )
         nbytes["positive"][split] = write_parquet(
-            pos, root / "positive" / SHARD.format(split=split), _schema(POSITIVE_FEATURES)
+            pos, root / "positive" / SHARD.format(split=split), features_schema(POSITIVE_FEATURES)
         )
         sizes["default"][split] = part.height
         sizes["positive"][split] = pos.height
