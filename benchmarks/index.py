@@ -50,7 +50,7 @@ def run_index(store: Path, out: Path, max_length: int, batch_size: int) -> dict[
     }
 
 
-def embedding_seconds(store: Path, max_length: int, batch_size: int) -> float:
+def embedding_seconds(store: Path, max_length: int, batch_size: int, sample: int) -> float:
     """Seconds per text of the bare embedding (encode_texts) on the store's first texts."""
     from issues_sts.retrieval.encode import encode_texts, load_encoder
     from issues_sts.retrieval.rows import store_rows
@@ -60,13 +60,13 @@ def embedding_seconds(store: Path, max_length: int, batch_size: int) -> float:
         texts: list[str] = []
         for rows in store_rows(db, "readers"):
             texts += rows["text"].to_list()
-            if len(texts) >= SAMPLE:
+            if len(texts) >= sample:
                 break
     encoder = load_encoder(None, None, max_length)
     encode_texts(encoder, texts[:batch_size], batch_size=batch_size, max_length=max_length)
     start = time.perf_counter()
-    encode_texts(encoder, texts[:SAMPLE], batch_size=batch_size, max_length=max_length)
-    return (time.perf_counter() - start) / len(texts[:SAMPLE])
+    encode_texts(encoder, texts[:sample], batch_size=batch_size, max_length=max_length)
+    return (time.perf_counter() - start) / len(texts[:sample])
 
 
 def main() -> None:
@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--sample", type=int, default=SAMPLE, help="texts of the bare embedding")
     parser.add_argument("--work", type=Path, default=Path("/tmp/issues-sts-bench-index"))
     args = parser.parse_args()
     from benchmarks.build import ensure_paper_store
@@ -84,7 +85,7 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     first = run_index(store, out, args.max_length, args.batch_size)
     again = run_index(store, out, args.max_length, args.batch_size)
-    per_text = embedding_seconds(store, args.max_length, args.batch_size)
+    per_text = embedding_seconds(store, args.max_length, args.batch_size, args.sample)
     ratio = first["seconds"] / (per_text * first["rows"])
     print(
         f"paper world x{args.scale:g}: {first['rows']:,.0f} issues indexed in "

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from issues_sts.retrieval.ann import PROBES
+
 DIMENSIONS = 384
 REPO = "bench/tracker"
 
@@ -103,42 +105,56 @@ def write_index(n: int, seed: int, work: Path) -> tuple[Path, float]:
     return out, seconds
 
 
-def measure(index_dir: Path, queries: int, seed: int) -> dict[str, Any]:
+def measure(index_dir: Path, queries: int, seed: int, probes: list[int]) -> list[dict[str, Any]]:
+    """Per number of probed lists: `similar`'s times and agreement, against one exact scan per
+    question (timed once: the scan does not depend on the probes)."""
     from issues_sts.retrieval.similar import Question, similar
     from issues_sts.retrieval.vectors import VectorIndex
 
     index = VectorIndex.open(index_dir)
     n = index.rows.height
-    rng = np.random.default_rng(seed + 1)
-    asked = rng.integers(n // 2, n, queries) + 1
-    ours, scan, agree = [], [], []
-    for number in asked.tolist():  # warm: the pages both read are in memory, as in a server
-        similar(index, Question(REPO, number), 10, "dense")
-        np.asarray(index.vectors[: number - 1] @ np.asarray(index.vectors[number - 1]))
-    for number in asked.tolist():
-        start = time.perf_counter()
-        answer = similar(index, Question(REPO, number), 10, "dense")
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        query = np.asarray(index.vectors[number - 1])
-        scores = index.vectors[: number - 1] @ query  # every earlier issue
-        top = np.argpartition(-scores, 9)[:10]
-        exact = top[np.argsort(-scores[top])] + 1
-        scan.append(time.perf_counter() - start)
-        agree.append(len({r["number"] for r in answer.results} & set(exact.tolist())) / 10)
+    graph = index.graph(index.repo(REPO))  # type: ignore[arg-type]
+    asked = (np.random.default_rng(seed + 1).integers(n // 2, n, queries) + 1).tolist()
+    scan, exact = [], []
+    for timed in (False, True):  # warm: the pages the scan reads are in memory, as in a server
+        for number in asked:
+            start = time.perf_counter()
+            query = np.asarray(index.vectors[number - 1])
+            scores = index.vectors[: number - 1] @ query  # every earlier issue
+            top = np.argpartition(-scores, 9)[:10]
+            found = set((top[np.argsort(-scores[top])] + 1).tolist())
+            if timed:
+                scan.append(time.perf_counter() - start)
+                exact.append(found)
     files = {name: (index.folder / name).stat().st_size for name in index.manifest["files"]}
-    return {
-        "rows": n,
-        "queries": queries,
-        "similar_p50_ms": 1000 * float(np.percentile(ours, 50)),
-        "similar_p95_ms": 1000 * float(np.percentile(ours, 95)),
-        "scan_p50_ms": 1000 * float(np.percentile(scan, 50)),
-        "scan_p95_ms": 1000 * float(np.percentile(scan, 95)),
-        "speedup_p50": float(np.percentile(scan, 50) / np.percentile(ours, 50)),
-        "top10_agreement": float(np.mean(agree)),
-        "index_bytes": sum(files.values()),
-        "files": files,
-    }
+    results = []
+    for lists in probes:
+        if graph is not None:
+            graph.probes = lists
+        ours, agree = [], []
+        for timed in (False, True):
+            for number, truth in zip(asked, exact, strict=True):
+                start = time.perf_counter()
+                answer = similar(index, Question(REPO, number), 10, "dense")
+                if timed:
+                    ours.append(time.perf_counter() - start)
+                    agree.append(len({r["number"] for r in answer.results} & truth) / 10)
+        results.append(
+            {
+                "rows": n,
+                "queries": queries,
+                "probes": lists if graph is not None else None,
+                "similar_p50_ms": 1000 * float(np.percentile(ours, 50)),
+                "similar_p95_ms": 1000 * float(np.percentile(ours, 95)),
+                "scan_p50_ms": 1000 * float(np.percentile(scan, 50)),
+                "scan_p95_ms": 1000 * float(np.percentile(scan, 95)),
+                "speedup_p50": float(np.percentile(scan, 50) / np.percentile(ours, 50)),
+                "top10_agreement": float(np.mean(agree)),
+                "index_bytes": sum(files.values()),
+                "files": files,
+            }
+        )
+    return results
 
 
 def main() -> None:
@@ -146,34 +162,50 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--probes", default=str(PROBES), help="IVF lists a question scans, comma-separated"
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/issues-sts-bench-similar"))
     args = parser.parse_args()
     results = []
     for n in (int(s) for s in args.sizes.split(",")):
         args.work.mkdir(parents=True, exist_ok=True)
         index_dir, build_s = write_index(n, args.seed, args.work)
-        result = measure(index_dir, args.queries, args.seed) | {"write_seconds": build_s}
-        results.append(result)
-        print(
-            f"{n:>9,} vectors: similar p50 {result['similar_p50_ms']:.2f} ms, p95 "
-            f"{result['similar_p95_ms']:.2f} ms; numpy scan p50 {result['scan_p50_ms']:.1f} ms, "
-            f"p95 {result['scan_p95_ms']:.1f} ms; {result['speedup_p50']:.1f}x faster; top-10 "
-            f"agreement {100 * result['top10_agreement']:.2f} %; index "
-            f"{result['index_bytes'] / 1e6:.0f} MB, written in {build_s:.0f} s",
-            flush=True,
-        )
+        probes = [int(p) for p in args.probes.split(",")]
+        for result in measure(index_dir, args.queries, args.seed, probes):
+            result["write_seconds"] = build_s
+            results.append(result)
+            _line(n, result)
         shutil.rmtree(index_dir)
-    if len(results) > 1:
-        a, b = results[0], results[-1]
-        grow = b["rows"] / a["rows"]
+    _growth(results)
+    json.dump(results, sys.stdout, indent=2)
+    print()
+
+
+def _line(n: int, result: dict[str, Any]) -> None:
+    print(
+        f"{n:>9,} vectors, {result['probes']} probes: similar p50 "
+        f"{result['similar_p50_ms']:.2f} ms, p95 {result['similar_p95_ms']:.2f} ms; numpy scan "
+        f"p50 {result['scan_p50_ms']:.1f} ms, p95 {result['scan_p95_ms']:.1f} ms; "
+        f"{result['speedup_p50']:.1f}x faster; top-10 agreement "
+        f"{100 * result['top10_agreement']:.2f} %; index {result['index_bytes'] / 1e6:.0f} MB, "
+        f"written in {result['write_seconds']:.0f} s",
+        flush=True,
+    )
+
+
+def _growth(results: list[dict[str, Any]]) -> None:
+    """Size and time of the largest corpus over the smallest, at the product's probes."""
+    at = [r for r in results if r["probes"] in (PROBES, None)]
+    if len(at) > 1:
+        a, b = at[0], at[-1]
         print(
-            f"x{grow:g} rows: index size x{b['index_bytes'] / a['index_bytes']:.1f}, similar p50 "
+            f"x{b['rows'] / a['rows']:g} rows: index size "
+            f"x{b['index_bytes'] / a['index_bytes']:.1f}, similar p50 "
             f"x{b['similar_p50_ms'] / a['similar_p50_ms']:.1f}, scan p50 "
             f"x{b['scan_p50_ms'] / a['scan_p50_ms']:.1f}",
             flush=True,
         )
-    json.dump(results, sys.stdout, indent=2)
-    print()
 
 
 if __name__ == "__main__":

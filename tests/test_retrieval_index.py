@@ -6,6 +6,7 @@ issue ranks where, only what every answer must satisfy.)"""
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import subprocess
@@ -41,9 +42,32 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     corpus = small_world(seed=5, repos=2, issues=60)
     with FakeGitHub(corpus) as gh:
         assert crawl(gh, root / "store").ok
+        gc.collect()  # the crawl's connection, closed: its log checkpointed before the digest
+        Store.open(root / "store").close()
+        before = _digest(root / "store")
         done = run(["index", "--store", str(root / "store"), "--out", str(root / "idx"), *FAST])
         assert done.code == 0, done.err[-2000:]
-        yield {"root": root, "gh": gh, "corpus": corpus, "store": root / "store"}
+        yield {
+            "root": root,
+            "gh": gh,
+            "corpus": corpus,
+            "store": root / "store",
+            "store_before": before,
+            "store_after": _digest(root / "store"),
+        }
+
+
+def _digest(store: Path) -> dict[str, str]:
+    """Every file of the store folder by its sha256: `index` opens it read-only. SQLite's
+    `-shm` (the WAL's shared-memory index) and an empty `-wal` are what any reader of a WAL
+    database may create or touch; the database and what its log holds must not change."""
+    import hashlib
+
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(store.iterdir())
+        if not p.name.endswith("-shm") and p.stat().st_size
+    }
 
 
 def _manifest(index: Path) -> dict[str, Any]:
@@ -88,6 +112,7 @@ def _similar(index: Path, *args: str, stdin: str | None = None) -> Outcome:
 
 
 def test_index_holds_every_issue_and_no_pull_request(world: dict[str, Any]) -> None:
+    assert world["store_after"] == world["store_before"]
     index = world["root"] / "idx"
     manifest = _manifest(index)
     issues = _issues(world["store"])

@@ -24,7 +24,7 @@ import numpy as np
 
 ANN_MIN_ROWS = 50_000
 TRAIN_PER_LIST = 64  # k-means samples per list (faiss asks for at least 39)
-PROBES = 24
+PROBES = 48
 
 
 def list_count(rows: int) -> int:
@@ -62,6 +62,16 @@ class AnnGraph:
         faiss.omp_set_num_threads(1)
         if self.index.d != dimensions:
             raise ValueError(f"{path.name} has {self.index.d} dimensions, not {dimensions}")
+
+    @property
+    def probes(self) -> int:
+        return int(self.index.nprobe)
+
+    @probes.setter
+    def probes(self, lists: int) -> None:
+        """How many lists a question scans: more agree better with an exact scan, and cost
+        more (benchmarks/similar.py --probes measures the trade)."""
+        self.index.nprobe = lists
 
     def search(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         """(positions, cosines) of the `count` nearest rows found, best first (-1: none)."""

@@ -97,14 +97,16 @@ def run_index(cfg: IndexConfig, reporter: Reporter = SILENT) -> IndexSummary:
     pending = Pending(cfg.out)
     earlier = [s for s in (_spec(manifest), pending.spec()) if s is not None]
     _refuse(cfg, earlier, lambda spec: _asked_difference(cfg, spec))  # before a model loads
-    encoder = load_encoder(cfg.model, cfg.pooling, cfg.max_length)
-    spec = spec_of(encoder, cfg.model, cfg.recipe, cfg.max_length)
-    _refuse(cfg, earlier, lambda made: made.difference(spec))
+    with Store.open(cfg.store, readonly=True) as store:  # a bad store fails before it too
+        encoder = load_encoder(cfg.model, cfg.pooling, cfg.max_length)
+        spec = spec_of(encoder, cfg.model, cfg.recipe, cfg.max_length)
+        _refuse(cfg, earlier, lambda made: made.difference(spec))
+        with os_errors(OutputError, f"--out {cfg.out} cannot be written"):
+            pending.start(spec)
+            parts, meta = _scan(cfg, store, reporter)
     with os_errors(OutputError, f"--out {cfg.out} cannot be written"):
-        pending.start(spec)
         live = _live_keys(cfg.out, manifest)
         resumed = sum(1 for key in pending.vectors if key not in live)
-        parts, meta = _scan(cfg, reporter)
         wanted = _missing(meta, live, pending)
         _embed(cfg, encoder, parts, wanted, pending, reporter)
         vector = _vector_source(cfg.out, manifest, live, pending)
@@ -187,7 +189,9 @@ def _existing(out: Path) -> dict[str, Any] | None:
 
 
 def _is_generation(name: str) -> bool:
-    return len(name) == 7 and name[0] == "g" and name[1:].isdigit() or name.endswith(".partial")
+    """g000002, or a generation whose writing was cut short (g000003.partial)."""
+    name = name.removesuffix(".partial")
+    return len(name) == 7 and name[0] == "g" and name[1:].isdigit()
 
 
 def _live_keys(out: Path, manifest: dict[str, Any] | None) -> dict[Key, int]:
@@ -200,21 +204,20 @@ def _live_keys(out: Path, manifest: dict[str, Any] | None) -> dict[Key, int]:
     return {key: i for i, key in enumerate(rows.iter_rows())}
 
 
-def _scan(cfg: IndexConfig, reporter: Reporter) -> tuple[list[Path], pl.DataFrame]:
+def _scan(cfg: IndexConfig, store: Store, reporter: Reporter) -> tuple[list[Path], pl.DataFrame]:
     """The store's rows: texts to staging/ part by part, the rest kept (no texts)."""
     staging = cfg.out / STAGING
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     parts: list[Path] = []
     metas: list[pl.DataFrame] = []
-    with Store.open(cfg.store, readonly=True) as store:
-        reporter.stage("reading the store", total=len(store.parts()))
-        for rows in store_rows(store, cfg.recipe):
-            path = staging / f"texts-{len(parts):05d}.parquet"
-            rows.select("repo", "number", "text_hash", "text").write_parquet(path)
-            parts.append(path)
-            metas.append(rows.drop("text"))
-            reporter.advance(1, note=f"{sum(m.height for m in metas):,} issues")
+    reporter.stage("reading the store", total=len(store.parts()))
+    for rows in store_rows(store, cfg.recipe):
+        path = staging / f"texts-{len(parts):05d}.parquet"
+        rows.select("repo", "number", "text_hash", "text").write_parquet(path)
+        parts.append(path)
+        metas.append(rows.drop("text"))
+        reporter.advance(1, note=f"{sum(m.height for m in metas):,} issues")
     if not metas:
         raise StoreError(
             f"the crawl store {cfg.store} holds no issue with a text to index",
