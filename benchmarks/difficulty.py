@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, load in sources:
         start = time.perf_counter()
         source = load()
-        report[name] = measure(source) | {
+        report[name] = figures(measure(source)) | {
             "dropped_" + k: float(v) for k, v in source.dropped.items()
         }
         print(f"{name} ({time.perf_counter() - start:.0f} s)")

@@ -212,3 +212,27 @@ def test_the_generators_retelling_makes_duplicates_harder_to_find() -> None:
     kept = T.Retelling(1.0, 1.0, 1.0, 1.0, 1.0)
     copied = rank1(dataclasses.replace(small, vague_rate=0.0, sibling_rate=0.0, retelling=kept))
     assert copied > default + 0.15, (copied, default)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not all((SHARED / w.folder / w.files[0]).is_file() for w in C.WINDOWS),
+    reason="the rust, onnxruntime and neovim archives of ../shared/data are absent",
+)
+def test_the_demo_worlds_duplicates_are_as_hard_for_bm25_as_the_annotated_ones() -> None:
+    """The canonical's BM25 rank (the pool-controlled figures) of the demo world's duplicates
+    against the three archives' annotated duplicates pooled: within the stated tolerances (the
+    cosines need the backbone: `python -m benchmarks.calibration` compares them)."""
+    real = sum(
+        (DF.measure(DF.real_source(w.name, SHARED), with_cosine=False) for w in C.WINDOWS),
+        DF.Measured(),
+    )
+    demo = DF.measure(DF.demo_source(0), with_cosine=False)
+    rows = C.compare_difficulty(DF.figures(real), DF.figures(demo))
+    compared = [r for r in rows if r.holds is not None]
+    assert {r.figure for r in compared} == {
+        "bm25_pool_rank1_share",
+        "bm25_pool_top10_share",
+        "bm25_pool_median_rank",
+    }
+    assert all(r.holds for r in compared), compared

@@ -127,7 +127,8 @@ def modern(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]:
     from issues_sts.sandbox.worlds.generator import WorldConfig
 
     corpus = generate_world(
-        WorldConfig(seed=4, repos=2, issues_per_repo=900, duplicate_rate=0.12, withdrawn_rate=0.04)
+        # a seed with at least 3 of each rare shape (relabelled, bot_closed) among its duplicates
+        WorldConfig(seed=5, repos=2, issues_per_repo=900, duplicate_rate=0.12, withdrawn_rate=0.04)
     )
     store_dir = tmp_path_factory.mktemp("modern") / "store"
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}))) as github:
@@ -176,7 +177,7 @@ def test_without_graphql_a_closing_bot_is_known_from_its_rest_timeline(tmp_path:
 
     corpus = generate_world(
         WorldConfig(
-            seed=3, repos=1, issues_per_repo=900, duplicate_rate=0.12, start="2023-01-01T00:00:00Z"
+            seed=5, repos=1, issues_per_repo=900, duplicate_rate=0.12, start="2023-01-01T00:00:00Z"
         )
     )
     with FakeGitHub(corpus, FakeSettings(tokens=frozenset({TOKEN}), graphql=False)) as github:

@@ -3,9 +3,12 @@
     corpus = generate_world(WorldConfig(seed=7, repos=4, issues_per_repo=500))
 
 Each repository gets issues and pull requests about generated *topics* (a component, an API,
-an error message, a trigger). A duplicate re-reports its canonical's topic in other words, with
-other code and environment, and is closed with evidence phrased many ways (see
-`dupes.py`); the truth is kept in `RepoData.truth_duplicates`.
+an error message, a trigger). A duplicate re-reports its canonical's problem as another reporter
+meets it (`text.Retelling`: another error line, trigger or symptom; some in a user's own words,
+without a template) and is closed with evidence phrased many ways (see `dupes.py`); the truth
+is kept in `RepoData.truth_duplicates`. Some originals are other problems of an earlier issue's
+component, the same-topic non-duplicates real trackers hold (`benchmarks.difficulty` measures
+how alike duplicates are, real and generated).
 """
 
 from __future__ import annotations
