@@ -174,7 +174,7 @@ class Interrupted(IssuesStsError):
 
 
 class Terminated(Interrupted):
-    """The process was asked to stop: SIGTERM (a scheduler) or SIGHUP (its terminal closed)."""
+    """The process was asked to stop (SIGTERM, or SIGHUP: its terminal closed), e.g. by a scheduler."""
 
     exit_code = 143
 
@@ -246,8 +246,5 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "cannot be written",
     ),
     (Interrupted.exit_code, "interrupted by Ctrl-C (what was kept and how to resume is printed)"),
-    (
-        Terminated.exit_code,
-        "terminated by SIGTERM, or SIGHUP when the terminal closes (as for Ctrl-C)",
-    ),
+    (Terminated.exit_code, "terminated by SIGTERM, or SIGHUP when the terminal closes (as for Ctrl-C)"),
 )
