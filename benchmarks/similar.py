@@ -57,7 +57,8 @@ def clustered_vectors(n: int, seed: int, path: Path) -> np.ndarray:
 def write_index(n: int, seed: int, work: Path) -> tuple[Path, float]:
     """A real index folder of n synthetic rows; seconds its generation took to write."""
     from issues_sts.report import SILENT
-    from issues_sts.retrieval.layout import FORMAT, MANIFEST, IndexSpec, write_json_atomic
+    from issues_sts.retrieval.indexer import manifest_of
+    from issues_sts.retrieval.layout import MANIFEST, IndexSpec, write_json_atomic
     from issues_sts.retrieval.publish import write_generation
 
     out = work / f"index-{n}"
@@ -89,17 +90,7 @@ def write_index(n: int, seed: int, work: Path) -> tuple[Path, float]:
     start = time.perf_counter()
     generation = write_generation(out, spec, meta, [texts], lambda key: vectors[key[1] - 1], SILENT)
     seconds = time.perf_counter() - start
-    write_json_atomic(
-        out / MANIFEST,
-        {
-            "format": FORMAT,
-            "spec": spec.to_json(),
-            "generation": generation.name,
-            "rows": generation.rows,
-            "repos": generation.repos,
-            "files": generation.files,
-        },
-    )
+    write_json_atomic(out / MANIFEST, manifest_of(spec, generation))
     shutil.rmtree(out / "staging")
     (work / f"vectors-{n}.npy").unlink()
     return out, seconds

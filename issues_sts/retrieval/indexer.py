@@ -297,6 +297,18 @@ def _counters(
     }
 
 
+def manifest_of(spec: IndexSpec, generation: Generation) -> dict[str, Any]:
+    """What index.json says of the live generation (the benchmarks write the same)."""
+    return {
+        "format": FORMAT,
+        "spec": spec.to_json(),
+        "generation": generation.name,
+        "rows": generation.rows,
+        "repos": generation.repos,
+        "files": generation.files,
+    }
+
+
 def _publish(
     cfg: IndexConfig,
     manifest: dict[str, Any] | None,
@@ -308,12 +320,7 @@ def _publish(
     write_json_atomic(
         cfg.out / MANIFEST,
         {
-            "format": FORMAT,
-            "spec": spec.to_json(),
-            "generation": generation.name,
-            "rows": generation.rows,
-            "repos": generation.repos,
-            "files": generation.files,
+            **manifest_of(spec, generation),
             "store": str(cfg.store.resolve()),
             "last_run": counters,
             "written_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
