@@ -18,7 +18,7 @@
     ├── TokenizerError             an unknown or unloadable tokenizer
     ├── HubError                   the Hub refused a push, or could not be reached
     ├── TrainingError              bad training data, model or checkpoint
-    └── Interrupted                Ctrl-C (130) or SIGTERM (143); says what was kept
+    └── Interrupted                Ctrl-C (130), SIGTERM or SIGHUP (143); says what was kept
 
 The CLI turns each into one line: ``error: <message> (<hint>)`` and the exit status of
 `EXIT_CODES`; tracebacks only with ``--debug``, which keeps the status. An `OSError` becomes
@@ -174,7 +174,7 @@ class Interrupted(IssuesStsError):
 
 
 class Terminated(Interrupted):
-    """The process was asked to stop (SIGTERM), e.g. by a scheduler."""
+    """The process was asked to stop: SIGTERM (a scheduler) or SIGHUP (its terminal closed)."""
 
     exit_code = 143
 
@@ -246,5 +246,5 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "cannot be written",
     ),
     (Interrupted.exit_code, "interrupted by Ctrl-C (what was kept and how to resume is printed)"),
-    (Terminated.exit_code, "terminated by SIGTERM (as for Ctrl-C)"),
+    (Terminated.exit_code, "terminated by SIGTERM or SIGHUP, a closed terminal (as for Ctrl-C)"),
 )
