@@ -40,8 +40,9 @@ def file_hashes(folder: Path) -> dict[str, str]:
     }
 
 
-def cli(*args: str) -> None:
-    """`issues-sts ARGS` (the command line is the contract a refactor keeps)."""
+def cli(*args: str) -> str:
+    """`issues-sts ARGS --quiet`, its standard output (the command line is the contract a
+    refactor keeps)."""
     run = subprocess.run(
         [str(Path(sys.executable).parent / "issues-sts"), *args, "--quiet"],
         capture_output=True,
@@ -51,6 +52,7 @@ def cli(*args: str) -> None:
     )
     if run.returncode != 0:
         raise SystemExit(f"issues-sts {args[0]} failed ({run.returncode}): {run.stderr.strip()}")
+    return run.stdout
 
 
 def build_hashes(store: Path, out: Path, aliases: tuple[str, ...] = ()) -> dict[str, str]:
@@ -107,16 +109,8 @@ def replica_part(work: Path, copies: int) -> dict[str, str] | None:
 def links_part() -> dict[str, str] | None:
     if not SHARED.exists():
         return None
-    run = subprocess.run(
-        [str(Path(sys.executable).parent / "issues-sts"), "links", "evaluate", "--json", "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    )
-    if run.returncode != 0:
-        raise SystemExit(f"links evaluate failed ({run.returncode}): {run.stderr.strip()}")
-    return {"links-evaluate.json": hashlib.sha256(run.stdout.encode()).hexdigest()}
+    out = cli("links", "evaluate", "--json")
+    return {"links-evaluate.json": hashlib.sha256(out.encode()).hexdigest()}
 
 
 def fingerprint(args: argparse.Namespace) -> dict[str, dict[str, str] | None]:

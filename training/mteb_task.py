@@ -49,38 +49,43 @@ CITATION = r"""@article{li2023angle,
 }"""
 
 
-def github_issue_similarity_task(
-    dataset: str | Path, split: str = "test", max_pairs: int | None = None
-) -> Any:
-    """An MTEB `AbsTaskPairClassification` over `split` of `dataset` (ready to evaluate)."""
+def _require_mteb() -> None:
     try:
-        from mteb.abstasks.pair_classification import AbsTaskPairClassification
-        from mteb.abstasks.task_metadata import TaskMetadata
+        import mteb  # noqa: F401  # an optional dependency
     except ImportError as exc:
         raise TrainingError("mteb is not installed", hint="pip install mteb") from exc
 
-    source = str(dataset)
-    metadata = TaskMetadata(
-        name=TASK_NAME,
-        description=DESCRIPTION,
-        reference="https://huggingface.co/datasets/WhereIsAI/github-issue-similarity",
-        # Where the pairs come from; `load_data` below reads them, not `datasets.load_dataset`.
+
+def _metadata(source: str, split: str, **task: Any) -> Any:
+    """What both tasks say of themselves; `task` holds what differs (name, type, score...)."""
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    return TaskMetadata(
+        # Where the data comes from; the tasks' `load_data` reads it, not `datasets`' loader.
         dataset={"path": source, "revision": _revision(source)},
-        type="PairClassification",
         category="t2t",
         modalities=["text"],
         eval_splits=[split],
         eval_langs=["eng-Latn"],
-        main_score="max_ap",
         date=("2010-01-01", "2026-12-31"),
         domains=["Programming", "Written"],
-        task_subtypes=[],
         license="not specified",
         annotations_creators="derived",
         dialect=[],
         sample_creation="found",
         bibtex_citation=CITATION,
+        **task,
     )
+
+
+def github_issue_similarity_task(
+    dataset: str | Path, split: str = "test", max_pairs: int | None = None
+) -> Any:
+    """An MTEB `AbsTaskPairClassification` over `split` of `dataset` (ready to evaluate)."""
+    _require_mteb()
+    from mteb.abstasks.pair_classification import AbsTaskPairClassification
+
+    source = str(dataset)
 
     class GitHubIssueSimilarityPC(AbsTaskPairClassification):  # type: ignore[misc, valid-type]
         def load_data(self, num_proc: int | None = None, **kwargs: Any) -> None:
@@ -97,39 +102,25 @@ def github_issue_similarity_task(
             }
             self.data_loaded = True
 
-    GitHubIssueSimilarityPC.metadata = metadata
+    GitHubIssueSimilarityPC.metadata = _metadata(
+        source,
+        split,
+        name=TASK_NAME,
+        description=DESCRIPTION,
+        reference="https://huggingface.co/datasets/WhereIsAI/github-issue-similarity",
+        type="PairClassification",
+        main_score="max_ap",
+        task_subtypes=[],
+    )
     return GitHubIssueSimilarityPC()
 
 
 def github_issue_retrieval_task(dataset: str | Path, split: str = "test") -> Any:
     """An MTEB `AbsTaskRetrieval` over `split` of the build's retrieval view."""
-    try:
-        from mteb.abstasks.retrieval import AbsTaskRetrieval
-        from mteb.abstasks.task_metadata import TaskMetadata
-    except ImportError as exc:
-        raise TrainingError("mteb is not installed", hint="pip install mteb") from exc
+    _require_mteb()
+    from mteb.abstasks.retrieval import AbsTaskRetrieval
 
     source = str(dataset)
-    metadata = TaskMetadata(
-        name=RETRIEVAL_TASK_NAME,
-        description=RETRIEVAL_DESCRIPTION,
-        reference="https://arxiv.org/abs/2309.12871",
-        dataset={"path": source, "revision": _revision(source)},
-        type="Retrieval",
-        category="t2t",
-        modalities=["text"],
-        eval_splits=[split],
-        eval_langs=["eng-Latn"],
-        main_score="ndcg_at_10",
-        date=("2010-01-01", "2026-12-31"),
-        domains=["Programming", "Written"],
-        task_subtypes=["Duplicate Detection"],
-        license="not specified",
-        annotations_creators="derived",
-        dialect=[],
-        sample_creation="found",
-        bibtex_citation=CITATION,
-    )
 
     class GitHubIssueDuplicateRetrieval(AbsTaskRetrieval):  # type: ignore[misc, valid-type]
         k_values = (1, 5, 10, 20)
@@ -140,7 +131,16 @@ def github_issue_retrieval_task(dataset: str | Path, split: str = "test") -> Any
             self.dataset = {"default": {split: _retrieval_split(source, split)}}  # type: ignore[dict-item]
             self.data_loaded = True
 
-    GitHubIssueDuplicateRetrieval.metadata = metadata
+    GitHubIssueDuplicateRetrieval.metadata = _metadata(
+        source,
+        split,
+        name=RETRIEVAL_TASK_NAME,
+        description=RETRIEVAL_DESCRIPTION,
+        reference="https://arxiv.org/abs/2309.12871",
+        type="Retrieval",
+        main_score="ndcg_at_10",
+        task_subtypes=["Duplicate Detection"],
+    )
     return GitHubIssueDuplicateRetrieval()
 
 
