@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,26 @@ def crawl(gh: FakeGitHub, store: Path, **overrides: Any) -> CrawlSummary:
     }
     fields.update(overrides)
     return run_crawl(CrawlConfig(**fields))
+
+
+def crawl_command(gh: FakeGitHub, store: Path, *extra: str) -> list[str]:
+    """`issues-sts crawl` of every repository of `gh` as a child process's argv (10 a page)."""
+    repos = [arg for name in gh.corpus.repos for arg in ("--repo", name)]
+    return [
+        sys.executable,
+        "-m",
+        "issues_sts.cli.app",
+        "crawl",
+        *repos,
+        "--api-url",
+        gh.api_url,
+        "--store",
+        str(store),
+        "--per-page",
+        "10",
+        *extra,
+        "--quiet",
+    ]
 
 
 def snapshot(store: Path) -> dict[str, list[tuple[Any, ...]]]:

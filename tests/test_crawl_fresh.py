@@ -18,7 +18,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,7 +30,7 @@ from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 from issues_sts.sandbox.worlds.growth import Growth, grow_world
 from issues_sts.sandbox.worlds.render import count_comments
-from tests.crawl_support import TOKEN, crawl, small_world
+from tests.crawl_support import TOKEN, crawl, crawl_command, small_world
 from tests.store_rows import assert_same_rows, counts, store_rows
 
 # anonymous crawls run under GitHub's 60 requests an hour; here the window never closes
@@ -191,24 +190,6 @@ def test_a_finished_crawl_crawled_again_in_the_other_mode_equals_a_fresh_crawl(
     assert_same_rows(store_rows(tmp_path / "store"), store_rows(tmp_path / "fresh"))
 
 
-def _command(gh: FakeGitHub, store: Path) -> list[str]:
-    repos = [arg for name in gh.corpus.repos for arg in ("--repo", name)]
-    return [
-        sys.executable,
-        "-m",
-        "issues_sts.cli.app",
-        "crawl",
-        *repos,
-        "--api-url",
-        gh.api_url,
-        "--store",
-        str(store),
-        "--per-page",
-        "10",
-        "--quiet",
-    ]
-
-
 def _run_killed(
     gh: FakeGitHub, store: Path, env: dict[str, str], after: int | None, of: str = ""
 ) -> int:
@@ -216,7 +197,7 @@ def _run_killed(
     whose path holds `of` (and three more of any kind, by when their pages are stored; None:
     let it end). Its exit status."""
     proc = subprocess.Popen(
-        _command(gh, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        crawl_command(gh, store), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     start, end = len(gh.log), None
     while proc.poll() is None and after is not None:

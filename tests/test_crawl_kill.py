@@ -7,7 +7,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,29 +14,15 @@ from pathlib import Path
 import pytest
 
 from issues_sts.sandbox.github.server import FakeGitHub
-from tests.crawl_support import assert_store_matches_corpus, crawl, small_world, snapshot
+from tests.crawl_support import (
+    assert_store_matches_corpus,
+    crawl,
+    crawl_command,
+    small_world,
+    snapshot,
+)
 
 SECRET = "ghp_kill-test-secret-0123456789"
-
-
-def _command(gh: FakeGitHub, store: Path, log: Path) -> list[str]:
-    repos = [arg for name in gh.corpus.repos for arg in ("--repo", name)]
-    return [
-        sys.executable,
-        "-m",
-        "issues_sts.cli.app",
-        "crawl",
-        *repos,
-        "--api-url",
-        gh.api_url,
-        "--store",
-        str(store),
-        "--per-page",
-        "10",
-        "--log",
-        str(log),
-        "--quiet",
-    ]
 
 
 @pytest.mark.slow
@@ -52,7 +37,10 @@ def test_sigkill_at_random_points_resumes_to_the_same_store(tmp_path: Path) -> N
         for attempt in range(6):
             log = tmp_path / f"run{attempt}.log"
             proc = subprocess.Popen(
-                _command(gh, store, log), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                crawl_command(gh, store, "--log", str(log)),
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
             )
             if (
                 attempt < 5
