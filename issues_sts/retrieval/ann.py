@@ -11,8 +11,8 @@ first layout (IVF-Flat, format 1) is still read the same way: its scores are alr
 
 IVF was chosen over an HNSW graph for what a maintainer's index does: building it for a
 million rows takes a few minutes on two cores where a graph takes most of an hour, and a
-re-crawled repository rebuilds it as cheaply (benchmarks/similar.py measures both the time and the agreement with
-an exact scan).
+re-crawled repository rebuilds it as cheaply (benchmarks/similar.py measures both the time
+and the agreement with an exact scan).
 
 A repository below ANN_MIN_ROWS is scanned exactly (numpy): at that size a scan answers in
 milliseconds and is never wrong. The index's ids are the rows' positions in the repository,
