@@ -7,13 +7,14 @@ answer time grow with the corpus.
 
 Per size, one repository of n issues (numbers 1..n, created in that order) gets synthetic
 unit vectors of 384 dimensions (all-MiniLM-L6-v2's), written into a real index folder by the
-product's own writer (`retrieval.publish.write_generation`: rows, vectors, the IVF index of a
-repository of at least ANN_MIN_ROWS rows). Questions are issues of the later half, so each
-has at least n/2 candidates (its earlier issues). `similar` answers through the product's
-path (`VectorIndex.open` + `similar`, in this process, the index opened once); the baseline
-scores every earlier issue with one numpy matrix product over the same memory-mapped vectors
-and takes the exact top 10. Both run warm (every question is asked once before the timed
-pass), one after the other, per question.
+product's own writer (`retrieval.publish.write_generation`: rows, vectors, the IVF-SQ8 index
+of a repository of at least ANN_MIN_ROWS rows; the texts are empty, so no BM25 index is
+written and the write time is the vectors' and the ANN's). Questions are issues of the later
+half, so each has at least n/2 candidates (its earlier issues). `similar` answers through the
+product's path (`VectorIndex.open` + `similar`, in this process, the index opened once); the
+baseline scores every earlier issue with one numpy matrix product over the same memory-mapped
+vectors and takes the exact top 10. Both run warm (every question is asked once before the
+timed pass), one after the other, per question.
 
 The vectors are clustered, not uniform: n/50 centres, each vector a centre plus Gaussian noise
 (0.6 per dimension, before normalising). Uniform random unit vectors in 384 dimensions are

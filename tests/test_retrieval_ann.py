@@ -1,4 +1,4 @@
-"""The large-repository path of `similar` on a small scale: an IVF index written by the
+"""The large-repository path of `similar` on a small scale: an IVF-SQ8 index written by the
 product's writer answers the earlier-issue question as an exact numpy scan does (the
 thresholds that pick this path for 50,000+ issues are the benchmark's business)."""
 
@@ -26,11 +26,11 @@ def test_the_ivf_path_agrees_with_an_exact_scan_of_the_earlier_issues(tmp_path: 
     agree = []
     for position in (3999, 3000, 2500, 2100):
         mask = np.arange(len(vectors)) < position  # the issues created before it
-        found = graph_ranking(graph, vectors[position], mask, 10)
+        found = graph_ranking(graph, vectors, vectors[position], mask, 10)
         assert found is not None
         keys, sims = found
         assert len(keys) == 10 and mask[keys].all()  # never a later issue, never itself
-        assert np.allclose(sims, vectors[keys] @ vectors[position], atol=1e-5)
+        assert np.allclose(sims, vectors[keys] @ vectors[position], atol=1e-6)  # re-scored
         assert list(sims) == sorted(sims, reverse=True)
         scores = vectors[:position] @ vectors[position]
         exact = set(np.argsort(-scores)[:10].tolist())
@@ -44,4 +44,4 @@ def test_too_few_candidates_in_reach_hand_the_question_to_the_exact_scan(tmp_pat
     graph = AnnGraph(tmp_path / "ann.faiss", vectors.shape[1])
     mask = np.zeros(len(vectors), dtype=bool)
     mask[:3] = True  # only three earlier issues: ten cannot be found
-    assert graph_ranking(graph, vectors[1500], mask, 10) is None
+    assert graph_ranking(graph, vectors, vectors[1500], mask, 10) is None

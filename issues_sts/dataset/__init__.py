@@ -19,7 +19,8 @@ One pure stage per module, sequenced by `build.run_build`:
 
 The public reading API (what `training/` may use): `store_texts(store_dir)`,
 `offline_model_path()`, the bundled model whose tokenizer measures the dataset,
-`earlier_candidates(corpus, query_ids)`, the retrieval protocol's candidates of each query;
+`earlier_candidates(corpus, query_ids)`, the retrieval protocol's candidates of each query, by
+its one rule `earlier_mask` (with `NO_TIME` for an unknown creation time, which `similar` uses too);
 `issue_text` and `issue_texts` (one title and body, or a store's issues frame, -> texts by the
 recipe) and `redact_column` (the redaction), which retrieval's `index` applies as the build does.
 """
@@ -27,12 +28,20 @@ recipe) and `redact_column` (the redaction), which retrieval's `index` applies a
 from __future__ import annotations
 
 from issues_sts.dataset.redact import redact_column
-from issues_sts.dataset.retrieval_view import earlier_candidates
+from issues_sts.dataset.retrieval_view import (
+    NO_TIME,
+    created_time,
+    earlier_candidates,
+    earlier_mask,
+)
 from issues_sts.dataset.stats import offline_model_path
 from issues_sts.dataset.texts import issue_text, issue_texts, store_texts
 
 __all__ = [
+    "NO_TIME",
+    "created_time",
     "earlier_candidates",
+    "earlier_mask",
     "issue_text",
     "issue_texts",
     "offline_model_path",

@@ -58,6 +58,7 @@ QRELS_FOLDER = "qrels"
 # rows per Parquet row group of the corpus: fixed, so the bytes do not depend on how the
 # store's parts cut the issues (the streamed and the in-memory build write the same file)
 CORPUS_ROW_GROUP = 10_000
+NO_TIME = np.iinfo(np.int64).max  # a creation time that is not known: never "earlier"
 
 
 def issue_id(repo: pl.Expr, number: pl.Expr) -> pl.Expr:
@@ -70,27 +71,41 @@ def created_time(column: str = "created_at") -> pl.Expr:
     return pl.col(column).str.to_datetime(time_zone="UTC", strict=False)
 
 
+def earlier_mask(times: np.ndarray, query_time: int, itself: int | None = None) -> np.ndarray:
+    """The protocol's candidate rule over one repository's rows: True where a row was created
+    strictly before `query_time`, the row `itself` (the query's own, if among them) excluded.
+    `times` share one integer unit; NO_TIME marks a row, or a query, without a creation time:
+    such a row is nobody's candidate, and such a query has none."""
+    if query_time == NO_TIME:
+        return np.zeros(len(times), dtype=bool)
+    mask = np.asarray(times) < query_time
+    if itself is not None:
+        mask[itself] = False
+    return mask
+
+
 def earlier_candidates(corpus: pl.DataFrame, query_ids: list[str]) -> list[np.ndarray]:
-    """The protocol's candidates: for each query (a corpus `_id`), the corpus rows of its
-    repository created strictly before it, itself excluded, ascending. `corpus` has `_id`,
-    `repo` and `created_at`; a query absent from it, or without a creation time, has none."""
-    facts = corpus.select("_id", "repo", created_time().dt.epoch("us").alias("us")).with_row_index(
-        "row"
-    )
-    timed = facts.filter(pl.col("us").is_not_null())
+    """The protocol's candidates (`earlier_mask`): for each query (a corpus `_id`), the corpus
+    rows of its repository created strictly before it, itself excluded, ascending. `corpus`
+    has `_id`, `repo` and `created_at`; a query absent from it, or without a creation time,
+    has none."""
+    us = created_time().dt.epoch("us").fill_null(NO_TIME).alias("us")
+    facts = corpus.select("_id", "repo", us).with_row_index("row")
     by_repo = {
         str(repo): (group["row"].to_numpy().astype(np.int64), group["us"].to_numpy())
-        for (repo,), group in timed.group_by("repo", maintain_order=True)
+        for (repo,), group in facts.group_by("repo", maintain_order=True)
     }
     where = {doc: (row, repo, us) for row, doc, repo, us in facts.iter_rows()}
     out = []
     for query in query_ids:
-        row, repo, us = where.get(query, (-1, None, None))
-        if us is None or repo not in by_repo:
+        row, repo, at = where.get(query, (-1, None, NO_TIME))
+        if repo not in by_repo:
             out.append(np.zeros(0, dtype=np.int64))
             continue
         rows, times = by_repo[repo]
-        out.append(np.sort(rows[(times < us) & (rows != row)]))
+        itself = np.flatnonzero(rows == row)
+        mask = earlier_mask(times, at, int(itself[0]) if len(itself) else None)
+        out.append(np.sort(rows[mask]))
     return out
 
 

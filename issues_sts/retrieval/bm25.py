@@ -12,13 +12,16 @@ own `tokenize` with these settings:
 document frequencies and the average length are those of the indexed texts, so a caller
 that wants per-repository statistics indexes one repository. `scores(query, candidates)`
 returns the library's scores of the rows named in `candidates` (an earlier issue of the
-query's repository is one row), in that order.
+query's repository is one row), in that order. `save` and `load` keep an index on disk
+(bm25s's own files, memory-mapped when loaded): `issues-sts index` saves one per repository,
+so a `similar --method hybrid` question costs a load, not an indexing of every text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import bm25s
@@ -75,6 +78,20 @@ class BM25Index:
         self.size = len(texts)
         self.model = bm25s.BM25(k1=k1, b=b, method=method)
         self.model.index(self.tokenizer(texts), show_progress=False)
+
+    def save(self, folder: Path) -> None:
+        """bm25s's files of this index into `folder` (the tokenizer's settings are this
+        module's defaults, which `load` assumes)."""
+        self.model.save(str(folder))
+
+    @classmethod
+    def load(cls, folder: Path, tokenizer: BM25Tokenizer | None = None) -> BM25Index:
+        """An index `save` wrote, its arrays memory-mapped."""
+        index = cls.__new__(cls)
+        index.tokenizer = tokenizer or BM25Tokenizer()
+        index.model = bm25s.BM25.load(str(folder), mmap=True)
+        index.size = int(index.model.scores["num_docs"])
+        return index
 
     def scores(
         self, query: str, candidates: np.ndarray | Sequence[int] | None = None

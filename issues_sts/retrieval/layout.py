@@ -7,7 +7,8 @@
         rows.parquet      repo, number, title, state, created_at, created_s, url, text_hash
         texts.parquet     repo, number, text (BM25 for --method hybrid)
         vectors.npy       float32 (rows, dimensions), L2-normalised, in rows' order
-        ann/*.faiss       an IVF index per repository of at least ANN_MIN_ROWS rows
+        ann/*.faiss       an IVF-SQ8 index per repository of at least ANN_MIN_ROWS rows
+        bm25/NNNNN/       a BM25 index (bm25s's files) per repository, for --method hybrid
       pending/            an unfinished run: spec.json and chunks NNNNNN.npz (repo, number,
                           text_hash, vectors), each renamed into place whole
 
@@ -29,7 +30,11 @@ import numpy as np
 
 from issues_sts.errors import ConfigError, DatasetError
 
-FORMAT = 1
+FORMAT = 2
+# format 1 (IVF-Flat ANN files, no saved BM25) is still read: its vectors and rows are the
+# same, `similar` re-ranks its IVF hits as format 2's and builds BM25 at question time, and
+# the next `index` run rebuilds its ANN and BM25 files without embedding anything again
+READABLE = (1, 2)
 MANIFEST = "index.json"
 PENDING = "pending"
 SPEC_FILE = "spec.json"
@@ -108,8 +113,8 @@ def read_manifest(index_dir: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        if data.get("format") != FORMAT:
-            raise ValueError(f"format {data.get('format')!r}, this issues-sts reads {FORMAT}")
+        if data.get("format") not in READABLE:
+            raise ValueError(f"format {data.get('format')!r}, this issues-sts reads {READABLE}")
         IndexSpec.from_json(data["spec"])
         for key in ("generation", "rows", "repos", "files"):
             data[key]  # noqa: B018 - a missing key is damage

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from issues_sts.dataset import NO_TIME, created_time
 from issues_sts.report import Reporter
-from issues_sts.retrieval.ann import ANN_MIN_ROWS, build_ann
+from issues_sts.retrieval.ann import ANN_KIND, ANN_MIN_ROWS, build_ann
+from issues_sts.retrieval.bm25 import BM25Index
 from issues_sts.retrieval.layout import IndexSpec
 from issues_sts.retrieval.pending import Key
-
-NEVER = np.iinfo(np.int64).max  # an issue without a creation time is nobody's earlier issue
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,7 @@ def next_name(previous: dict[str, Any] | None) -> str:
 
 def with_times(meta: pl.DataFrame) -> pl.DataFrame:
     """`created_s`: the creation time in seconds since 1970 (what "earlier" compares)."""
-    seconds = (
-        pl.col("created_at")
-        .str.to_datetime(time_zone="UTC", strict=False)
-        .dt.epoch("s")
-        .fill_null(NEVER)
-    )
+    seconds = created_time().dt.epoch("s").fill_null(NO_TIME)
     return meta.sort("repo", "number").with_columns(seconds.alias("created_s"))
 
 
@@ -103,26 +98,48 @@ def _write_graphs(
     reporter: Reporter,
     previous: dict[str, Any] | None,
 ) -> dict[str, dict[str, Any]]:
-    """Per repository its row range, a digest of its rows and, when large, its ANN index
-    (kept from the previous generation when the digest is unchanged)."""
+    """Per repository its row range, a digest of its rows, its BM25 index and, when large,
+    its ANN index (each kept from the previous generation when the digest is unchanged and
+    the file is of the kind this version writes)."""
     ranges = (
         rows.with_row_index("i")
         .group_by("repo", maintain_order=True)
         .agg(pl.col("i").min().alias("start"), (pl.col("i").max() + 1).alias("stop"))
     )
-    big = ranges.filter((pl.col("stop") - pl.col("start")) >= ANN_MIN_ROWS).height
-    reporter.stage("building ANN indexes", total=big)
+    reporter.stage("building ANN and BM25 indexes", total=ranges.height)
     repos: dict[str, dict[str, Any]] = {}
     for index, (repo, start, stop) in enumerate(ranges.iter_rows()):
         digest = repo_digest(rows.slice(start, stop - start))
         entry: dict[str, Any] = {"start": start, "stop": stop, "digest": digest, "ann": None}
+        old = (previous or {}).get("repos", {}).get(repo)
+        kept = old if old and old.get("digest") == digest else {}
+        old_folder = out / str((previous or {}).get("generation"))
         if stop - start >= ANN_MIN_ROWS:
-            entry["ann"] = f"ann/{index:05d}.faiss"
-            old = (previous or {}).get("repos", {}).get(repo)
-            if old and old.get("digest") == digest and old.get("ann"):
-                os.link(out / previous["generation"] / old["ann"], folder / entry["ann"])  # type: ignore[index]
+            entry["ann"], entry["ann_kind"] = f"ann/{index:05d}.faiss", ANN_KIND
+            if kept.get("ann") and kept.get("ann_kind") == ANN_KIND:
+                os.link(old_folder / kept["ann"], folder / entry["ann"])
             else:
                 build_ann(np.asarray(vectors[start:stop]), folder / entry["ann"])
-            reporter.advance(1, note=repo)
+        entry["bm25"] = _write_bm25(folder, f"bm25/{index:05d}", start, stop, old_folder, kept)
+        reporter.advance(1, note=repo)
         repos[repo] = entry
     return repos
+
+
+def _write_bm25(
+    folder: Path, name: str, start: int, stop: int, old_folder: Path, kept: dict[str, Any]
+) -> str | None:
+    """The repository's BM25 index over its texts as indexed (rows start..stop of
+    texts.parquet, what `VectorIndex.texts_of` reads); None where no text has a token."""
+    if kept.get("bm25"):
+        (folder / name).mkdir(parents=True)
+        for path in sorted((old_folder / kept["bm25"]).iterdir()):
+            os.link(path, folder / name / path.name)
+        return name
+    texts = pl.scan_parquet(folder / "texts.parquet").slice(start, stop - start).collect()
+    try:
+        bm25 = BM25Index(list(texts["text"]))
+    except ValueError:  # bm25s has nothing to index: every text is empty of tokens
+        return None
+    bm25.save(folder / name)
+    return name

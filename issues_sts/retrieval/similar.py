@@ -8,7 +8,7 @@ index has every issue of the repository as candidate.
   it, asking for more neighbours until `depth` candidates are among them; where candidates are
   few (an early issue) or the graph cannot find enough, the candidates are scanned exactly.
 - `hybrid`: reciprocal-rank fusion (`fusion.py`) of the dense ranking and BM25's
-  (`bm25.py`, over the repository's texts as indexed), each `depth` deep.
+  (`bm25.py`, over the repository's texts as indexed: saved by `index`), each `depth` deep.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from issues_sts.dataset import earlier_mask
 from issues_sts.errors import ConfigError
-from issues_sts.retrieval.ann import AnnGraph
+from issues_sts.retrieval.ann import RERANK, AnnGraph
 from issues_sts.retrieval.fusion import rank, reciprocal_rank_fusion
 from issues_sts.retrieval.vectors import RepoRows, VectorIndex
 
@@ -81,11 +82,12 @@ def query_position(index: VectorIndex, rows: RepoRows, number: int) -> int:
 
 
 def candidate_mask(index: VectorIndex, rows: RepoRows, position: int | None) -> np.ndarray:
-    """Over the repository's rows: True where a row is a candidate."""
+    """Over the repository's rows: True where a row is a candidate, by the protocol's rule
+    (`earlier_mask`, written once in the dataset); a text not in the index has them all."""
     created = index.created[rows.start : rows.stop]
     if position is None:
         return np.ones(len(created), dtype=bool)
-    return created < index.created[position]  # strictly earlier: the issue itself is not
+    return earlier_mask(created, int(index.created[position]), position - rows.start)
 
 
 def dense_ranking(
@@ -94,11 +96,12 @@ def dense_ranking(
     """(positions, cosines) of the best `depth` candidates, best first."""
     count = int(mask.sum())
     graph = index.graph(rows)
+    vectors = index.vectors[rows.start : rows.stop]
     if graph is not None and count >= EXACT_BELOW:
-        found = graph_ranking(graph, query, mask, min(depth, count))
+        found = graph_ranking(graph, vectors, query, mask, min(depth, count))
         if found is not None:
             return found[0] + rows.start, found[1]
-    scores = np.asarray(index.vectors[rows.start : rows.stop] @ query, dtype=np.float32)
+    scores = np.asarray(vectors @ query, dtype=np.float32)
     ids = np.flatnonzero(mask)
     top = ids[np.argpartition(-scores[ids], min(depth, len(ids)) - 1)[:depth]] if len(ids) else ids
     ordered = rank(top, scores[top])
@@ -106,34 +109,46 @@ def dense_ranking(
 
 
 def graph_ranking(
-    graph: AnnGraph, query: np.ndarray, mask: np.ndarray, depth: int
+    graph: AnnGraph, vectors: np.ndarray, query: np.ndarray, mask: np.ndarray, depth: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """(positions in the repository, cosines) of the best `depth` candidates the ANN index
     finds: it is asked for more neighbours, 4x at a time up to MAX_ASK, until `depth`
-    candidates are among them; None where even that finds too few (the caller scans then)."""
-    ask = min(len(mask), max(4 * depth, math.ceil(2 * depth * len(mask) / max(1, mask.sum()))))
+    candidates are among them; the best max(depth, RERANK) of those by the index's
+    approximate score are re-scored exactly from `vectors` (the repository's rows). None
+    where even MAX_ASK neighbours hold too few candidates (the caller scans then)."""
+    pool = max(depth, RERANK)
+    ask = max(4 * depth, pool, math.ceil(2 * depth * len(mask) / max(1, mask.sum())))
+    ask = min(len(mask), ask)
     while True:
-        keys, sims = graph.search(query, ask)
-        keep = (keys >= 0) & (keys < len(mask))
-        keys, sims = keys[keep], sims[keep]
-        allowed = mask[keys]
-        if allowed.sum() >= depth:
-            return keys[allowed][:depth], sims[allowed][:depth]
+        keys, _ = graph.search(query, ask)
+        keys = keys[(keys >= 0) & (keys < len(mask))]
+        allowed = keys[mask[keys]]
+        if len(allowed) >= depth:
+            return exact_top(vectors, query, allowed[:pool], depth)
         if ask >= min(len(mask), MAX_ASK):
             return None
         ask = min(len(mask), MAX_ASK, ask * 4)
 
 
+def exact_top(
+    vectors: np.ndarray, query: np.ndarray, keys: np.ndarray, depth: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best `depth` of `keys` by the exact cosine of their stored vectors, best first
+    (ties: the earlier row, as the exact scan breaks them)."""
+    order = np.sort(keys)  # ascending rows: the memory map is read front to back
+    scores = np.asarray(vectors[order] @ query, dtype=np.float32)
+    best = rank(order, scores, depth)
+    return best, scores[np.searchsorted(order, best)]
+
+
 def bm25_ranking(
     index: VectorIndex, rows: RepoRows, text: str, mask: np.ndarray, depth: int
 ) -> np.ndarray:
-    from issues_sts.retrieval.bm25 import BM25Index
-
     ids = np.flatnonzero(mask)
-    if not len(ids):
-        return ids
-    scores = BM25Index(index.texts_of(rows)).scores(text, ids)
-    return rank(ids, scores, depth) + rows.start
+    bm25 = index.bm25(rows)
+    if not len(ids) or bm25 is None:
+        return ids[:0]
+    return rank(ids, bm25.scores(text, ids), depth) + rows.start
 
 
 def similar(index: VectorIndex, question: Question, k: int, method: Method) -> Answer:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -17,6 +17,9 @@ import polars as pl
 from issues_sts.errors import DatasetError
 from issues_sts.retrieval.ann import AnnGraph
 from issues_sts.retrieval.layout import PENDING, IndexSpec, check_files, damaged, read_manifest
+
+if TYPE_CHECKING:
+    from issues_sts.retrieval.bm25 import BM25Index
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class VectorIndex:
         self.numbers = self.rows["number"].to_numpy()
         self.created = self.rows["created_s"].to_numpy()
         self._graphs: dict[str, AnnGraph] = {}
+        self._bm25: dict[str, BM25Index | None] = {}
 
     @classmethod
     def open(cls, root: Path) -> VectorIndex:
@@ -85,6 +89,22 @@ class VectorIndex:
         if repo.repo not in self._graphs:
             self._graphs[repo.repo] = AnnGraph(self.folder / repo.ann, self.spec.dimensions)
         return self._graphs[repo.repo]
+
+    def bm25(self, repo: RepoRows) -> BM25Index | None:
+        """The repository's BM25 index: the one `index` saved, loaded once; an index of
+        format 1 (none saved) gets one built from its texts. None: no text has a token."""
+        from issues_sts.retrieval.bm25 import BM25Index
+
+        if repo.repo not in self._bm25:
+            saved = self.manifest["repos"][repo.repo].get("bm25")
+            if saved is not None:
+                self._bm25[repo.repo] = BM25Index.load(self.folder / saved)
+            elif self.manifest["format"] == 1:
+                texts = self.texts_of(repo)
+                self._bm25[repo.repo] = BM25Index(texts) if any(t.strip() for t in texts) else None
+            else:
+                self._bm25[repo.repo] = None
+        return self._bm25[repo.repo]
 
     def texts_of(self, repo: RepoRows) -> list[str]:
         """The texts of `repo`'s rows, in their order (what BM25 indexes)."""
