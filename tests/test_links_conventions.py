@@ -112,7 +112,54 @@ BOT_CASES: list[tuple[str, Thread, int | None, str]] = [
         12,
         "slash_command",
     ),
+    (
+        "a team member's '/dup <url>', the bot's close, a bystander's 'not a duplicate' months"
+        " later: the command stands (the tooling acts only on the team's commands)",
+        thread(
+            c("triager", f"/dup {URL12}", "CONTRIBUTOR", 60),
+            c(
+                "bystander",
+                f"This is not a duplicate of {URL12}, mine is another menu.",
+                "NONE",
+                LATER,
+            ),
+            c("reporter", "A workaround that helped me: restart it twice.", "NONE", LATER + 60),
+            closed_by=BOT,
+            closed_minute=60.1,
+            state_reason="not_planned",
+        ),
+        12,
+        "slash_command",
+    ),
     # -- near misses -------------------------------------------------------------------------
+    (
+        "a '/dup #N' on an issue left open, then a bystander's 'not a duplicate of #N': no link",
+        thread(
+            c("someone", "/dup #12", "NONE", 60),
+            c("bystander", "This is not a duplicate of #12, it is another menu.", "NONE", 90),
+            state="open",
+        ),
+        None,
+        "dropped:negated",
+    ),
+    (
+        "a '/dup #N', the bot's close, then the issue's author shows it is not a duplicate of #N"
+        " and a member agrees: taken back",
+        thread(
+            c("triager", "/dup #12", "CONTRIBUTOR", 60),
+            c(
+                "reporter",
+                "This is not a duplicate of #12: that one is about the menu.",
+                "NONE",
+                90,
+            ),
+            closed_by="m",
+            closed_minute=120,
+            state_reason="completed",
+        ),
+        None,
+        "dropped:negated",
+    ),
     (
         "a suggestion bot's 'may be a duplicate of #N' on an issue a maintainer closed as done",
         thread(

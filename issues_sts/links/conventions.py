@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from issues_sts.evidence.patterns import Claim, Reading, find_refs
+from issues_sts.evidence.patterns import SLASH, Claim, Reading, find_refs
 from issues_sts.evidence.replies import closes_otherwise
 from issues_sts.evidence.vocabulary import Reason, rule_of
 from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Thread
@@ -60,6 +60,14 @@ def one_target(reading: Reading, text: str, thread: Thread) -> bool:
         if (r.repo.lower(), r.number) != (thread.repo.lower(), thread.number)
     }
     return any(not c.negated for c in reading.claims) and len(named) == 1
+
+
+def command_acted_on(claim: Claim, thread: Thread) -> bool:
+    """A triage command ("/dup #N", "/duplicate of #N") on an issue that then closed speaks for
+    the team: the triage tooling acts only on the commands of those allowed to triage (and the
+    command's author often shows as a plain contributor), so a bystander's later "this is not a
+    duplicate of #N" does not take it back. On an issue left open nobody acted on it."""
+    return claim.cue == SLASH and not claim.negated and thread.state == "closed"
 
 
 # "closing in favour of the tracking issue #N", "the meta issue at #N": an umbrella issue

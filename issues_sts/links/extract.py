@@ -275,7 +275,7 @@ def _stated(read: _Read, claim: Claim, key: Key, order: tuple[int, int]) -> Stat
         positive=not claim.negated,
         hedged=claim.hedged,
         scored=scored,
-        standing=bool(standing(post, thread, cfg)),
+        standing=bool(standing(post, thread, cfg)) or conv.command_acted_on(claim, thread),
         target_fixed=claim.target_fixed,
         also=claim.also,
     )
