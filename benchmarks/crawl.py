@@ -35,13 +35,13 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from benchmarks.report import terminal_reporter
+from issues_sts.annotations.archives import ARCHIVES
 from issues_sts.crawl import CrawlConfig, PacingConfig, run_crawl
-from issues_sts.links.archive import default_archive_path
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings
 
 ROOT = Path(__file__).resolve().parents[1]
-ARCHIVE = default_archive_path()
+ARCHIVE = ARCHIVES["rust"].path
 TOKEN = "bench-token"
 PACING = PacingConfig(reset_margin=0.02)  # same machine, same clock: no skew to cover
 
@@ -422,10 +422,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (ARCHIVE / "main.jsonl.gz").exists():
         print(f"skipped: the rust issue archive is absent ({ARCHIVE})")
         return 0
-    from issues_sts.sandbox.worlds.rust import load_rust_archive
+    from issues_sts.sandbox.worlds.rust import rust_corpus
 
     print(f"loading {ARCHIVE} ...", flush=True)
-    corpus = load_rust_archive(ARCHIVE, limit=args.limit)
+    corpus = rust_corpus(ARCHIVE, limit=args.limit)
     repo = next(iter(corpus.repos))
     bound = corpus.lower_bound_requests()
     print(

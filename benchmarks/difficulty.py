@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from issues_sts.annotations.archives import archive_lines
 from issues_sts.dataset.texts import issue_text
-from issues_sts.links.archive import archive_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATIONS = ROOT / "data" / "annotations"

@@ -8,7 +8,7 @@ throughput, each against a baseline measured in the same run.
   of merely copying that much data); target: a 10k-item world in a couple of seconds.
 - serving: Link-following every issue and comment page over HTTP vs a bare
   `ThreadingHTTPServer` answering the same pre-serialised pages (the HTTP floor).
-- rust: `load_rust_archive` vs decompressing and parsing the same files.
+- rust: `rust_corpus` vs decompressing and parsing the same files.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
-from issues_sts.links.archive import default_archive_path
+from issues_sts.annotations.archives import ARCHIVES
 from issues_sts.sandbox.corpus import Corpus
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 
-RUST = default_archive_path()  # $ISSUES_STS_SHARED is honoured, as everywhere else
+RUST = ARCHIVES["rust"].path  # $ISSUES_STS_SHARED is honoured, as everywhere else
 AUTH = {"Authorization": "Bearer test-token"}
 
 
@@ -123,9 +123,9 @@ def bench_rust() -> None:
     if not (RUST / "main.jsonl.gz").exists():
         print(f"rust: skipped, the archive is absent ({RUST})")
         return
-    from issues_sts.sandbox.worlds.rust import load_rust_archive
+    from issues_sts.sandbox.worlds.rust import rust_corpus
 
-    corpus, seconds = timed(load_rust_archive, RUST)
+    corpus, seconds = timed(rust_corpus, RUST)
 
     def parse_only() -> int:
         count = 0

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from issues_sts.annotations.archives import archive_lines
 from issues_sts.evidence import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
 from issues_sts.evidence.patterns import KEYWORD, SLASH, find_claims, find_refs
 from issues_sts.evidence.text import clean
 from issues_sts.evidence.vocabulary import screens
-from issues_sts.links.archive import archive_lines
 from issues_sts.links.extract import extract_thread, is_bot
 from issues_sts.links.model import Event, LinkConfig, Post, Thread
 

@@ -87,13 +87,13 @@ def demo_part(work: Path, world: str) -> dict[str, str]:
 
 
 def rust_part(work: Path) -> dict[str, str] | None:
-    from issues_sts.links.archive import load_rust_archive
+    from issues_sts.annotations.archives import load_archive
 
     archive = SHARED / "rust-issue-archive"
     if not archive.exists():
         return None
     store = work / "rust-archive-store"
-    load_rust_archive(archive, store).close()
+    load_archive("rust", archive, store).close()
     return build_hashes(store, work / "rust-build", ("mozilla/rust=rust-lang/rust",))
 
 

@@ -24,13 +24,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from issues_sts.annotations.archives import ARCHIVES, RUST_REPO_ALIASES, load_archive
 from issues_sts.evidence import patterns as P
 from issues_sts.evidence.gated import Gated, lowered
 from issues_sts.evidence.text import clean
 from issues_sts.evidence.vocabulary import CUE
 from issues_sts.links import LinkConfig, build_links
-from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
-from issues_sts.links.evaluate import DEFAULT_CACHE
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import Thread
 from issues_sts.links.stage import iter_threads, link_config
@@ -120,8 +119,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--archive", type=Path, default=default_archive_path())
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--archive", type=Path, default=ARCHIVES["rust"].path)
+    parser.add_argument("--cache", type=Path, default=ARCHIVES["rust"].cache)
     parser.add_argument("--store", type=Path, help="a store instead of the rust archive")
     parser.add_argument("--parts", type=int, default=0, help="--steps on the first N parts")
     parser.add_argument("--no-steps", action="store_true", help="the stage's time only")
@@ -129,7 +128,7 @@ def main() -> None:
     if args.store:
         load_wall, store = 0.0, Store.open(args.store)
     else:
-        load_wall, _, store = timed(lambda: load_rust_archive(args.archive, args.cache))
+        load_wall, _, store = timed(lambda: load_archive("rust", args.archive, args.cache))
     with store:
         base_wall, base_cpu, rows = timed(lambda: read_frames(store))
         cfg = LinkConfig(repo_aliases=RUST_REPO_ALIASES)

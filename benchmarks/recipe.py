@@ -12,27 +12,17 @@ mean, median, p95 and the share above 512. Skips an archive that is absent.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from issues_sts.annotations.archives import ARCHIVES, load_archive
 from issues_sts.dataset.stats import load_tokenizer, token_lengths
 from issues_sts.dataset.texts import issue_texts
-from issues_sts.links.archive import (
-    default_archive_path,
-    default_onnx_archive_path,
-    load_onnx_archive,
-    load_rust_archive,
-)
-from issues_sts.links.evaluate import DEFAULT_CACHE, ONNX_CACHE
 from issues_sts.store import Store
 
-ARCHIVES: tuple[tuple[str, Callable[[], Path], Callable[[Path, Path], Store], Path], ...] = (
-    ("rust-lang/rust", default_archive_path, load_rust_archive, DEFAULT_CACHE),
-    ("microsoft/onnxruntime", default_onnx_archive_path, load_onnx_archive, ONNX_CACHE),
-)
+MEASURED = ("rust", "onnxruntime")
 
 
 def _summary(lengths: np.ndarray, chars: int) -> dict[str, Any]:
@@ -70,12 +60,12 @@ def main() -> None:
     )
     args = parser.parse_args()
     tokenizer = load_tokenizer(None)
-    for name, path, load, cache in ARCHIVES:
-        archive = path()
+    for spec in (ARCHIVES[kind] for kind in MEASURED):
+        name, archive, cache = spec.repo, spec.path, spec.cache
         if not archive.is_dir():
             print(f"{name}: archive not found at {archive}, skipped")
             continue
-        store = load(archive, (args.cache / cache.name) if args.cache else cache)
+        store = load_archive(spec.name, archive, (args.cache / cache.name) if args.cache else cache)
         try:
             result, counters = measure(store, tokenizer)
         finally:

@@ -190,17 +190,16 @@ def screen_speed() -> None:
 
     import polars as pl
 
+    from issues_sts.annotations.archives import ARCHIVES, load_archive
     from issues_sts.dataset.redact import ANY_SECRET, _flagged
-    from issues_sts.links.evaluate import LOADERS, default_paths
     from issues_sts.sandbox.archive_crawl import crawl_archive_store
 
-    loaders = {**LOADERS, "neovim": crawl_archive_store}
     for name in ("rust", "onnxruntime", "neovim"):
-        archive, cache = default_paths(name)
+        archive = ARCHIVES[name].path
         if not archive.exists():
             print(f"{name}: no archive at {archive}, skipped")
             continue
-        with loaders[name](archive, cache) as store:
+        with load_archive(name, loaders={"neovim": crawl_archive_store}) as store:
             texts = pl.concat(
                 [
                     store.issues_frame(columns=("body",))["body"],

@@ -18,13 +18,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from issues_sts.annotations.archives import ARCHIVES, RUST_REPO_ALIASES, load_archive
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.splits import Previous, assign_splits, issue_groups, split_counters
 from issues_sts.dataset.texts import issue_texts
 from issues_sts.links import LinkConfig, build_links
-from issues_sts.links.archive import RUST_REPO_ALIASES, default_archive_path, load_rust_archive
-from issues_sts.links.evaluate import DEFAULT_CACHE
 
 FRACTIONS = BuildConfig().split_fractions()
 
@@ -88,10 +87,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cutoff", default="2014-01-01T00:00:00Z")
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--cache", type=Path, default=ARCHIVES["rust"].cache)
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
-    store = load_rust_archive(default_archive_path(), args.cache)
+    store = load_archive("rust", cache=args.cache)
     try:
         table = build_links(store, LinkConfig(repo_aliases=RUST_REPO_ALIASES))
         texts, _ = issue_texts(store.issues_frame())

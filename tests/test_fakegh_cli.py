@@ -67,3 +67,12 @@ def test_a_token_no_crawl_could_send_is_refused() -> None:
     done = subprocess.run([*COMMAND, "--token", "tok"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 5
     assert "fewer than 8 characters" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_help_names_the_fault_kinds_the_server_has() -> None:
+    """`--fault-rate`'s help lists the kinds from a copy in the CLI (so that the command module
+    does not import the sandbox for every command): the copy is the server's list."""
+    from issues_sts.cli import fake
+    from issues_sts.sandbox.github.settings import FAULT_KINDS
+
+    assert fake.FAULT_KINDS == FAULT_KINDS

@@ -9,17 +9,17 @@ import pytest
 
 from issues_sts.errors import ConfigError
 from issues_sts.sandbox.github.server import FakeGitHub
-from issues_sts.sandbox.worlds.rust import RUST_REPO, load_rust_archive
+from issues_sts.sandbox.worlds.rust import RUST_REPO, rust_corpus
 
 
 def test_a_directory_without_the_archive_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="main.jsonl.gz"):
-        load_rust_archive(tmp_path)
+        rust_corpus(tmp_path)
 
 
 @pytest.mark.shared
 def test_first_items_load_and_serve_like_github(rust_archive: Path) -> None:
-    corpus = load_rust_archive(rust_archive, limit=300)
+    corpus = rust_corpus(rust_archive, limit=300)
     repo = corpus.repos[RUST_REPO]
     assert [i["number"] for i in repo.issues] == sorted(i["number"] for i in repo.issues)
     assert len(repo.issues) == 300 and all("_meta" not in i for i in repo.issues)
@@ -44,7 +44,7 @@ def test_first_items_load_and_serve_like_github(rust_archive: Path) -> None:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_the_whole_archive_counts(rust_archive: Path) -> None:
-    corpus = load_rust_archive(rust_archive)
+    corpus = rust_corpus(rust_archive)
     repo = corpus.repos[RUST_REPO]
     assert corpus.total_items() == 30_652
     assert corpus.total_comments() == 146_789

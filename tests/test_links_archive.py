@@ -7,9 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from issues_sts.annotations.archives import load_archive
+from issues_sts.annotations.evaluate import Results, claimed_canonicals
+from issues_sts.annotations.labels import read_annotations
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import load_rust_archive
-from issues_sts.links.evaluate import Results, claimed_canonicals, read_annotations
 
 ROOT = Path(__file__).resolve().parents[1]
 ANNOTATIONS = ROOT / "data" / "annotations" / "rust_duplicates.csv"
@@ -21,8 +22,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 @pytest.fixture(scope="module")
 def table(rust_archive: Path) -> LinkTable:
-    with load_rust_archive(
-        rust_archive, CACHE
+    with load_archive(
+        "rust", rust_archive, CACHE
     ) as store:  # records mozilla/rust -> rust-lang/rust as a store fact
         return build_links(store, LinkConfig())
 

@@ -10,8 +10,8 @@ from typing import Any
 import polars as pl
 import pytest
 
+from issues_sts.annotations.archives import RUST_REPO
 from issues_sts.crawl.rows import comment_rows, issue_rows
-from issues_sts.links.archive import RUST_REPO
 from issues_sts.store import Store
 from tests.conftest import cli_exit_code
 from tests.test_links_stage import comment, issue
@@ -246,7 +246,7 @@ def test_evaluate_subsets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def _onnx_archive(root: Path) -> Path:
     """A tiny archive shaped like ../shared/data/onnxruntime-issue-archive: REST issues (no
     closed_by, the 2022 relabelling dropped the duplicate label) and per-issue threads."""
-    from issues_sts.links.archive import ONNX_REPO
+    from issues_sts.annotations.archives import ONNX_REPO
 
     root.mkdir(parents=True)
     issues = [issue(n, repo=ONNX_REPO, closed_by=None) for n in (1, 2, 3, 4)]

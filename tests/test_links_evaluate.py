@@ -8,19 +8,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from issues_sts.crawl.rows import comment_rows, issue_rows
-from issues_sts.errors import ConfigError
-from issues_sts.links.evaluate import (
-    Annotation,
+from issues_sts.annotations.evaluate import (
     Results,
     agreement,
     claimed_canonicals,
-    read_annotations,
     score,
-    select,
-    split_of,
     wilson,
 )
+from issues_sts.annotations.labels import Annotation, read_annotations, select, split_of
+from issues_sts.crawl.rows import comment_rows, issue_rows
+from issues_sts.errors import ConfigError
 from issues_sts.links.stage import LINK_SCHEMA, LinkTable
 
 R = "rust-lang/rust"
@@ -288,7 +285,7 @@ def test_rounds_are_listed_in_their_numeric_order() -> None:
 
 
 def test_signal_kinds_say_what_each_thread_holds(tmp_path: Path) -> None:
-    from issues_sts.links.evaluate import signal_kinds
+    from issues_sts.annotations.evaluate import signal_kinds
     from issues_sts.sandbox.stores import raw_comment, raw_issue
     from issues_sts.store import Store
 

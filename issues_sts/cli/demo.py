@@ -11,7 +11,6 @@ from rich.table import Table
 from issues_sts.cli.common import DATA_DIR, activation_line, console, field_range, quiet_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
-from issues_sts.sandbox.worlds.generator import PRESETS
 from training.config import TrainConfig
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
@@ -65,6 +64,8 @@ def demo_command(
     ),
     quiet: bool = quiet_option(),
 ) -> None:
+    from issues_sts.sandbox.worlds.generator import PRESETS  # the demo's world, loaded for it only
+
     if world not in PRESETS:
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
     cfg = DemoConfig(

@@ -7,14 +7,21 @@ import threading
 import time
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from issues_sts.cli.common import console, out, quiet_option
 from issues_sts.crawl.token import clean_token
 from issues_sts.errors import ConfigError
-from issues_sts.sandbox.corpus import Corpus
-from issues_sts.sandbox.github.settings import FAULT_KINDS, FakeSettings
+
+if TYPE_CHECKING:
+    from issues_sts.sandbox.corpus import Corpus
+    from issues_sts.sandbox.github.settings import FakeSettings
+
+# The fake GitHub's fault kinds (`sandbox.github.settings.FAULT_KINDS`, which a test compares),
+# written here for `--help`: the sandbox is imported when the command runs, not by every command.
+FAULT_KINDS = ("502", "503", "drop", "truncate", "short_body", "slow")
 
 # Typer dedents the examples into markdown paragraphs, so an indented line continues the one
 # above in `--help` (one command, one comment), not a line of its own.
@@ -107,6 +114,8 @@ def fake_github_command(
     # the crawler refuses a token it could not be (too short, whitespace inside): so does the
     # server, rather than serve one that no crawl can send
     token = clean_token(token, "--token")
+    from issues_sts.sandbox.github.settings import FakeSettings
+
     try:
         settings = FakeSettings(
             tokens=frozenset({token}),
@@ -139,10 +148,10 @@ def load_corpus(
     """The corpus the command serves: the rust archive when given, else a generated world."""
     started = time.monotonic()
     if rust_archive is not None:
-        from issues_sts.sandbox.worlds.rust import load_rust_archive
+        from issues_sts.sandbox.worlds.rust import rust_corpus
 
         with _spinner(f"loading {rust_archive}", quiet):
-            corpus = load_rust_archive(rust_archive, limit=rust_limit)
+            corpus = rust_corpus(rust_archive, limit=rust_limit)
     elif world == "paper":
         corpus = _paper_corpus(seed, scale, quiet)
     else:

@@ -13,6 +13,22 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
+from issues_sts.annotations.archives import ARCHIVES, load_archive
+from issues_sts.annotations.evaluate import (
+    Results,
+    evaluate,
+    report_lines,
+    rounds_and_strata_lines,
+    summary_lines,
+)
+from issues_sts.annotations.labels import (
+    DEFAULT_ANNOTATIONS,
+    NEOVIM_ANNOTATIONS,
+    ONNX_ANNOTATIONS,
+    SUBSETS,
+    read_annotations,
+    select,
+)
 from issues_sts.cli.common import (
     DEFAULT_LINKS,
     DEFAULT_STORE,
@@ -26,26 +42,11 @@ from issues_sts.cli.common import (
 from issues_sts.dataset.export import read_parquet
 from issues_sts.errors import ConfigError, OutputError, os_errors
 from issues_sts.links import LinkConfig, LinkTable, build_links
-from issues_sts.links.archive import load_rust_archive
-from issues_sts.links.evaluate import (
-    DEFAULT_ANNOTATIONS,
-    DEFAULT_CACHE,
-    NEOVIM_ANNOTATIONS,
-    ONNX_ANNOTATIONS,
-    SUBSETS,
-    Results,
-    default_paths,
-    evaluate,
-    read_annotations,
-    report_lines,
-    rounds_and_strata_lines,
-    select,
-    summary_lines,
-)
 from issues_sts.links.renames import aliases_from_store, merge_aliases, parse_aliases
 from issues_sts.links.stage import LINK_SCHEMA, LINKS_FILE
-from issues_sts.sandbox.archive_crawl import crawl_archive_store
 from issues_sts.store import Store
+
+DEFAULT_CACHE = ARCHIVES["rust"].cache
 
 links_app = typer.Typer(
     help="Duplicate links: extract them from a crawl store, inspect, evaluate.",
@@ -123,7 +124,7 @@ def extract_cmd(
     """
     if archive is not None:
         with _spinner("loading the rust issue archive...", quiet):
-            load_rust_archive(archive, cache).close()
+            load_archive("rust", archive, cache).close()
         store = cache  # the loader records the archive's old repository names as store facts
     cfg = _config(min_confidence, alias)
     table, cfg = _run(store, cfg, quiet)
@@ -251,7 +252,7 @@ def evaluate_cmd(
         files = [DEFAULT_ANNOTATIONS] + [
             path
             for path, kind in ((ONNX_ANNOTATIONS, "onnxruntime"), (NEOVIM_ANNOTATIONS, "neovim"))
-            if path.is_file() and default_paths(kind)[0].is_dir()
+            if path.is_file() and ARCHIVES[kind].path.is_dir()
         ]
     if len(files) > 1 and (archive or cache):
         raise ConfigError(
@@ -263,11 +264,7 @@ def evaluate_cmd(
     sets: dict[str, Results] = {}
     for path in files:
         with _spinner(f"loading the archive of {path.name} and extracting links...", quiet):
-            # the modern rounds are scored on a GraphQL crawl of their archive, served as
-            # github.com serves it (64-bit ids, list pages without `closed_by`)
-            sets[path.stem] = evaluate(
-                path, archive, cache, loaders={"neovim": crawl_archive_store}
-            )
+            sets[path.stem] = evaluate(path, archive, cache, loaders=_CRAWLED)
     if as_json:
         report = {
             name: {
@@ -293,6 +290,18 @@ def evaluate_cmd(
         )
         out.print(f"\n{subset}:", markup=False)
         out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
+
+
+def _crawled_archive(archive: Path, cache: Path) -> Store:
+    """The modern rounds are scored on a GraphQL crawl of their archive, served as github.com
+    serves it (64-bit ids, list pages without `closed_by`): the sandbox is loaded for them
+    only, not by every `issues-sts links` command."""
+    from issues_sts.sandbox.archive_crawl import crawl_archive_store
+
+    return crawl_archive_store(archive, cache)
+
+
+_CRAWLED = {"neovim": _crawled_archive}
 
 
 def _require_rows(path: Path, subset: str) -> None:

@@ -12,39 +12,18 @@ archives are loaded once into their cached stores (the ones `issues-sts links ex
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from issues_sts.annotations.archives import ARCHIVES as ALL_ARCHIVES
+from issues_sts.annotations.archives import load_archive
 from issues_sts.errors import StoreError
-from issues_sts.links import archive as A
 from issues_sts.links.renames import record_renames
 from issues_sts.store import Store
 
 ID_STRIDE = 10**11  # above any GitHub id of today (about 5 x 10^9 in 2026)
-
-
-@dataclass(frozen=True)
-class Archive:
-    name: str
-    repo: str
-    default_path: Callable[[], Path]
-    load: Callable[[Path, Path], Store]
-    aliases: tuple[tuple[str, str], ...] = ()
-
-
-ARCHIVES: dict[str, Archive] = {
-    "rust": Archive(
-        "rust",
-        A.RUST_REPO,
-        A.default_archive_path,
-        A.load_rust_archive,
-        A.RUST_REPO_ALIASES,
-    ),
-    "onnxruntime": Archive(
-        "onnxruntime", A.ONNX_REPO, A.default_onnx_archive_path, A.load_onnx_archive
-    ),
-}
+# the archives a replica copies: those loaded without a crawl
+ARCHIVES = {name: spec for name, spec in ALL_ARCHIVES.items() if spec.write is not None}
 
 
 @dataclass(frozen=True)
@@ -78,7 +57,7 @@ def write_replica_store(
             raise StoreError(f"{root} already holds issues", hint="give an empty folder")
         for name in archives:
             archive = ARCHIVES[name]
-            source = archive.load(archive.default_path(), Path(cache) / f"{name}-archive-store")
+            source = load_archive(name, cache=Path(cache) / f"{name}-archive-store")
             source_root = source.root
             source.close()
             for k in range(copies):

@@ -18,8 +18,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from issues_sts.annotations.archives import archive_lines
 from issues_sts.errors import ConfigError
-from issues_sts.links.archive import archive_lines
 from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
 FILES = ("issues.jsonl.gz", "threads.jsonl.gz")

@@ -11,8 +11,8 @@ import gc
 import gzip
 from pathlib import Path
 
+from issues_sts.annotations.archives import ROW_NUMBER, RUST_REPO, archive_lines
 from issues_sts.errors import ConfigError
-from issues_sts.links.archive import ROW_NUMBER, RUST_REPO, archive_lines
 from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
 RUST_REPO_ID = 724712
@@ -24,8 +24,10 @@ def _lowest_numbers(path: Path, limit: int) -> set[int]:
     return set(numbers[:limit])
 
 
-def load_rust_archive(path: str | Path, limit: int | None = None) -> Corpus:
-    """The archive as one repository; `limit` keeps only the first N items (by number)."""
+def rust_corpus(path: str | Path, limit: int | None = None) -> Corpus:
+    """The archive as one repository the fake GitHub serves, raw objects whole (the store's
+    loader is `annotations.archives.load_archive`); `limit` keeps only the first N items (by
+    number)."""
     # Millions of fresh dicts would trigger the cyclic GC over and over; none of them are cyclic.
     enabled = gc.isenabled()
     gc.disable()

@@ -1,12 +1,16 @@
-"""The issue archives (../shared/data/rust-issue-archive, onnxruntime-issue-archive) as crawl
-stores.
+"""The real issue archives (../shared/data/*-issue-archive) as crawl stores: what the link
+stage is measured on.
 
-The archive holds raw REST issue objects (`main.jsonl.gz`) and their comments
-(`comments.jsonl.gz`) for rust-lang/rust #1..~#30700. Loading it as the crawl stores them
-(`crawl.rows`, `Store.write_page`) gives the link stage exactly what a crawl would have
-given it, so the evaluator measures the real stage, not a copy of it. Only the fields the
-stages read are kept (the rest of each object is large and unused). The store is cached: a
-second load with the same archive files reuses it.
+`load_archive(name)` is the one loader. The rust archive holds raw REST issue objects
+(`main.jsonl.gz`) and their comments (`comments.jsonl.gz`) for rust-lang/rust #1..~#30700;
+the onnxruntime archive (2018-2023) its issues (`issues.jsonl.gz`) and each thread's comments,
+timeline and events (`threads.jsonl.gz`). Loading them as the crawl stores them
+(`crawl.rows`, `Store.write_page`) gives the link stage exactly what a crawl would have given
+it, so the evaluator measures the real stage, not a copy of it. Only the fields the stages read
+are kept (the rest of each object is large and unused). The store is cached: a second load
+with the same archive files reuses it. The neovim archive has no loader here: it is measured
+as a GraphQL crawl of the fake GitHub left it, and the sandbox's loader is passed in
+(`loaders=`), so that nothing here imports the sandbox.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ import gzip
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from issues_sts.crawl.rows import comment_rows, issue_rows
-from issues_sts.errors import StoreError
+from issues_sts.errors import ConfigError, StoreError
 from issues_sts.evidence.vocabulary import is_duplicate_label
 from issues_sts.links.renames import record_renames
 from issues_sts.store import Store
@@ -31,6 +36,7 @@ RUST_REPO_ALIASES: tuple[tuple[str, str], ...] = (
     ("mozilla/rust", RUST_REPO),
     ("graydon/rust", RUST_REPO),
 )
+ONNX_REPO = "microsoft/onnxruntime"
 _ISSUE_FIELDS = (
     "number",
     "id",
@@ -58,12 +64,45 @@ _COMMENT_FIELDS = (
 )
 _BATCH = 2000
 
+Loader = Callable[[Path, Path], Store]  # (archive folder, store cache) -> the store
 
-def default_archive_path() -> Path:
-    """`<repo>/../shared/data/rust-issue-archive` (or under $ISSUES_STS_SHARED)."""
+
+def shared_data() -> Path:
+    """`<repo>/../shared/data` (or `$ISSUES_STS_SHARED/data`)."""
     root = Path(__file__).resolve().parents[2]
-    shared = Path(os.environ.get("ISSUES_STS_SHARED", root.parent / "shared"))
-    return shared / "data" / "rust-issue-archive"
+    return Path(os.environ.get("ISSUES_STS_SHARED", root.parent / "shared")) / "data"
+
+
+@dataclass(frozen=True)
+class Archive:
+    """One archive: its files, where its store is cached, how the store is written (`write`;
+    None where it is loaded elsewhere) and the cache's fingerprint (`meta` key, `version`)."""
+
+    name: str
+    folder: str  # under ../shared/data
+    cache: Path
+    files: tuple[str, ...]
+    repo: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()
+    write: Callable[[Path, Store], None] | None = None
+    meta: str = ""
+    version: str = ""  # bumped when what the loader keeps changes, so old caches are rebuilt
+
+    @property
+    def path(self) -> Path:
+        """The default folder, read at call time ($ISSUES_STS_SHARED is honoured)."""
+        return shared_data() / self.folder
+
+    def check(self, archive: Path) -> None:
+        for name in self.files:
+            if not (archive / name).is_file():
+                raise StoreError(
+                    f"{archive} is not the {self.name} issue archive ({name} missing)",
+                    hint=f"pass --archive ../shared/data/{self.folder}",
+                )
+
+    def fingerprint(self, archive: Path) -> str:
+        return self.version + "|".join(f"{n}:{(archive / n).stat().st_size}" for n in self.files)
 
 
 def _user(obj: Any) -> dict[str, Any] | None:
@@ -125,32 +164,7 @@ def _batches(items: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield batch
 
 
-def _fingerprint(archive: Path) -> str:
-    parts = [
-        f"{name}:{(archive / name).stat().st_size}"
-        for name in ("main.jsonl.gz", "comments.jsonl.gz")
-    ]
-    return "|".join(parts)
-
-
-def check_archive(archive: Path) -> None:
-    for name in ("main.jsonl.gz", "comments.jsonl.gz"):
-        if not (archive / name).is_file():
-            raise StoreError(
-                f"{archive} is not the rust issue archive ({name} missing)",
-                hint="pass --archive ../shared/data/rust-issue-archive",
-            )
-
-
-def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
-    """A store holding the whole archive (built once, then reused while the archive is
-    unchanged)."""
-    archive, store_dir = Path(archive), Path(store_dir)
-    check_archive(archive)
-    store = Store.open(store_dir, create=True)
-    if store.meta("rust_archive") == _fingerprint(archive):
-        record_renames(store, RUST_REPO_ALIASES)  # caches made before renames were store facts
-        return store
+def _write_rust(archive: Path, store: Store) -> None:
     for batch in _batches(_slim_issue(raw) for raw in archive_lines(archive / "main.jsonl.gz")):
         store.write_page(RUST_REPO, issues=issue_rows(RUST_REPO, batch))
     comments = (
@@ -160,22 +174,9 @@ def load_rust_archive(archive: Path | str, store_dir: Path | str) -> Store:
     )
     for batch in _batches(comments):
         store.write_page(RUST_REPO, comments=comment_rows(RUST_REPO, batch))
-    store.upsert_repo(RUST_REPO, current_name=RUST_REPO, status="ok")
-    record_renames(store, RUST_REPO_ALIASES)
-    store.set_meta("rust_archive", _fingerprint(archive))
-    return store
 
 
 # -- microsoft/onnxruntime (2018-2023): issues.jsonl.gz + threads.jsonl.gz ------------------
-ONNX_REPO = "microsoft/onnxruntime"
-_ONNX_FILES = ("issues.jsonl.gz", "threads.jsonl.gz")
-
-
-def default_onnx_archive_path() -> Path:
-    """`<repo>/../shared/data/onnxruntime-issue-archive` (or under $ISSUES_STS_SHARED)."""
-    return default_archive_path().parent / "onnxruntime-issue-archive"
-
-
 def _event_row(thread: dict[str, Any], key: str, item: dict[str, Any]) -> dict[str, Any]:
     """The `events` row a crawl's REST timeline gives for this item (`crawl.graphql`'s)."""
     found = item.get("actor")
@@ -223,24 +224,10 @@ def _onnx_thread_facts(thread: dict[str, Any]) -> tuple[str | None, list[dict[st
     return closed_by, list(events.values())
 
 
-def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
-    """A store holding the onnxruntime archive, as a crawl with timelines would have left it:
-    `closed_by` from the last `closed` event (list answers lack it), closes, reopens and the
-    duplicate labels' history, REST duplicate events without a canonical. Cached like the rust
-    store."""
-    archive, store_dir = Path(archive), Path(store_dir)
-    for name in _ONNX_FILES:
-        if not (archive / name).is_file():
-            raise StoreError(
-                f"{archive} is not the onnxruntime issue archive ({name} missing)",
-                hint="pass --archive ../shared/data/onnxruntime-issue-archive",
-            )
-    fingerprint = "v3|" + "|".join(
-        f"{n}:{(archive / n).stat().st_size}" for n in _ONNX_FILES
-    )  # v2: label events; v3: closes and reopens, labels' history read by the link stage
-    store = Store.open(store_dir, create=True)
-    if store.meta("onnx_archive") == fingerprint:
-        return store
+def _write_onnx(archive: Path, store: Store) -> None:
+    """The onnxruntime archive as a crawl with timelines would have left it: `closed_by` from
+    the last `closed` event (list answers lack it), closes, reopens and the duplicate labels'
+    history, REST duplicate events without a canonical."""
     facts: dict[int, tuple[str | None, list[dict[str, Any]]]] = {}
     for batch in _batches(archive_lines(archive / "threads.jsonl.gz")):
         comments = [_slim_comment(c) for t in batch for c in t.get("comments") or []]
@@ -258,6 +245,63 @@ def load_onnx_archive(archive: Path | str, store_dir: Path | str) -> Store:
         issues.append(slim)
     for batch in _batches(iter(issues)):
         store.write_page(ONNX_REPO, issues=issue_rows(ONNX_REPO, batch))
-    store.upsert_repo(ONNX_REPO, current_name=ONNX_REPO, status="ok")
-    store.set_meta("onnx_archive", fingerprint)
+
+
+_THREAD_FILES = ("issues.jsonl.gz", "threads.jsonl.gz")
+ARCHIVES: dict[str, Archive] = {
+    "rust": Archive(
+        "rust",
+        "rust-issue-archive",
+        Path("data/cache/rust-archive-store"),
+        ("main.jsonl.gz", "comments.jsonl.gz"),
+        RUST_REPO,
+        RUST_REPO_ALIASES,
+        _write_rust,
+        meta="rust_archive",
+    ),
+    "onnxruntime": Archive(
+        "onnxruntime",
+        "onnxruntime-issue-archive",
+        Path("data/cache/onnx-archive-store"),
+        _THREAD_FILES,
+        ONNX_REPO,
+        write=_write_onnx,
+        meta="onnx_archive",
+        version="v3|",  # v2: label events; v3: closes and reopens, labels' history
+    ),
+    "neovim": Archive(
+        "neovim", "neovim-issue-archive", Path("data/cache/neovim-archive-store"), _THREAD_FILES
+    ),
+}
+
+
+def load_archive(
+    name: str,
+    archive: Path | str | None = None,
+    cache: Path | str | None = None,
+    *,
+    loaders: Mapping[str, Loader] | None = None,
+) -> Store:
+    """The store of archive `name` (`ARCHIVES`), from `archive` (default: its folder under
+    ../shared) cached in `cache` (default: its `data/cache/` folder): built once, then reused
+    while the archive's files are unchanged. `loaders` loads an archive another way (the
+    neovim archive, crawled through the sandbox's fake GitHub)."""
+    spec = ARCHIVES[name]
+    folder, cache = Path(archive or spec.path), Path(cache or spec.cache)
+    if name in (loaders or {}):
+        return (loaders or {})[name](folder, cache)
+    if spec.write is None:
+        raise ConfigError(
+            f"no way to load the {name} archive here", hint="run `issues-sts links evaluate`"
+        )
+    spec.check(folder)
+    fingerprint = spec.fingerprint(folder)
+    store = Store.open(cache, create=True)
+    if store.meta(spec.meta) == fingerprint:
+        record_renames(store, spec.aliases)  # caches made before renames were store facts
+        return store
+    spec.write(folder, store)
+    store.upsert_repo(spec.repo, current_name=spec.repo, status="ok")
+    record_renames(store, spec.aliases)
+    store.set_meta(spec.meta, fingerprint)
     return store

@@ -1,12 +1,7 @@
-"""Precision and recall of the link stage on the project's annotated threads.
+"""Precision and recall of the link stage on the project's annotated threads (`labels`).
 
-An annotation file (`data/annotations/rust_duplicates.csv`, rust-lang/rust 2010-2015;
-`data/annotations/onnxruntime_duplicates.csv`, microsoft/onnxruntime 2018-2023: repo, number,
-category, canonical_repo, canonical_number, note, round, split) says, per thread, whether it
-is a duplicate and of what. The labels were made by AI assistant readers following a written
-brief, blind to the extractor (data/annotations/README.md). The stage runs on the whole
-archive the threads come from (loaded as a crawl store) and each annotated thread's
-*claimed canonical* is compared with the annotation.
+The stage runs on the whole archive the threads come from (`archives.load_archive`) and each
+annotated thread's *claimed canonical* is compared with the annotation.
 
 The claim is the canonical the thread's own reading chose, before the dataset's store
 policies: extraction quality is about the link, not about dataset usability, so a link
@@ -24,32 +19,33 @@ Counting, per annotated thread:
     hard_negative                  no claim -> TN; any claim -> FP
 
 precision = TP / (TP + FP), recall = TP / (duplicates with a named canonical): the issue's
-"links with an explicit target". Repositories compare case-insensitively, and old names
-(`mozilla/rust`) count as their new home.
-
-Honest development: the `split` column says which rows are DEV (read for error analysis,
-rules may be written from them) and which are TEST (held out: only ever scored). In the
-project's file every annotation round was test when it arrived and became dev only after
-it had been scored once (the `round` column and data/annotations/README.md keep the story). A
-file without a `split` column is split alternately by number (1st, 3rd, ... row dev; 2nd, 4th,
-... test). Every run reports dev, test and all, each with and without the rows tagged `ambiguous`
-(a careful reader could label them the other way).
-Run: `issues-sts links evaluate [--subset dev|test|all]` or `python -m issues_sts.links.evaluate`.
+"links with an explicit target". Every run reports dev, test and all, each with and without
+the rows tagged `ambiguous` (a careful reader could label them the other way).
+Run: `issues-sts links evaluate [--subset dev|test|all]`.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
-import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from issues_sts.annotations.archives import Loader, load_archive
+from issues_sts.annotations.labels import (
+    CATEGORIES,
+    SUBSETS,
+    Annotation,
+    Key,
+    annotation_key,
+    archive_of,
+    fold_key,
+    read_annotations,
+    select,
+)
 from issues_sts.errors import ConfigError
 from issues_sts.evidence import (
     DUPLICATE_STATE_REASON,
@@ -58,55 +54,15 @@ from issues_sts.evidence import (
     labels_say_duplicate,
     says_duplicate,
 )
-from issues_sts.links.archive import (
-    ONNX_REPO,
-    RUST_REPO_ALIASES,
-    default_archive_path,
-    default_onnx_archive_path,
-    load_onnx_archive,
-    load_rust_archive,
-)
-from issues_sts.links.model import LinkConfig
-from issues_sts.links.stage import LinkTable, build_links
+from issues_sts.links import LinkConfig, LinkTable, build_links
 from issues_sts.store import Store
 
-DEFAULT_ANNOTATIONS = Path("data/annotations/rust_duplicates.csv")
-ONNX_ANNOTATIONS = Path("data/annotations/onnxruntime_duplicates.csv")
-NEOVIM_ANNOTATIONS = Path("data/annotations/neovim_duplicates.csv")
-DEFAULT_CACHE = Path("data/cache/rust-archive-store")
-ONNX_CACHE = Path("data/cache/onnx-archive-store")
-NEOVIM_CACHE = Path("data/cache/neovim-archive-store")
-NEOVIM_OWNER = "neovim/"
 # What GitHub (or its users) said about a thread, by kind: the strata "per signal kind".
 SIGNAL_KINDS = ("event", "keyword", "label", "state_reason", "wording", "none")
 # Note tags reported as strata when at least this many rows carry them.
 MIN_STRATUM = 5
 # Exclusions that judge the dataset policy, not the reading of the thread.
 STORE_REASONS = ("source_is_pull_request", "target_is_pull_request", "target_missing")
-CATEGORIES = ("duplicate", "hard_negative")
-SUBSETS = ("dev", "test", "all")
-AMBIGUOUS = "ambiguous"
-
-Key = tuple[str, int]
-
-
-@dataclass(frozen=True)
-class Annotation:
-    repo: str
-    number: int
-    category: str
-    canonical: Key | None
-    note: str
-    split: str | None = None  # "dev" | "test"; None: alternate by number
-    round: str | None = None  # the annotation round ("1".."4" rust, "onnx-1")
-
-    @property
-    def tags(self) -> frozenset[str]:
-        return frozenset(t.strip() for t in self.note.split(";") if t.strip())
-
-    @property
-    def ambiguous(self) -> bool:
-        return AMBIGUOUS in self.tags
 
 
 @dataclass
@@ -155,89 +111,6 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _alias(repo: str) -> str:
-    aliases = {old.lower(): new for old, new in RUST_REPO_ALIASES}
-    return aliases.get(repo.lower(), repo)
-
-
-def _fold(key: Key | None) -> Key | None:
-    return (_alias(key[0]).lower(), key[1]) if key is not None else None
-
-
-def _key(a: Annotation) -> Key:
-    return (_alias(a.repo).lower(), a.number)
-
-
-def read_annotations(path: Path) -> list[Annotation]:
-    """Parse and validate the annotation CSV; bad rows are a one-line ConfigError."""
-    if not path.is_file():
-        raise ConfigError(f"no annotation file at {path}", hint="pass --annotations PATH")
-    try:
-        text = path.read_bytes().decode("utf-8")  # bytes: quoted line ends stay as written
-        rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise ConfigError(
-            f"{path} is not a CSV text file ({exc.__class__.__name__})",
-            hint="pass the annotation CSV (UTF-8): data/annotations/*.csv",
-        ) from None
-    out = []
-    for line, row in enumerate(rows, start=2):
-        try:
-            category = row["category"].strip()
-            if category not in CATEGORIES:
-                raise ValueError(f"category {category!r} is not one of {CATEGORIES}")
-            split = (row.get("split") or "").strip() or None
-            if split is not None and split not in ("dev", "test"):
-                raise ValueError(f"split {split!r} is not dev or test")
-            number = (row.get("canonical_number") or "").strip()
-            canonical = (
-                (_alias(row["canonical_repo"].strip() or row["repo"]), int(number))
-                if number
-                else None
-            )
-            out.append(
-                Annotation(
-                    _alias(row["repo"].strip()),
-                    int(row["number"]),
-                    category,
-                    canonical,
-                    (row.get("note") or "").strip(),
-                    split,
-                    (row.get("round") or "").strip() or None,
-                )
-            )
-        except (KeyError, ValueError) as exc:
-            raise ConfigError(
-                f"{path}:{line}: bad annotation row ({exc})",
-                hint="columns: repo,number,category,canonical_repo,canonical_number,note[,split]",
-            ) from None
-    return out
-
-
-def split_of(annotations: list[Annotation]) -> dict[Key, str]:
-    """DEV/TEST: each row's own `split` when every row has one; otherwise rows sorted by
-    number (then repo), alternating, the first is dev."""
-    if annotations and all(a.split is not None for a in annotations):
-        return {(a.repo, a.number): str(a.split) for a in annotations}
-    ordered = sorted(annotations, key=lambda a: (a.number, a.repo.lower()))
-    return {(a.repo, a.number): ("dev" if i % 2 == 0 else "test") for i, a in enumerate(ordered)}
-
-
-def select(
-    annotations: list[Annotation], subset: str, *, ambiguous: bool = True
-) -> list[Annotation]:
-    """The rows of one subset ("dev" | "test" | "all"), optionally without `ambiguous` rows."""
-    if subset not in SUBSETS:
-        raise ConfigError(f"unknown subset {subset!r}", hint=f"use one of {', '.join(SUBSETS)}")
-    halves = split_of(annotations)
-    return [
-        a
-        for a in annotations
-        if (subset == "all" or halves[(a.repo, a.number)] == subset)
-        and (ambiguous or not a.ambiguous)
-    ]
-
-
 def claimed_canonicals(table: LinkTable) -> dict[Key, Key]:
     """Per source thread, the canonical its own reading chose (store policies not applied).
 
@@ -258,9 +131,9 @@ def claimed_canonicals(table: LinkTable) -> dict[Key, Key]:
 def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
     """Count TP/FP/FN/TN as the module docstring says."""
     ev = Evaluation()
-    folded = {_fold(k): v for k, v in claimed.items()}
+    folded = {fold_key(k): v for k, v in claimed.items()}
     for ann in annotations:
-        got = folded.get(_fold((ann.repo, ann.number)))
+        got = folded.get(fold_key((ann.repo, ann.number)))
         got_n = got[1] if got else None
         if ann.category == "hard_negative" or ann.canonical is None:
             ev.unknown_target += ann.category == "duplicate"
@@ -268,7 +141,7 @@ def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
                 ev.tn += 1
             else:
                 ev.fp.append((ann.number, None, got[1]))
-        elif _fold(got) == _fold(ann.canonical):
+        elif fold_key(got) == fold_key(ann.canonical):
             ev.tp.append(ann.number)
         else:
             ev.fn.append((ann.number, ann.canonical[1], got_n))
@@ -291,7 +164,7 @@ class Results:
         rows = select(self.annotations, subset)
         out = {}
         for kind in SIGNAL_KINDS:
-            chosen = [a for a in rows if kind in self.signals.get(_key(a), frozenset())]
+            chosen = [a for a in rows if kind in self.signals.get(annotation_key(a), frozenset())]
             if chosen:
                 out[kind] = score(chosen, self.claimed).metrics()
         return out
@@ -351,7 +224,7 @@ class Agreement:
 
 
 def _link_of(a: Annotation) -> Key | None:
-    return _fold(a.canonical) if a.category == "duplicate" and a.canonical is not None else None
+    return fold_key(a.canonical) if a.category == "duplicate" and a.canonical is not None else None
 
 
 def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
@@ -380,48 +253,19 @@ def agreement(first: list[Annotation], second: list[Annotation]) -> Agreement:
     return Agreement(n, same, linked, kappa, score([a for a, _ in pairs], claims).metrics())
 
 
-def archive_of(annotations: list[Annotation]) -> str:
-    """Which archive the annotated threads come from: "onnxruntime", "neovim" or "rust"."""
-    if annotations and all(a.repo.lower() == ONNX_REPO for a in annotations):
-        return "onnxruntime"
-    if annotations and all(a.repo.lower().startswith(NEOVIM_OWNER) for a in annotations):
-        return "neovim"
-    return "rust"
-
-
-def default_paths(kind: str) -> tuple[Path, Path]:
-    """(archive, cache) of one kind."""
-    if kind == "onnxruntime":
-        return default_onnx_archive_path(), ONNX_CACHE
-    if kind == "neovim":
-        return default_archive_path().parent / "neovim-issue-archive", NEOVIM_CACHE
-    return default_archive_path(), DEFAULT_CACHE
-
-
-Loader = Callable[[Path, Path], Store]
-LOADERS: dict[str, Loader] = {"onnxruntime": load_onnx_archive, "rust": load_rust_archive}
-
-
 def evaluate(
     annotations_path: Path,
     archive: Path | None = None,
     cache: Path | None = None,
     cfg: LinkConfig | None = None,
-    loaders: dict[str, Loader] | None = None,
+    loaders: Mapping[str, Loader] | None = None,
 ) -> Results:
     """Load the archive the annotations come from (cached), run the link stage, keep its
     claims for scoring. `loaders` adds ways to load an archive: the modern neovim rounds are
     scored on a GraphQL crawl of their archive served as github.com serves it (the CLI passes
     the sandbox's `crawl_archive_store`)."""
     annotations = read_annotations(annotations_path)
-    kind = archive_of(annotations)
-    default_archive, default_cache = default_paths(kind)
-    loader = {**LOADERS, **(loaders or {})}.get(kind)
-    if loader is None:
-        raise ConfigError(
-            f"no way to load the {kind} archive here", hint="run `issues-sts links evaluate`"
-        )
-    with loader(archive or default_archive, cache or default_cache) as store:
+    with load_archive(archive_of(annotations), archive, cache, loaders=loaders) as store:
         table = build_links(store, cfg or LinkConfig())
         signals = signal_kinds(store, [(a.repo, a.number) for a in annotations])
     return Results(annotations, claimed_canonicals(table), signals)
@@ -431,11 +275,11 @@ def signal_kinds(store: Store, keys: list[Key]) -> dict[Key, frozenset[str]]:
     """What each thread's store holds that says "duplicate": a duplicate event about it, GitHub's
     "Duplicate of" keyword in a comment, a duplicate label (now or in its history),
     `state_reason: duplicate`, other duplicate wording, or none of these."""
-    wanted = {_fold(k) for k in keys}
+    wanted = {fold_key(k) for k in keys}
     found: dict[Key, set[str]] = {k: set() for k in wanted if k is not None}
 
     def add(repo: str, number: int, kind: str) -> None:
-        key = _fold((repo, number))
+        key = fold_key((repo, number))
         if key in found:
             found[key].add(kind)
 
@@ -533,18 +377,3 @@ def report_lines(ev: Evaluation) -> list[str]:
         for n, true, got in ev.fn
     ]
     return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    annotations = Path(args[0]) if args else DEFAULT_ANNOTATIONS
-    subset = args[1] if len(args) > 1 else "all"
-    results = evaluate(annotations)
-    print("\n".join(summary_lines(results) + rounds_and_strata_lines(results)))
-    print(f"\n{subset}:")
-    print("\n".join(report_lines(results.scores(subset))))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
