@@ -92,8 +92,7 @@ def run_naive(gh: FakeGitHub, repo: str, seconds: float) -> tuple[int, int, floa
 
 def paper(scale: float, speedup: float, seed: int) -> int:
     """The paper-scale world under GitHub's limits (see the module docstring)."""
-    from issues_sts.crawl.plan import Assumptions, hours
-    from issues_sts.crawl.runner import plan_crawl
+    from issues_sts.crawl.plan import Assumptions, hours, plan_crawl
     from issues_sts.sandbox.github.settings import github_like
     from issues_sts.sandbox.worlds.paper import PaperConfig, generate_paper_world
 

@@ -23,9 +23,10 @@ import pytest
 from rich.console import Console
 
 from issues_sts.cli.report import LineReporter, RichReporter
+from issues_sts.crawl.announce import WaitAnnouncer
 from issues_sts.crawl.pacing import BucketState
 from issues_sts.crawl.plan import Plan, RepoPlan
-from issues_sts.crawl.progress import CrawlProgress, Projection, WaitAnnouncer, eta_seconds
+from issues_sts.crawl.progress import CrawlProgress, Projection, eta_seconds
 from issues_sts.report import SilentReporter
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.sandbox.github.settings import FakeSettings

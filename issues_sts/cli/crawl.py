@@ -24,9 +24,9 @@ from issues_sts.cli.common import (
 from issues_sts.cli.logfile import json_log
 from issues_sts.cli.report import PROGRESS_EVERY, make_reporter
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary
-from issues_sts.crawl.plan import Plan, plan_table_rows
+from issues_sts.crawl.plan import Plan, plan_crawl, plan_table_rows
 from issues_sts.crawl.progress import summary_data, summary_table
-from issues_sts.crawl.runner import plan_crawl, run_crawl
+from issues_sts.crawl.runner import run_crawl
 from issues_sts.crawl.token import HOW_TO_PASS, find_token, raw_token_shapes
 from issues_sts.errors import TOKEN_PAGE, BadCredentials, GitHubError, Interrupted, Terminated
 from issues_sts.evidence import labels_say_duplicate, says_duplicate

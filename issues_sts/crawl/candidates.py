@@ -9,8 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from issues_sts.evidence import DUPLICATE_STATE_REASON, labels_say_duplicate, says_duplicate
+from issues_sts.evidence import (
+    DUPLICATE_STATE_REASON,
+    KEYWORD_LINE,
+    labels_say_duplicate,
+    says_duplicate,
+)
 
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
 _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
@@ -39,6 +45,16 @@ def referenced_numbers(text: str | None, repo: str) -> set[int]:
         return set()
     found = {int(n) for n in _ISSUE_REF.findall(text)}
     found |= {int(n) for r, n in _URL_REF.findall(text) if r.lower() == repo.lower()}
+    return found
+
+
+def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
+    """Issue numbers of REST comments that use the "Duplicate of" keyword."""
+    found = set()
+    for comment in comments:
+        tail = str(comment.get("issue_url", "")).rstrip("/").rsplit("/", 1)[-1]
+        if tail.isdigit() and KEYWORD_LINE.search(str(comment.get("body") or "")):
+            found.add(int(tail))
     return found
 
 

@@ -2,7 +2,9 @@
 
 Policy (what an answer means, how long to wait) lives in `pacing`; this module applies it.
 Tenacity is plugged in here and nowhere else. The `httpx.Client` is passed in
-(`make_http_client` builds the usual one) so tests and callers choose transport and timeouts.
+(`make_http_client` builds the usual one) so tests and callers choose transport and timeouts;
+`open_client` is the one place that puts the HTTP client, the limiter and the GitHub client
+together for a crawl configuration (`crawl` and `crawl --plan`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -20,6 +23,7 @@ import httpx
 import tenacity
 
 from issues_sts.crawl import pacing
+from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.limiter import Limiter
 from issues_sts.crawl.pacing import LimitHit, PacingConfig, TransientError, Verdict
 from issues_sts.crawl.pagination import next_url, same_origin
@@ -394,3 +398,37 @@ class GitHubClient:
             url=url,
             request_id=response.headers.get("x-github-request-id"),
         )
+
+
+@contextmanager
+def open_client(
+    cfg: CrawlConfig,
+    *,
+    http: httpx.Client | None = None,
+    clock: Callable[[], float] = time.time,
+    sleep: Callable[[float], None] | None = None,
+    on_retry: Callable[[str], None] | None = None,
+) -> Iterator[GitHubClient]:
+    """The GitHub client of a crawl configuration: its limiter paced by `cfg.pacing`, over
+    `http` (tests and the sandbox pass their own) or an HTTP client built here and closed on
+    exit. `sleep` is injected by tests (None: a wait that `cancel` ends at once)."""
+    token = cfg.token_value()
+    own_http = http is None
+    http = http or make_http_client(cfg.api_url, token, timeout=cfg.timeout)
+    limiter = Limiter(cfg.pacing, clock, time.sleep, max_in_flight=cfg.max_in_flight)
+    client = GitHubClient(
+        http,
+        api_url=cfg.api_url,
+        limiter=limiter,
+        cfg=cfg.pacing,
+        sleep=sleep,
+        scrub=Scrubber([token]),
+        max_requests=cfg.max_requests,
+        on_retry=on_retry,
+    )
+    limiter.sleep = client.pause  # waits at the bucket gate end too when the crawl stops
+    try:
+        yield client
+    finally:
+        if own_http:
+            http.close()

@@ -17,7 +17,8 @@ what the crawler does (`runner`) to that size:
   and 5,000 points an hour; 90 s of response time a minute, 60 s of it GraphQL), with a
   response time of `latency_base + latency_per_kb x size` (the stated latency assumption).
 
-Pure functions; the questions themselves are asked by `ask_counts`.
+Pure functions; the questions themselves are asked by `ask_counts`, and `plan_crawl` asks them
+of every repository and saves the plan next to the store.
 """
 
 from __future__ import annotations
@@ -28,8 +29,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable
+import httpx
+
+from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable, open_client
+from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.pagination import last_page
+from issues_sts.crawl.resolve import resolve_repo
+from issues_sts.errors import StoreError, os_errors
+from issues_sts.store import Store
 
 PLAN_FILE = "crawl-plan.json"
 COUNTS_QUERY = (
@@ -235,6 +242,34 @@ def ask_counts(client: GitHubClient, repo: str, *, graphql: bool) -> tuple[RepoC
     last = last_page(page.link)
     items = last if last is not None else len(page.data) if isinstance(page.data, list) else 0
     return RepoCounts(repo, items, None), False
+
+
+def plan_crawl(
+    cfg: CrawlConfig, *, http: httpx.Client | None = None, assumptions: Assumptions = Assumptions()
+) -> Plan:
+    """Ask each repository for its size (one point or one request each, plus `GET /repos`
+    to follow renames), project the crawl, save the plan next to the store and return it."""
+    graphql = cfg.graphql and cfg.token is not None
+    plans = []
+    with open_client(cfg, http=http) as client:
+        for repo in cfg.repos:
+            found = resolve_repo(client, repo, cfg.api_url, cfg.repos_named_in)
+            counts, graphql = ask_counts(
+                client, str(found.get("full_name") or repo), graphql=graphql
+            )
+            counts.repo = repo
+            plans.append(plan_repo(counts, graphql=graphql, a=assumptions))
+    plan = Plan(
+        plans,
+        graphql,
+        assumptions,
+        asked_requests=client.stats.counted - client.stats.graphql,
+        asked_points=client.stats.graphql,
+    )
+    Store.open(cfg.store, create=True).close()
+    with os_errors(StoreError, f"the crawl plan cannot be saved in {cfg.store}"):
+        plan.save(cfg.store)
+    return plan
 
 
 def plan_table_rows(plan: Plan) -> list[tuple[str, ...]]:

@@ -1,0 +1,89 @@
+"""Where a repository lives now: `GET /repos/{o}/{r}`, following a rename.
+
+The crawl's first step per repository (`ResolveChain`, with If-None-Match) and `crawl --plan`'s
+(`resolve_repo`) ask the same question the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from issues_sts.crawl.apiroot import ApiRoot
+from issues_sts.crawl.client import GitHubClient, Page
+from issues_sts.errors import RepoNotFound
+from issues_sts.store import Checkpoint, Store
+
+
+def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
+    """GET a repository, following up to 3 redirects (a renamed or moved repository answers
+    301 with where it lives now); the answer and how many hops it took."""
+    page = client.get(path, etag=etag, expect=(404,))
+    hops = 0
+    while page.status in (301, 302, 307, 308) and page.location and hops < 3:
+        page, hops = client.get(page.location, expect=(404,)), hops + 1
+    return page, hops
+
+
+def not_found(repo: str, status: int, named_in: str) -> RepoNotFound:
+    """The error of a repository that does not answer 200 (nor 304)."""
+    return RepoNotFound(
+        f"{repo} does not exist or is not visible to this token",
+        status=status,
+        hint=f"check the owner/name {named_in}; private repositories need a token with access",
+    )
+
+
+def resolve_repo(client: GitHubClient, repo: str, api_url: str, named_in: str) -> dict[str, Any]:
+    """The repository object of `repo` (renames followed); RepoNotFound when it is gone, once
+    the API root itself is known to answer (every repository "missing": the URL may be the
+    problem)."""
+    page, _ = get_following(client, f"repos/{repo}")
+    if page.status != 200 or not isinstance(page.data, dict):
+        ApiRoot(api_url).check(client)
+        raise not_found(repo, page.status, named_in)
+    return page.data
+
+
+class ResolveChain:
+    """`GET /repos/{o}/{r}` (with If-None-Match), following a rename: where the repository
+    lives now; RepoNotFound (raised on commit) when it is gone."""
+
+    def __init__(
+        self, store: Store, repo: str, api: ApiRoot | None = None, named_in: str = "repos.yaml"
+    ) -> None:
+        self.store = store
+        self.repo = repo
+        self.api = api
+        self.named_in = named_in
+        self.current: str | None = None
+        self.not_modified = False  # the repository answered 304: a free request
+        self.cp = store.checkpoint(repo, "repo")
+        self.known = store.repo_row(repo) or {}
+
+    def next_step(self) -> Callable[[GitHubClient], tuple[Page, int]] | None:
+        if self.current is not None:
+            return None
+        etag = self.cp.etag if self.cp.done and self.known.get("current_name") else None
+        return lambda client: self._resolve(client, etag)
+
+    def _resolve(self, client: GitHubClient, etag: str | None) -> tuple[Page, int]:
+        page, hops = get_following(client, f"repos/{self.repo}", etag)
+        if page.status not in (200, 304) and self.api is not None:
+            self.api.check(client)  # every repository "missing": the URL may be the problem
+        return page, hops
+
+    def commit(self, result: tuple[Page, int]) -> None:
+        page, hops = result
+        if page.status == 304:
+            self.current = str(self.known["current_name"])
+            self.not_modified = True
+            return
+        if page.status != 200 or not isinstance(page.data, dict):
+            self.store.upsert_repo(self.repo, status="missing")
+            raise not_found(self.repo, page.status, self.named_in)
+        self.current = str(page.data.get("full_name") or self.repo)
+        self.store.upsert_repo(self.repo, repo_id=page.data.get("id"), current_name=self.current)
+        self.store.put_checkpoint(
+            Checkpoint(self.repo, "repo", etag=page.etag if hops == 0 else None, done=True)
+        )
