@@ -3,7 +3,6 @@ statistics stage's tokenizer throughput against the raw `tokenizers` batch encod
 
     .venv/bin/python -m benchmarks.build                          # 10k, 100k, 1M issues
     .venv/bin/python -m benchmarks.build --sizes 10000,100000     # smaller
-    .venv/bin/python -m benchmarks.build --link-stage fixed        # the build stage alone
     # the paper's 55 repositories:
     .venv/bin/python -m benchmarks.build --world paper --scale 0.01,0.1,1.0
     # real threads: 10 renumbered copies of the rust archive (../shared/data)
@@ -285,30 +284,13 @@ def run_paper(args: argparse.Namespace) -> None:
         )
 
 
-def child(store: Path, out: Path, link_stage: str) -> None:
+def child(store: Path, out: Path) -> None:
     """Run one build in this process and print its measurements as JSON."""
-    import polars as pl
-
     from issues_sts.dataset.build import run_build
     from issues_sts.dataset.config import BuildConfig
-    from issues_sts.sandbox.stores import FixedLinks
 
-    stage = None
-    if link_stage == "fixed":
-        planted = pl.read_parquet(store / "planted_links.parquet").select(
-            "repo",
-            "number",
-            "target_repo",
-            "target_number",
-            "signal",
-            "confidence",
-            "usable",
-            "excluded_reason",
-        )
-        fixed = FixedLinks(planted)
-        stage = lambda _store: fixed  # noqa: E731
     start = time.perf_counter()
-    summary = run_build(BuildConfig(store=store, out=out), link_stage=stage)
+    summary = run_build(BuildConfig(store=store, out=out))
     wall = time.perf_counter() - start
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     pairs = sum(summary.sizes["default"].values())
@@ -325,7 +307,7 @@ def child(store: Path, out: Path, link_stage: str) -> None:
     )
 
 
-def measure_build(store: Path, out: Path, link_stage: str) -> dict[str, Any]:
+def measure_build(store: Path, out: Path) -> dict[str, Any]:
     cmd = [
         sys.executable,
         "-m",
@@ -334,8 +316,6 @@ def measure_build(store: Path, out: Path, link_stage: str) -> dict[str, Any]:
         str(store),
         "--out",
         str(out),
-        "--link-stage",
-        link_stage,
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -381,12 +361,6 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)))
     parser.add_argument("--work", type=Path, default=Path("data/bench/build"))
     parser.add_argument(
-        "--link-stage",
-        choices=("real", "fixed"),
-        default="real",
-        help="real: issues_sts.links.build_links (a full build); fixed: the planted links",
-    )
-    parser.add_argument(
         "--tokenizer-texts",
         type=int,
         default=5_000,
@@ -415,7 +389,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.out, args.link_stage)
+        child(args.child, args.out)
         return
     if args.paper_child:
         paper_child(args.paper_child, args.out)
@@ -427,7 +401,7 @@ def main() -> None:
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         store, gen_s = ensure_store(args.work, n, args.seed)
-        result = measure_build(store, args.work / f"out-{n}", args.link_stage)
+        result = measure_build(store, args.work / f"out-{n}")
         rows.append((n, result))
         print(
             f"n={n:>9,}  generate {gen_s:7.1f} s  build {result['wall_s']:7.1f} s  "

@@ -29,10 +29,10 @@ from issues_sts.evidence import patterns as P
 from issues_sts.evidence.gated import Gated, lowered
 from issues_sts.evidence.text import clean
 from issues_sts.evidence.vocabulary import CUE
-from issues_sts.links import LinkConfig, build_links
+from issues_sts.links import LinkConfig, LinkConsumer, build_links
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.model import Thread
-from issues_sts.links.stage import iter_threads, link_config
+from issues_sts.links.stage import iter_threads
 from issues_sts.store import Store
 
 
@@ -96,7 +96,7 @@ def per_rule(threads: list[Thread]) -> list[tuple[str, float, float]]:
 
 
 def steps(store: Store, cfg: LinkConfig, parts: int) -> None:
-    cfg = link_config(store, cfg)
+    cfg = LinkConsumer.for_store(store, cfg).cfg  # the store's renames added
     wall, cpu, threads = timed(lambda: make_threads(store, cfg, parts))
     posts = sum(len(t.posts) for t in threads)
     print(

@@ -1,14 +1,21 @@
-"""The streamed build (one repository at a time, texts read back only for pairs) gives the
-same dataset, byte for byte, as the build that reads the whole store into memory."""
+"""The build reads the store a part at a time, in one pass shared by the link stage and the
+scan (`issues_sts.passes`); how the store is cut into parts, and whether the parts are read in
+this process or in worker processes, does not change a byte of the dataset."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
+from issues_sts.dataset.hard_negatives import term_postings
+from issues_sts.dataset.redact import redact_column
+from issues_sts.dataset.scan import TEXT_INPUTS, StoreScanner
+from issues_sts.dataset.texts import issue_texts
+from issues_sts.passes import run_pass
 from issues_sts.sandbox.worlds.generator import WorldConfig, generate_world
 from issues_sts.sandbox.worlds.paper import PaperConfig, write_paper_store, write_repo_data
 from issues_sts.store import Store
@@ -20,17 +27,23 @@ def _files(root: Path) -> dict[str, bytes]:
     }
 
 
-def _both(
-    store: Path, tmp_path: Path, **overrides: object
-) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    outs = []
+def _build(store: Path, tmp_path: Path, name: str, **overrides: object) -> dict[str, bytes]:
     out = tmp_path / "out"  # one path: the card and build_config.json name it
-    for streamed in (False, True):
-        cfg = BuildConfig(store=store, out=out, seed=5, **overrides)  # type: ignore[arg-type]
-        run_build(cfg, streamed=streamed)
-        outs.append(_files(out))
-        out.rename(tmp_path / f"out-{streamed}")
-    return outs[0], outs[1]
+    cfg = BuildConfig(store=store, out=out, seed=5, **overrides)  # type: ignore[arg-type]
+    run_build(cfg)
+    files = _files(out)
+    out.rename(tmp_path / name)
+    return files
+
+
+def _cut(monkeypatch: pytest.MonkeyPatch, issues: int) -> None:
+    import issues_sts.store.frames
+
+    monkeypatch.setattr(issues_sts.store.frames, "PART_ISSUES", issues)
+
+
+def _differ(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
+    return sorted(name for name in a.keys() | b.keys() if a.get(name) != b.get(name))
 
 
 @pytest.fixture(scope="module")
@@ -49,62 +62,64 @@ def small_world_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_streamed_build_equals_the_in_memory_build(
-    small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("negatives", ["random", "hard"])
+def test_the_cut_into_parts_does_not_change_the_build(
+    small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, negatives: str
 ) -> None:
-    import issues_sts.store.frames
-
-    # repositories cut into several parts
-    monkeypatch.setattr(issues_sts.store.frames, "PART_ISSUES", 150)
+    """One part per repository against parts of 150 issues (links, scan, hard negatives'
+    postings and the corpus all cross the cuts)."""
+    whole = _build(small_world_store, tmp_path, "whole", negatives=negatives)
+    _cut(monkeypatch, 150)
     with Store.open(small_world_store) as store:
-        assert len(store.parts()) > len(store.repo_names())
-    whole, streamed = _both(small_world_store, tmp_path)
-    assert whole.keys() == streamed.keys() and "data/train-00000-of-00001.parquet" in str(
-        sorted(whole)
-    )
-    assert [name for name in whole if whole[name] != streamed[name]] == []
+        assert len(store.parts()) > 2 * len(store.repo_names())
+    cut = _build(small_world_store, tmp_path, "cut", negatives=negatives)
+    assert "data/train-00000-of-00001.parquet" in whole
+    assert _differ(whole, cut) == []
 
 
-def test_streamed_build_equals_the_in_memory_build_on_the_paper_world(tmp_path: Path) -> None:
+def test_the_cut_does_not_change_the_build_of_the_paper_world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = tmp_path / "paper"
     write_paper_store(
         store,
         PaperConfig(seed=1, scale=0.02, repos=("psf/requests", "pallets/flask", "celery/celery")),
     )
-    whole, streamed = _both(store, tmp_path, text_recipe="raw")
-    assert [name for name in whole if whole[name] != streamed[name]] == []
+    whole = _build(store, tmp_path, "whole", text_recipe="raw")
+    _cut(monkeypatch, 97)
+    cut = _build(store, tmp_path, "cut", text_recipe="raw")
+    assert _differ(whole, cut) == []
 
 
-def test_threads_read_in_a_process_pool_give_the_same_links(
+def test_the_scans_postings_are_those_of_every_text_at_once(
     small_world_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from issues_sts.links import build_links, stage
-
+    """Hard negatives' BM25 postings, a part at a time, equal those of the whole store's
+    texts (made and redacted as the scan makes them) read at once."""
+    _cut(monkeypatch, 150)
     with Store.open(small_world_store) as store:
-        monkeypatch.setattr(stage, "_PARALLEL_MIN", 10**9)
-        alone = build_links(store)
-        monkeypatch.setattr(stage, "_PARALLEL_MIN", 10)
-        pooled = build_links(store)
-    assert alone.counters["threads_read"] > 10
-    assert alone.links.equals(pooled.links) and alone.counters == pooled.counters
+        (scan,) = run_pass(store, [StoreScanner("readers", postings=True)])
+        texts, _ = issue_texts(store.issues_frame(columns=TEXT_INPUTS), "readers")
+    texts, _ = redact_column(texts)
+    assert scan.postings is not None and scan.postings.height > 1000
+    assert scan.postings.equals(term_postings(texts.with_row_index("idx")))
+    assert scan.texts.select("repo", "number").equals(texts.select("repo", "number"))
+    assert scan.texts["text"].null_count() == scan.texts.height  # the texts were let go
+    assert scan.postings["idx"].dtype == pl.UInt32
 
 
 def test_parts_read_on_every_core_give_the_same_build(
     small_world_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A big store's parts go to worker processes (links and scan); results come back in the
-    parts' order, so the build is the same bytes as the in-memory one."""
-    import issues_sts.store.frames
-    from issues_sts import partwork
+    """A big store's parts go to worker processes (links, scan, corpus); results come back in
+    the parts' order, so the build is the same bytes as the one read in this process."""
+    from issues_sts import passes
 
-    monkeypatch.setattr(issues_sts.store.frames, "PART_ISSUES", 150)
-    out = tmp_path / "out"
-    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=False)
-    whole = _files(out)
-    out.rename(tmp_path / "whole")
-    monkeypatch.setattr(partwork, "PARALLEL_MIN_ISSUES", 0)
-    monkeypatch.setattr(partwork, "cores", lambda: 2)  # a pool even on a one-core runner
+    _cut(monkeypatch, 150)
+    alone = _build(small_world_store, tmp_path, "alone")
+    monkeypatch.setattr(passes, "PARALLEL_MIN_ISSUES", 0)
+    monkeypatch.setattr(passes, "cores", lambda: 2)  # a pool even on a one-core runner
     with Store.open(small_world_store) as store:
-        assert partwork.workers_for(store.parts()) == 2
-    run_build(BuildConfig(store=small_world_store, out=out, seed=5), streamed=True)
-    assert [name for name, data in _files(out).items() if whole.get(name) != data] == []
+        assert passes.workers_for(store.parts()) == 2
+    pooled = _build(small_world_store, tmp_path, "pooled")
+    assert _differ(alone, pooled) == []

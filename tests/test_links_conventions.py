@@ -14,9 +14,9 @@ import pytest
 from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.evidence.migration import HEADER_FORMS, comment_was_migrated, ticket_of
-from issues_sts.links import LinkConfig, LinkTable, build_links, extract_thread
+from issues_sts.links import LinkConfig, LinkConsumer, LinkTable, build_links, extract_thread
 from issues_sts.links.model import Signal, Thread
-from issues_sts.links.stage import finish_links, link_config, part_links
+from issues_sts.passes import read_part
 from issues_sts.store import Store
 from tests.links_helpers import REPO, c, canonical, ev, thread
 
@@ -523,17 +523,11 @@ def test_old_numbers_are_mapped_through_the_headers(migrated: Store) -> None:
 def test_the_map_spans_parts(migrated: Store) -> None:
     """The header naming ticket 18 (#101) and the thread citing it (#102) lie in different
     parts: the map is built when the stage finishes, over the whole repository."""
-    cfg = link_config(migrated, LinkConfig())
+    links = LinkConsumer.for_store(migrated, LinkConfig())
     parts = migrated.parts(max_issues=2)
     assert len(parts) > 2
-    found: list[Any] = []
-    counters: Any = __import__("collections").Counter()
-    for part in parts:
-        issues = migrated.issues_frame(repo=part[0], span=part[1:])
-        links, part_counters, _ = part_links(migrated, part, cfg, issues)
-        found += links
-        counters.update(part_counters)
-    table = finish_links(migrated, found, counters)
+    results = [links.per_part(read_part(migrated, part, [links])) for part in parts]
+    table = links.finish(migrated, results)
     assert {k: v for k, v in _targets(table.links).items() if v[1]} == EXPECTED
 
 

@@ -9,7 +9,6 @@ import polars as pl
 import pytest
 
 from issues_sts.crawl.rows import comment_rows, issue_rows
-from issues_sts.dataset.build import default_link_stage
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, build_links
 from issues_sts.links.renames import (
@@ -69,7 +68,7 @@ def test_configured_alias_and_build_link_stage(store_dir: Path) -> None:
         (NEW, 1, True)
     ]
     with Store.open(store_dir) as st:
-        table = default_link_stage(st, LinkConfig(repo_aliases=(("oldco/widgets", NEW),)))
+        table = build_links(st, LinkConfig(repo_aliases=(("oldco/widgets", NEW),)))
     assert table.links.select("target_repo", "usable").rows() == [(NEW, True)]
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -20,27 +20,18 @@ from issues_sts.dataset.card import render_card
 from issues_sts.dataset.completeness import MissingRepo, as_json, check_complete, describe
 from issues_sts.dataset.config import SPLITS, BuildConfig
 from issues_sts.dataset.diff import diff_builds, render_markdown
-from issues_sts.dataset.hard_negatives import term_postings
 from issues_sts.dataset.negatives import HardMode, sample_negatives
 from issues_sts.dataset.pairs import positive_pairs
 from issues_sts.dataset.previous import build_folder, next_version, read_previous
-from issues_sts.dataset.redact import redact_column
-from issues_sts.dataset.references import keys_from_mentions, reference_keys
+from issues_sts.dataset.references import keys_from_mentions
 from issues_sts.dataset.retrieval_view import (
     RetrievalView,
     corpus_parts,
     query_rows,
     retrieval_view,
-    slices,
     write_view,
 )
-from issues_sts.dataset.scan import (
-    StoreScan,
-    fill_texts,
-    links_and_scan,
-    pair_keys_frame,
-    scan_store,
-)
+from issues_sts.dataset.scan import StoreScan, StoreScanner, fill_texts, pair_keys_frame
 from issues_sts.dataset.splits import (
     Previous,
     assign_splits,
@@ -57,34 +48,11 @@ from issues_sts.dataset.stats import (
     token_lengths,
     violin_plot,
 )
-from issues_sts.dataset.texts import issue_texts
 from issues_sts.errors import ConfigError, DatasetError, NoDuplicates, StoreError
-from issues_sts.links import LinkConfig, aliases_from_store, build_links, merge_aliases
+from issues_sts.links import LinkConsumer, LinkTable
+from issues_sts.passes import run_pass
 from issues_sts.report import SILENT, Reporter
 from issues_sts.store import Store
-
-
-class LinkTableLike(Protocol):
-    """What the build needs from the link stage (`issues_sts.links.LinkTable`)."""
-
-    @property
-    def links(self) -> pl.DataFrame: ...
-
-    @property
-    def clusters(self) -> pl.DataFrame: ...
-
-    @property
-    def counters(self) -> dict[str, int]: ...
-
-    def write(self, out_dir: Path) -> Any: ...
-
-
-LinkStage = Callable[[Store], LinkTableLike]
-
-
-def default_link_stage(store: Store, cfg: LinkConfig | None = None) -> LinkTableLike:
-    # renames the store knows are added by the stage itself; cfg's are the user's extra ones
-    return build_links(store, cfg or LinkConfig())
 
 
 @dataclass(frozen=True)
@@ -189,13 +157,9 @@ def run_build(
     cfg: BuildConfig,
     *,
     reporter: Reporter = SILENT,
-    link_stage: LinkStage | None = None,
-    streamed: bool = True,
     previous_dir: Path | None = None,
 ) -> BuildSummary:
     """Build the dataset described by `cfg` into `cfg.out` and return what was built.
-    `streamed` (the default) reads the store one repository at a time; False reads it whole
-    (the reference the streamed build is tested against; `--negatives hard` always does).
     `previous_dir`: the local copy of `cfg.previous` when that is a Hub id (the card and
     build_config.json keep the id the user gave)."""
     started = time.perf_counter()
@@ -207,82 +171,41 @@ def run_build(
         missing = check_complete(store, allow_incomplete=cfg.allow_incomplete)
         if missing:
             reporter.notice(f"building from an incomplete store: {describe(missing)}")
-        # Links first: what the link stage holds is freed before the texts are read, so peak
-        # memory is the larger of the two, not their sum.
-        whole = cfg.negatives == "hard" or not streamed
-        table: LinkTableLike
+        # One pass over the store's parts for the link stage and the scan: each part is read
+        # once for both; the texts are let go part by part (`StoreScanner`).
         step("extracting duplicate links")
-        if link_stage is None and not whole:
-            # the default stage and the scan need the same rows: one reading of each part for
-            # both, so this stage's seconds include the scan (no "reading the store" stage)
-            table, scan = links_and_scan(store, cfg.text_recipe, cfg.links)
-        else:
-            table = link_stage(store) if link_stage else default_link_stage(store, cfg.links)
-            step("reading the store")
-        renames = merge_aliases(
-            cfg.links.repo_aliases, aliases_from_store(store)
-        )  # old names still mean the same issues
-        if whole:
-            # BM25 (hard negatives) needs every text at once: the store is read whole.
-            texts, text_counters = issue_texts(store.issues_frame(), cfg.text_recipe)
-            comments = store.comments_frame(columns=("repo", "number", "body"))
-            summary = _build(
-                cfg,
-                tokenizer,
-                texts,
-                text_counters,
-                comments,
-                table,
-                step,
-                history,
-                renames,
-                missing=missing,
-            )
-        else:
-            if link_stage is not None:
-                scan = scan_store(store, cfg.text_recipe)
-            summary = _build(
-                cfg,
-                tokenizer,
-                scan.texts,
-                scan.counters,
-                None,
-                table,
-                step,
-                history,
-                renames,
-                streamed=(store, scan),
-                missing=missing,
-            )
+        links = LinkConsumer.for_store(store, cfg.links)
+        scanner = StoreScanner(cfg.text_recipe, postings=cfg.negatives == "hard")
+        table, scan = run_pass(store, [links, scanner])
+        # the link stage's aliases (the user's and the store's renames): old names of the
+        # same issues, for the mentions between them
+        renames = links.cfg.repo_aliases
+        summary = _build(cfg, tokenizer, store, scan, table, step, history, renames, missing)
     return replace(summary, timings=step.finish())
 
 
 def _build(
     cfg: BuildConfig,
     tokenizer: Any,
-    texts: pl.DataFrame,
-    text_counters: dict[str, int],
-    comments: pl.DataFrame | None,
-    table: LinkTableLike,
+    store: Store,
+    scan: StoreScan,
+    table: LinkTable,
     step: _Steps,
-    history: History | None = None,
-    renames: tuple[tuple[str, str], ...] = (),
-    streamed: tuple[Store, StoreScan] | None = None,
-    missing: list[MissingRepo] | None = None,
+    history: History,
+    renames: tuple[tuple[str, str], ...],
+    missing: list[MissingRepo],
 ) -> BuildSummary:
-    """The stages after reading. `streamed`: `texts` holds no text yet (`scan_store` kept the
-    facts the stages need); the texts of the issues in pairs are read back before assembling."""
-    history = history or History(cfg.version or next_version(None))
+    """The stages after the pass over the store. `scan.texts` holds no text yet (the scan
+    kept the facts the stages need); the texts of the issues in pairs are read back before
+    assembling, the corpus's a part at a time while it is written."""
     counters: dict[str, dict[str, int]] = {
         "links": dict(sorted(table.counters.items())),
-        "texts": text_counters,
+        "texts": scan.counters,
     }
     step("redaction")
-    if streamed is None:
-        texts, counters["redaction"] = redact_column(texts)
-    else:
-        counters["redaction"] = streamed[1].redaction
+    counters["redaction"] = scan.redaction
     step("positive pairs")
+    texts = scan.texts
     positives, counters["positives"] = positive_pairs(
         table.links, texts, min_confidence=cfg.links.min_confidence
     )
@@ -297,25 +220,15 @@ def _build(
         cfg, texts, positives, table, history
     )
     step(f"{cfg.negatives} negatives")
-    mentions = streamed[1].mentions if streamed is not None else None
-    negatives, counters["negatives"] = _negatives(
-        cfg, texts, comments, table, assignment, positives, renames, mentions
-    )
-    if streamed is not None:
-        texts = fill_texts(
-            streamed[0], texts, pair_keys_frame(positives, negatives), cfg.text_recipe
-        )
+    negatives, counters["negatives"] = _negatives(cfg, scan, table, assignment, positives, renames)
+    texts = fill_texts(store, texts, pair_keys_frame(positives, negatives), cfg.text_recipe)
     pairs = assemble_pairs(positives, negatives, texts, cfg.seed)
     check_no_leakage(pairs, groups)
     check_splits_filled(pairs, allow_empty=cfg.allow_empty_splits)
     step("retrieval view")
     view = retrieval_view(positives, texts)
-    retrieval = _Retrieval(
-        view,
-        query_rows(view, texts),
-        # read when written: the streamed build reads the store again a part at a time
-        corpus_parts(streamed[0], cfg.text_recipe) if streamed is not None else slices(texts),
-    )
+    # read when written: the store again, a part at a time
+    retrieval = _Retrieval(view, query_rows(view, texts), corpus_parts(store, cfg.text_recipe))
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing
@@ -355,27 +268,22 @@ class _Retrieval:
 
 def _negatives(
     cfg: BuildConfig,
-    texts: pl.DataFrame,
-    comments: pl.DataFrame | None,
-    table: LinkTableLike,
+    scan: StoreScan,
+    table: LinkTable,
     assignment: pl.DataFrame,
     positives: pl.DataFrame,
-    renames: tuple[tuple[str, str], ...] = (),
-    mentions: pl.DataFrame | None = None,
+    renames: tuple[tuple[str, str], ...],
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """As many negatives per split as `negative_ratio` asks, never between referencing issues
-    (also when one mentions the other under a repository's old name: `renames`; `mentions`:
-    found while scanning the store, instead of in `texts` and `comments`)."""
+    (the mentions the scan found, also of an issue under a repository's old name: `renames`,
+    and the link stage's candidate links)."""
     per_split = dict(positives.group_by("split").len().iter_rows())
     index = assignment.select("idx", "repo", "number")
-    refs = (
-        keys_from_mentions(index, mentions, table.links, renames)
-        if mentions is not None
-        else reference_keys(index, texts, comments, table.links, renames)
-    )
+    refs = keys_from_mentions(index, scan.mentions, table.links, renames)
     hard = None
     if cfg.negatives == "hard":
-        hard = HardMode(term_postings(texts.with_row_index("idx")), cfg.hard_query_terms)
+        assert scan.postings is not None, "the scan reads the postings for hard negatives"
+        hard = HardMode(scan.postings, cfg.hard_query_terms)
     return sample_negatives(
         assignment,
         per_split,
@@ -391,7 +299,7 @@ def _splits(
     cfg: BuildConfig,
     texts: pl.DataFrame,
     positives: pl.DataFrame,
-    table: LinkTableLike,
+    table: LinkTable,
     history: History,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, dict[str, int]]:
     """Groups, the split of every issue, positives with their split (those a merge across
@@ -436,7 +344,7 @@ def _lengths(tokenizer: Any, texts: pl.DataFrame, pairs: pl.DataFrame, step: _St
 def _write(
     cfg: BuildConfig,
     pairs: pl.DataFrame,
-    table: LinkTableLike,
+    table: LinkTable,
     stats: dict[str, Any],
     counters: dict[str, dict[str, int]],
     by_split: dict[str, np.ndarray],

@@ -21,13 +21,38 @@ _TOKEN = r"[a-z][a-z0-9_]{2,}"
 
 def term_postings(texts: pl.DataFrame) -> pl.DataFrame:
     """idx, term, tf, dl, df for every (issue, distinct term); `texts` has idx and text."""
+    return _with_df(_counts(texts))
+
+
+def part_postings(texts: pl.DataFrame) -> pl.DataFrame:
+    """`term_postings` of a slice of the texts (idx: the row in `texts`), without `df`, which
+    needs every slice: `whole_postings` joins the slices."""
+    return _counts(texts.with_row_index("idx"))
+
+
+def whole_postings(parts: list[tuple[int, pl.DataFrame]]) -> pl.DataFrame:
+    """`term_postings` of the texts whose slices gave `parts` ((rows of the slice, its
+    `part_postings`), in order): each slice's idx moved past the rows before it."""
+    shifted, offset = [], 0
+    for rows, postings in parts:
+        shifted.append(postings.with_columns((pl.col("idx") + offset).cast(pl.UInt32)))
+        offset += rows
+    return _with_df(pl.concat(shifted))
+
+
+def _counts(texts: pl.DataFrame) -> pl.DataFrame:
+    """idx, term, tf, dl for every (issue, distinct term) of `texts` (idx, text)."""
     tokens = texts.select(
         "idx", pl.col("text").str.to_lowercase().str.extract_all(_TOKEN).alias("term")
     )
     lengths = tokens.select("idx", pl.col("term").list.len().cast(pl.Float64).alias("dl"))
     postings = tokens.explode("term").drop_nulls("term").group_by("idx", "term").len("tf")
-    df = postings.group_by("term").len("df")
-    return postings.join(lengths, on="idx").join(df, on="term").sort("idx", "term")
+    return postings.join(lengths, on="idx")
+
+
+def _with_df(counts: pl.DataFrame) -> pl.DataFrame:
+    df = counts.group_by("term").len("df")
+    return counts.join(df, on="term").sort("idx", "term")
 
 
 def _queries(anchors: np.ndarray, postings: pl.DataFrame, query_terms: int) -> pl.DataFrame:

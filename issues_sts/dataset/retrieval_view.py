@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -39,8 +40,8 @@ from issues_sts.dataset.export import PARQUET_OPTIONS, SHARD, features_schema, w
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.scan import TEXT_INPUTS
 from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.partwork import map_parts
-from issues_sts.store import Part, Store
+from issues_sts.passes import PartFrames, stream_pass
+from issues_sts.store import Store
 
 CORPUS_FEATURES = {
     "_id": "string",
@@ -301,19 +302,25 @@ def slices(texts: pl.DataFrame, size: int = CORPUS_ROW_GROUP) -> Iterator[pl.Dat
         yield texts.slice(start, size)
 
 
-def _corpus_part(store: Store, part: Part, recipe: TextRecipe) -> pl.DataFrame:
-    repo, first, last = part
-    issues = store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=(first, last))
-    texts, _ = issue_texts(issues, recipe)
-    return redact_column(texts)[0]
+@dataclass(frozen=True)
+class CorpusReader:
+    """Every issue's text a part at a time, made as the scan made it (recipe, then redaction):
+    the build's corpus, in a pass of its own over the store (`issues_sts.passes.stream_pass`),
+    written as it comes, so memory is bounded by a part."""
+
+    recipe: TextRecipe
+    issue_columns: ClassVar[tuple[str, ...] | None] = TEXT_INPUTS
+    comment_columns: ClassVar[tuple[str, ...]] = ()
+
+    def per_part(self, frames: PartFrames) -> pl.DataFrame:
+        texts, _ = issue_texts(frames.issues, self.recipe)
+        return redact_column(texts)[0]
 
 
 def corpus_parts(store: Store, recipe: TextRecipe) -> Iterator[pl.DataFrame]:
-    """Every issue's text a part at a time, made as the scan made it (recipe, then redaction),
-    on every core for a big store: the streamed build's corpus, memory bounded by a part."""
-    store_parts = store.parts()
-    if not store_parts:
+    """The corpus a part at a time (`CorpusReader`, on every core for a big store)."""
+    if not store.parts():
         texts, _ = issue_texts(store.issues_frame(columns=TEXT_INPUTS), recipe)
         yield redact_column(texts)[0]
         return
-    yield from map_parts(store, store_parts, _corpus_part, recipe)
+    yield from stream_pass(store, CorpusReader(recipe))

@@ -4,41 +4,30 @@
 A dataset needs the texts of the few issues that end in pairs (about 40,000 of the paper's
 2.5 million), but its statistics and its negatives need facts about every text: how many
 issues have a usable text (and were dropped why), how many secrets were redacted, and which
-issues mention which (two issues that reference each other are never a negative). `scan_store`
-reads each repository's issues and comments once, keeps those facts and an index row per
-issue, and lets the texts go. `fill_texts` then reads back the texts of the issues in pairs.
+issues mention which (two issues that reference each other are never a negative).
+`StoreScanner` is a consumer of the build's one pass over the store (`issues_sts.passes`,
+shared with the link stage): it makes each part's texts, keeps those facts and an index row
+per issue, and lets the texts go. `fill_texts` then reads back the texts of the issues in pairs.
 
-Each text goes through exactly the functions the in-memory build applies to the whole store
-(`issue_texts`, `redact_column`, `references.mention_edges`), which work row by row, so the
-streamed build gives the same bytes (a test compares the two).
+Each text goes through exactly the functions a whole-store reading would apply (`issue_texts`,
+`redact_column`, `references.mention_edges`), which work row by row, so how the store is cut
+into parts does not change a byte (`tests/test_dataset_stream.py`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
 
+from issues_sts.dataset.hard_negatives import part_postings, whole_postings
 from issues_sts.dataset.redact import redact_column
 from issues_sts.dataset.references import mention_edges
 from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.links import (
-    THREAD_COMMENT_COLUMNS,
-    DuplicateLink,
-    LinkConfig,
-    LinkTable,
-    PartLinks,
-    ThreadReaders,
-    build_links,
-    finish_links,
-    link_config,
-    part_links,
-)
-from issues_sts.partwork import map_parts, workers_for
-from issues_sts.store import Part, Store
+from issues_sts.passes import PartFrames
+from issues_sts.store import Store
 
 # the columns `issue_texts` reads
 TEXT_INPUTS = (
@@ -63,6 +52,8 @@ class StoreScan:
     counters: dict[str, int]  # `issue_texts`' counters over the whole store
     redaction: dict[str, int]  # `redact_column`'s counters over every text
     mentions: pl.DataFrame  # repo, number, to_repo, to_number: references in texts and comments
+    # with `StoreScanner(postings=True)`: `hard_negatives.term_postings` of every text (BM25)
+    postings: pl.DataFrame | None = None
 
 
 def _add(total: dict[str, int], part: dict[str, int]) -> None:
@@ -71,114 +62,68 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
-ScanPart = tuple[pl.DataFrame, dict[str, int], dict[str, int], pl.DataFrame]
+# index rows (texts dropped), counters, redaction counters, mentions, term postings (or None)
+ScanPart = tuple[pl.DataFrame, dict[str, int], dict[str, int], pl.DataFrame, pl.DataFrame | None]
 
 
-def _scan_part(store: Store, part: Part, recipe: TextRecipe) -> ScanPart:
-    """One part's index rows (texts dropped), counters, redaction counters and mentions."""
-    repo, first, last = part
-    span = (first, last)
-    issues = store.issues_frame(repo=repo, columns=TEXT_INPUTS, span=span)
-    return _scan_frames(
-        issues,
-        store.comments_frame(repo=repo, columns=("repo", "number", "body"), span=span),
-        recipe,
-    )
+@dataclass(frozen=True)
+class StoreScanner:
+    """The build's scan as a consumer of a pass over the store (`issues_sts.passes`): each
+    part's texts made (`recipe`, then redaction), their facts kept and the texts let go.
+    `postings`: also each text's terms, for the BM25 of hard negatives (a term's document
+    frequency is counted over every part in `finish`)."""
 
+    recipe: TextRecipe
+    postings: bool = False
+    issue_columns: ClassVar[tuple[str, ...] | None] = TEXT_INPUTS
+    comment_columns: ClassVar[tuple[str, ...]] = ("repo", "number", "body")
 
-def _scan_frames(issues: pl.DataFrame, comments: pl.DataFrame, recipe: TextRecipe) -> ScanPart:
-    texts, text_counters = issue_texts(issues, recipe)
-    texts, redacted = redact_column(texts)
-    found = [mention_edges(texts, "text")] + (
-        [mention_edges(comments, "body")] if comments.height else []
-    )
-    mentions = pl.concat(found).unique()  # repeats change nothing downstream
-    return (
-        texts.with_columns(pl.lit(None, pl.Utf8).alias("text")),
-        text_counters,
-        redacted,
-        mentions,
-    )
+    def per_part(self, frames: PartFrames) -> ScanPart:
+        texts, text_counters = issue_texts(frames.issues.select(TEXT_INPUTS), self.recipe)
+        texts, redacted = redact_column(texts)
+        comments = frames.comments.select(self.comment_columns)
+        found = [mention_edges(texts, "text")] + (
+            [mention_edges(comments, "body")] if comments.height else []
+        )
+        mentions = pl.concat(found).unique()  # repeats change nothing downstream
+        return (
+            texts.with_columns(pl.lit(None, pl.Utf8).alias("text")),
+            text_counters,
+            redacted,
+            mentions,
+            part_postings(texts) if self.postings else None,
+        )
 
+    def finish(self, store: Store, results: list[ScanPart]) -> StoreScan:
+        if not results:  # an empty store: the shapes of an empty frame's texts
+            return self._empty(store)
+        counters: dict[str, int] = {}
+        redaction: dict[str, int] = {}
+        for _, text_counters, redacted, _, _ in results:
+            _add(counters, text_counters)
+            _add(redaction, redacted)
+        return StoreScan(
+            pl.concat([r[0] for r in results]),
+            counters,
+            redaction,
+            pl.concat([r[3] for r in results]),
+            whole_postings([(r[0].height, r[4]) for r in results if r[4] is not None])
+            if self.postings
+            else None,
+        )
 
-def _links_and_scan_part(
-    store: Store, part: Part, args: tuple[LinkConfig, TextRecipe, ThreadReaders | None]
-) -> tuple[PartLinks, ScanPart]:
-    """The link stage's and the scan's work on one part from one reading of its rows."""
-    cfg, recipe, readers = args
-    repo, first, last = part
-    issues = store.issues_frame(repo=repo, span=(first, last))
-    # every comment's body, for both; who posted it, when and where: only for threads read
-    comments = store.comments_frame(repo=repo, columns=THREAD_COMMENT_COLUMNS, span=(first, last))
-    links = part_links(store, part, cfg, issues, comments, readers)
-    return links, _scan_frames(
-        issues.select(TEXT_INPUTS), comments.select("repo", "number", "body"), recipe
-    )
-
-
-def links_and_scan(
-    store: Store, recipe: TextRecipe, cfg: LinkConfig
-) -> tuple[LinkTable, StoreScan]:
-    """`build_links(store, cfg)` and `scan_store(store, recipe)` in one pass over the store:
-    each part's issues and comments are read once for both (on every core for a big store).
-    The same link table and scan as the two calls, part by part in the same order."""
-    cfg = link_config(store, cfg)
-    store_parts = store.parts()
-    if not store_parts:
-        return build_links(store, cfg), scan_store(store, recipe)
-    counters: Counter[str] = Counter()
-    found: list[DuplicateLink] = []
-    scanned: list[ScanPart] = []
-    with ThreadReaders(
-        cfg
-    ) as readers:  # a small store's big parts: their threads in a pool, as build_links does
-        arg = (cfg, recipe, None if workers_for(store_parts) else readers)
-        for (links, part_counters, _), scan in map_parts(
-            store, store_parts, _links_and_scan_part, arg
-        ):
-            counters.update(part_counters)
-            found.extend(links)
-            scanned.append(scan)
-    return finish_links(store, found, counters), _gather(scanned)
-
-
-def _gather(scanned: Iterable[ScanPart], on_repo: Callable[[], None] | None = None) -> StoreScan:
-    parts: list[pl.DataFrame] = []
-    mentions: list[pl.DataFrame] = []
-    counters: dict[str, int] = {}
-    redaction: dict[str, int] = {}
-    for texts, text_counters, redacted, found in scanned:
-        _add(counters, text_counters)
-        _add(redaction, redacted)
-        mentions.append(found)
-        parts.append(texts)
-        if on_repo is not None:
-            on_repo()
-    return StoreScan(pl.concat(parts), counters, redaction, pl.concat(mentions))
-
-
-def scan_store(
-    store: Store, recipe: TextRecipe, *, on_repo: Callable[[str], None] | None = None
-) -> StoreScan:
-    """One pass over the store, a part of a repository at a time (see the module's docstring),
-    on every core for a big store (`map_parts`: the same result in the same order)."""
-    store_parts = store.parts()
-    if not store_parts:  # an empty store: the in-memory path's shapes
-        texts, counters = issue_texts(store.issues_frame(), recipe)
+    def _empty(self, store: Store) -> StoreScan:
+        texts, counters = issue_texts(store.issues_frame(columns=TEXT_INPUTS), self.recipe)
         texts, redaction = redact_column(texts)
-        return StoreScan(texts, counters, redaction, mention_edges(texts, "text"))
-    names = iter([repo for repo, _, _ in store_parts])
-    return _gather(
-        map_parts(store, store_parts, _scan_part, recipe),
-        (lambda: on_repo(next(names))) if on_repo is not None else None,
-    )
+        postings = whole_postings([(0, part_postings(texts))]) if self.postings else None
+        return StoreScan(texts, counters, redaction, mention_edges(texts, "text"), postings)
 
 
 def fill_texts(
     store: Store, texts: pl.DataFrame, keys: pl.DataFrame, recipe: TextRecipe
 ) -> pl.DataFrame:
     """`texts` with the `text` of the issues in `keys` (repo, number) read back from the store
-    and made exactly as `scan_store` made them (recipe, then redaction)."""
+    and made exactly as `StoreScanner` made them (recipe, then redaction)."""
     wanted = keys.unique().join(
         texts.select("repo", "number").with_row_index("_row"), on=["repo", "number"]
     )

@@ -1,37 +1,33 @@
 """The link stage's runner: crawl store -> threads -> links -> store facts -> clusters.
 
-`build_links(store, cfg)` reads the store once, builds a `Thread` per issue that can carry
-evidence, calls the pure `extract_thread` on each, then applies what only the store
-knows: transferred targets follow their redirect, pull requests and targets missing from
-the store are excluded (kept and counted), and usable links are grouped into clusters.
-"""
+`build_links(store, cfg)` reads the store once, a part at a time (`LinkConsumer` in a pass of
+`issues_sts.passes`, which the build shares with its own reading), builds a `Thread` per issue
+that can carry evidence, calls the pure `extract_thread` on each, then applies what only the
+store knows: transferred targets follow their redirect, pull requests and targets missing from
+the store are excluded (kept and counted), and usable links are grouped into clusters."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import multiprocessing
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import polars as pl
 
 from issues_sts.evidence.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.links.clusters import clusters
-from issues_sts.links.extract import ThreadReading, extract_thread
+from issues_sts.links.extract import extract_thread
 from issues_sts.links.history import about, read_history
 from issues_sts.links.migration import map_old_tickets
 from issues_sts.links.model import DuplicateLink, Event, LinkConfig, Post, Thread
 from issues_sts.links.renames import aliases_from_store, merge_aliases
 from issues_sts.links.resolve import StoreIndex, apply_store_facts
 from issues_sts.links.scoring import is_duplicate_label
-from issues_sts.partwork import map_parts, workers_for
-from issues_sts.store import Part, Store
+from issues_sts.passes import PartFrames, run_pass
+from issues_sts.store import Store
 
 LINKS_FILE = "links.parquet"
 COUNTERS_FILE = "link_counters.json"
@@ -105,8 +101,8 @@ POST_COLUMNS = (
 )
 
 
-# What a caller that reads every comment anyway (the build's scan) may read for the link stage
-# instead of `POST_COLUMNS`: the posting details then come by id, for the threads read only.
+# What a pass over the store reads of every comment for the link stage (`LinkConsumer`), instead
+# of `POST_COLUMNS`: the posting details then come by id, for the threads read only.
 DETAIL_COLUMNS = ("user_login", "author_association", "created_at", "html_url")
 THREAD_COMMENT_COLUMNS = ("id", "repo", "number", "body")
 
@@ -366,82 +362,71 @@ def store_index(store: Store, links: list[DuplicateLink]) -> StoreIndex:
     return index
 
 
-# -- reading threads on every core ---------------------------------------------------------
-_PARALLEL_MIN = 300  # threads in one repository before the process pool (started once) pays
-_BATCH = 200
+# -- the stage as a consumer of one pass over the store ------------------------------------
+PartLinks = tuple[list[DuplicateLink], Counter[str]]  # one part's links and counters
 
 
-def _read_batch(threads: list[Thread], cfg: LinkConfig) -> list[ThreadReading]:
-    return [extract_thread(thread, cfg) for thread in threads]
+@dataclass(frozen=True)
+class LinkConsumer:
+    """The link stage as a consumer of `issues_sts.passes.run_pass`: `per_part` reads a part's
+    threads (every issue column, each comment's body; who posted a comment, when and where is
+    read by id for the threads read only), `finish` applies the store facts and makes the
+    clusters. `cfg` holds the store's renames (`for_store`)."""
 
+    cfg: LinkConfig
+    issue_columns: ClassVar[tuple[str, ...] | None] = None
+    comment_columns: ClassVar[tuple[str, ...]] = THREAD_COMMENT_COLUMNS
 
-class ThreadReaders:
-    """`extract_thread` over a repository's threads: in this process when they are few, in a
-    pool of processes (one per core, at most 4) when there are many. Threads are independent
-    and results come back in order, so the links are the same either way."""
+    @classmethod
+    def for_store(cls, store: Store, cfg: LinkConfig | None = None) -> LinkConsumer:
+        """`cfg` with the renames the store knows added to the user's aliases (store facts)."""
+        cfg = cfg or LinkConfig()
+        aliases = merge_aliases(cfg.repo_aliases, aliases_from_store(store))
+        return cls(cfg.model_copy(update={"repo_aliases": aliases}))
 
-    def __init__(self, cfg: LinkConfig) -> None:
-        self.cfg = cfg
-        self.pool: ProcessPoolExecutor | None = None
-
-    def read(self, threads: list[Thread]) -> Iterator[ThreadReading]:
-        workers = min(4, os.cpu_count() or 1)
-        if len(threads) < _PARALLEL_MIN or workers < 2:
-            return (extract_thread(thread, self.cfg) for thread in threads)
-        if self.pool is None:
-            # fork: a spawned worker would re-run the caller's main module; the workers only
-            # run `extract_thread` (pure Python), never polars, whose thread pool fork copies
-            self.pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-        batches = [threads[i : i + _BATCH] for i in range(0, len(threads), _BATCH)]
-        return (
-            r
-            for batch in self.pool.map(_read_batch, batches, itertools.repeat(self.cfg))
-            for r in batch
+    def per_part(self, frames: PartFrames) -> PartLinks:
+        counters: Counter[str] = Counter()
+        links: list[DuplicateLink] = []
+        threads = iter_threads(
+            frames.store,
+            self.cfg,
+            frames.issues,
+            repo=frames.repo,
+            span=frames.span,
+            comments=frames.comments.select(self.comment_columns),
         )
+        for thread in threads:
+            reading = extract_thread(thread, self.cfg)
+            counters["threads_read"] += 1
+            counters.update(reading.counters)
+            links.extend(reading.links)
+        return links, counters
 
-    def __enter__(self) -> ThreadReaders:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-
-
-PartLinks = tuple[list[DuplicateLink], Counter[str], int]  # links, counters, threads read
-
-
-def _read_part(store: Store, part: Part, cfg: LinkConfig) -> PartLinks:
-    """The links and counters of one part's threads (run in a worker by `map_parts`)."""
-    repo, first, last = part
-    return part_links(store, part, cfg, store.issues_frame(repo=repo, span=(first, last)))
-
-
-def part_links(
-    store: Store,
-    part: Part,
-    cfg: LinkConfig,
-    issues: pl.DataFrame,
-    comments: pl.DataFrame | None = None,
-    readers: ThreadReaders | None = None,
-) -> PartLinks:
-    """The links of one part from its `issues` (every column) and, when already read, its
-    `comments` (`POST_COLUMNS`, or `THREAD_COMMENT_COLUMNS`); `cfg` as `link_config` made it.
-    `readers`: extract the threads in its process pool (in a worker process there is none: one
-    part per core)."""
-    repo, first, last = part
-    counters: Counter[str] = Counter()
-    links: list[DuplicateLink] = []
-    threads = list(
-        iter_threads(store, cfg, issues, repo=repo, span=(first, last), comments=comments)
-    )
-    readings = (
-        readers.read(threads) if readers is not None else (extract_thread(t, cfg) for t in threads)
-    )
-    for reading in readings:
-        counters["threads_read"] += 1
-        counters.update(reading.counters)
-        links.extend(reading.links)
-    return links, counters, len(threads)
+    def finish(self, store: Store, results: list[PartLinks]) -> LinkTable:
+        """The table of the links every part gave (in the parts' order): store facts,
+        exclusions, counters, clusters. Old tracker numbers are mapped first: the map needs
+        every issue of a migrated repository, which no one part holds."""
+        counters: Counter[str] = Counter()
+        found: list[DuplicateLink] = []
+        for links, part_counters in results:
+            counters.update(part_counters)
+            found.extend(links)
+        found = map_old_tickets(store, found, counters)
+        links, stated = apply_store_facts(found, store_index(store, found), counters)
+        _count_links(links, counters)
+        edges = [
+            ((lk.repo, lk.number), (lk.target_repo, lk.target_number))
+            for lk in links
+            if lk.excluded_reason is None
+        ]
+        cluster_of = clusters(edges)
+        counters["clusters"] = len({cid for cid, _ in cluster_of.values()})
+        counters["issues_in_clusters"] = len(cluster_of)
+        return LinkTable(
+            _frame(links, stated, cluster_of),
+            _cluster_frame(cluster_of),
+            dict(sorted((k, v) for k, v in counters.items() if v)),
+        )
 
 
 # -- the runner ----------------------------------------------------------------------
@@ -486,65 +471,10 @@ def _count_links(links: list[DuplicateLink], counters: Counter[str]) -> None:
             counters[f"excluded:{link.excluded_reason}"] += 1
 
 
-def build_links(
-    store: Store, cfg: LinkConfig | None = None, *, progress: Callable[[int], None] | None = None
-) -> LinkTable:
-    """Every duplicate link the store supports, with exclusions, counters and clusters."""
-    cfg = link_config(store, cfg)
-    counters: Counter[str] = Counter()
-    found: list[DuplicateLink] = []
-    # One part of a repository at a time (a thread never spans two), so memory is bounded
-    # whatever the store's size; parts come in the frames' order, so the links do too.
-    parts = store.parts()
-    # a big store: whole parts (reading and extraction) on every core; a small one: parts
-    # here, the threads of a big part in ThreadReaders' pool
-    with ThreadReaders(cfg) as readers:
-        if workers_for(parts):
-            results: Iterator[PartLinks] = map_parts(store, parts, _read_part, cfg)
-        else:
-            results = (
-                part_links(
-                    store,
-                    part,
-                    cfg,
-                    store.issues_frame(repo=part[0], span=part[1:]),
-                    readers=readers,
-                )
-                for part in parts
-            )
-        for links, part_counters, threads in results:
-            counters.update(part_counters)
-            found.extend(links)
-            if progress is not None:
-                progress(threads)
-    return finish_links(store, found, counters)
-
-
-def link_config(store: Store, cfg: LinkConfig | None = None) -> LinkConfig:
-    """`cfg` with the renames the store knows added to the user's aliases (they are store facts)."""
-    cfg = cfg or LinkConfig()
-    return cfg.model_copy(
-        update={"repo_aliases": merge_aliases(cfg.repo_aliases, aliases_from_store(store))}
-    )
-
-
-def finish_links(store: Store, found: list[DuplicateLink], counters: Counter[str]) -> LinkTable:
-    """The table of the links every part gave (in the parts' order): store facts, exclusions,
-    counters, clusters. Old tracker numbers are mapped first: the map needs every issue of a
-    migrated repository, which no one part holds."""
-    found = map_old_tickets(store, found, counters)
-    links, stated = apply_store_facts(found, store_index(store, found), counters)
-    _count_links(links, counters)
-    edges = [
-        ((lk.repo, lk.number), (lk.target_repo, lk.target_number))
-        for lk in links
-        if lk.excluded_reason is None
-    ]
-    cluster_of = clusters(edges)
-    counters["clusters"] = len({cid for cid, _ in cluster_of.values()})
-    counters["issues_in_clusters"] = len(cluster_of)
-    return LinkTable(
-        _frame(links, stated, cluster_of),
-        _cluster_frame(cluster_of),
-        dict(sorted((k, v) for k, v in counters.items() if v)),
-    )
+def build_links(store: Store, cfg: LinkConfig | None = None) -> LinkTable:
+    """Every duplicate link the store supports, with exclusions, counters and clusters: the
+    link stage alone in a pass over the store's parts (memory bounded by a part whatever the
+    store's size; the parts come in the frames' order, so the links do too)."""
+    (table,) = run_pass(store, [LinkConsumer.for_store(store, cfg)])
+    assert isinstance(table, LinkTable)
+    return table
