@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from issues_sts.evidence.patterns import KEYWORD, SAME_AS, SLASH, Claim
+from issues_sts.evidence.vocabulary import is_duplicate_label
 from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
 
 
@@ -52,10 +52,6 @@ def _lowered(accounts: tuple[str, ...]) -> frozenset[str]:
 
 def sigmoid(score: float) -> float:
     return 1.0 / (1.0 + math.exp(-score))
-
-
-def is_duplicate_label(label: str, cfg: LinkConfig) -> bool:
-    return re.search(cfg.duplicate_label_pattern, label.lower()) is not None
 
 
 def thread_says_duplicate(thread: Thread, cfg: LinkConfig) -> list[Signal]:
