@@ -44,6 +44,9 @@ class Rule:
     pull_request_only: bool = False
     # `cue` is read at the start of any line of a comment (re.MULTILINE)
     by_line: bool = False
+    # the rule's alternatives of the reader's wording cue (`patterns` joins every rule's, in the
+    # table's order, into the one regex that finds "dup of #N", "superseded by #N"...)
+    reads: tuple[str, ...] = ()
     # who says the examples and near misses in the tests: "maintainer" (who then closes the
     # issue), or "bot" (a triage bot, which closes the issue seconds later, as not planned)
     said_by: str = "maintainer"
@@ -100,6 +103,7 @@ RULES: tuple[Rule, ...] = (
             "Possible duplicate code in #12 and #13.",
             "I would not call it a duplicate of #12.",
         ),
+        reads=(r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b",),
     ),
     Rule(
         "in_favour",
@@ -108,6 +112,10 @@ RULES: tuple[Rule, ...] = (
         r"favou?r",
         ("Closing in favour of #12.", "closing this in favor of #12"),
         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
+        reads=(
+            r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\)"
+            r")?[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+        ),
     ),
     Rule(
         "closing_for",
@@ -116,6 +124,7 @@ RULES: tuple[Rule, ...] = (
         r"^clos\w*\s+(?:this\s+)?(?:one\s+)?for$",
         ("Closing for #12.", "This appears to have been opened twice, closing for #12"),
         ("Closing for now, see #12 for the plan.", "Closing for the same reason as #12."),
+        reads=(r"\bclos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for(?=\s(?:#\d|https?://))",),
     ),
     Rule(
         "superseded",
@@ -135,6 +144,14 @@ RULES: tuple[Rule, ...] = (
             "The API of #12 supersedes the old flag.",
             "#12 would not subsume it.",
             "The cost is absorbed into the build step, see #12.",
+        ),
+        reads=(
+            r"\bsuper(?:s|c)eded\s+by\b",
+            r"\bsubsumed\s+(?:by|in)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+(?:into|"
+            r"by|in)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|"
+            r"by)\b",
         ),
     ),
     Rule(
@@ -169,6 +186,11 @@ RULES: tuple[Rule, ...] = (
             "Let's continue to track this in #12.",
         ),
         ("We should consolidate the docs; see #12.", "Related to #12.", "See also #12."),
+        reads=(
+            r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|"
+            r"at))\b",
+            r"\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
+        ),
     ),
     Rule(
         "tracked_elsewhere",
@@ -224,6 +246,14 @@ RULES: tuple[Rule, ...] = (
             "Continued in the next release, see #12 for the plan.",
             "This bug is #12 in the other tracker of the parser crate, or close to it.",
         ),
+        reads=(
+            r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)"
+            r"\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+(?:this|it|the\s+discussion)"
+            r"\s+(?:in|at|over\s+(?:in|at))\b",
+            r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
+            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
+        ),
     ),
     Rule(
         "same_as",
@@ -248,6 +278,12 @@ RULES: tuple[Rule, ...] = (
             "I already opened a PR for it in #12? No, not yet.",
             "No need for a nomination beyond what is already tracked in #12.",
             "The crash in the parser has been reported in #12.",
+        ),
+        reads=(
+            r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|"
+            r"by|here|over\s+(?:in|at))\b)?",
+            r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+(?:in|"
+            r"at|as|over\s+(?:in|at))\b",
         ),
     ),
 )
@@ -445,3 +481,8 @@ def rule_of(cue_text: str, cue_kind: str) -> Rule:
         ):
             return rule
     return RULE_BY_NAME["dup_wording"]
+
+
+def wording_regex() -> str:
+    """The reader's wording cue: every rule's `reads`, in the table's order, as one alternation."""
+    return "|".join(piece for rule in RULES for piece in rule.reads)
