@@ -1,18 +1,12 @@
-"""Reading duplicate claims out of one cleaned comment: references, cues, polarity, hedges.
+"""Reading duplicate claims out of one cleaned comment: `find_claims(text, repo, number)`.
 
-Two small layers:
-
-* `find_refs(text, repo)` -> every issue/PR reference with its span: full GitHub URLs
-  (query strings and fragments dropped; `/pull/N` marked as a pull request), markdown
-  links (the URL counts, not the link text), `owner/repo#N`, and `#N` resolved against
-  the thread's repository. Non-GitHub URLs are masked so that `#123` in
-  `http://example.org/page#123` is never a reference.
-* `find_claims(text, repo)` -> `Claim`s: a duplicate cue ("duplicate of", "dupe of", "dup",
-  "closing in favor of", the native "Duplicate of #N" keyword, `/duplicate` slash commands)
-  bound to the references that follow it, with negation ("not a duplicate of #N"),
-  hedges ("probably", "looks like", a question) and conditionals ("if you think it is
-  not a duplicate") recorded. Text that has no claim still reports why a cue was skipped
-  (`skips`), so the stage can count every dropped candidate.
+A duplicate cue ("duplicate of", "dupe of", "closing in favor of", the native "Duplicate of #N"
+keyword, `/duplicate` slash commands: `cues.py`, the wording rules' own regexes joined) is bound
+to the references that follow it (`refs.find_refs`), with negation ("not a duplicate of #N"),
+hedges ("probably", "looks like", a question) and conditionals ("if you think it is not a
+duplicate") recorded (`context.py`). Text that has no claim still reports why a cue was skipped
+(`Reading.skips`), so the stage can count every dropped candidate. `tracked_elsewhere` finds
+"tracked in #N", which is a claim only when its author closes the issue.
 """
 
 from __future__ import annotations

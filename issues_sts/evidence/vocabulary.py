@@ -113,8 +113,8 @@ RULES: tuple[Rule, ...] = (
         ("Closing in favour of #12.", "closing this in favor of #12"),
         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
         reads=(
-            r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b(?:\]\([^)\s]*\)"
-            r")?[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+            r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
+            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
         ),
     ),
     Rule(
@@ -148,10 +148,10 @@ RULES: tuple[Rule, ...] = (
         reads=(
             r"\bsuper(?:s|c)eded\s+by\b",
             r"\bsubsumed\s+(?:by|in)\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+(?:into|"
-            r"by|in)\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+(?:with|"
-            r"by)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+"
+            r"(?:into|by|in)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+"
+            r"(?:with|by)\b",
         ),
     ),
     Rule(
@@ -187,8 +187,8 @@ RULES: tuple[Rule, ...] = (
         ),
         ("We should consolidate the docs; see #12.", "Related to #12.", "See also #12."),
         reads=(
-            r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+(?:under|in|at|over\s+(?:in|"
-            r"at))\b",
+            r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
+            r"(?:under|in|at|over\s+(?:in|at))\b",
             r"\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
         ),
     ),
@@ -247,10 +247,10 @@ RULES: tuple[Rule, ...] = (
             "This bug is #12 in the other tracker of the parser crate, or close to it.",
         ),
         reads=(
-            r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)"
-            r"\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+(?:this|it|the\s+discussion)"
-            r"\s+(?:in|at|over\s+(?:in|at))\b",
+            r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+"
+            r"(?:as|in|at|into)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
+            r"(?:this|it|the\s+discussion)\s+(?:in|at|over\s+(?:in|at))\b",
             r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
             r"(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
         ),
@@ -280,10 +280,10 @@ RULES: tuple[Rule, ...] = (
             "The crash in the parser has been reported in #12.",
         ),
         reads=(
-            r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b(?:\s+(?:in|at|as|"
-            r"by|here|over\s+(?:in|at))\b)?",
-            r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+(?:in|"
-            r"at|as|over\s+(?:in|at))\b",
+            r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
+            r"(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?",
+            r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+"
+            r"(?:in|at|as|over\s+(?:in|at))\b",
         ),
     ),
 )

@@ -104,15 +104,21 @@ BOT_CLOSE = "bot_close"
 CONSOLIDATION = "consolidation"
 
 
+# A target-carrying cue's own signal and the `LinkConfig` weight of its base score. A wording cue
+# has neither: its signal is who said it (`_base`), its weight `w_wording`.
+CUE_BASE: dict[str, tuple[Signal, str]] = {
+    KEYWORD: (Signal.DUPLICATE_KEYWORD, "w_keyword"),
+    SLASH: (Signal.SLASH_COMMAND, "w_slash"),
+    BOT_CLOSE: (Signal.BOT_CLOSE, "w_bot_close"),
+    CONSOLIDATION: (Signal.CONSOLIDATION, "w_consolidation"),
+}
+
+
 def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tuple[Signal, float]:
-    if cue == KEYWORD:
-        return Signal.DUPLICATE_KEYWORD, cfg.w_keyword
-    if cue == SLASH:
-        return Signal.SLASH_COMMAND, cfg.w_slash
-    if cue == BOT_CLOSE:
-        return Signal.BOT_CLOSE, cfg.w_bot_close
-    if cue == CONSOLIDATION:
-        return Signal.CONSOLIDATION, cfg.w_consolidation
+    own = CUE_BASE.get(cue)
+    if own is not None:
+        signal, weight = own
+        return signal, float(getattr(cfg, weight))
     if standing:
         return Signal.MAINTAINER_WORDING, cfg.w_wording
     return Signal.COMMENT_WORDING, cfg.w_wording
