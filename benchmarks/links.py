@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from issues_sts.annotations.archives import ARCHIVES, RUST_REPO_ALIASES, load_archive
-from issues_sts.evidence import patterns as P
+from issues_sts.evidence import cues as C
+from issues_sts.evidence import refs as R
 from issues_sts.evidence.gated import Gated, lowered
 from issues_sts.evidence.text import clean
 from issues_sts.evidence.vocabulary import CUE
@@ -63,18 +64,18 @@ def make_threads(store: Store, cfg: LinkConfig, parts: int) -> list[Thread]:
 # the regexes the reader runs over a whole cleaned post (the rest run on a sentence or a
 # few characters around a match)
 WHOLE_TEXT = {
-    "claim: duplicate keyword": P._KEYWORD,
-    "claim: slash command": P._SLASH,
-    "claim: wording": P._WORDING,
-    "claim: same as": P._SAME,
-    "claim: new pull request (PRs)": P._NEW_PR,
-    "claim: rolled up (PRs)": P._ROLLED_UP,
-    "claim: reported before": P._REPORTED_BEFORE,
-    "tracked elsewhere": P._TRACKED_ELSEWHERE,
-    "reference: #N": P._SHORT,
-    "reference: bare number": P._BARE,
-    "reference: URL": P._URL,
-    "reference: markdown link": P._MD_LINK,
+    "claim: duplicate keyword": C._KEYWORD,
+    "claim: slash command": C._SLASH,
+    "claim: wording": C._WORDING,
+    "claim: same as": C._SAME,
+    "claim: new pull request (PRs)": C._NEW_PR,
+    "claim: rolled up (PRs)": C.ROLLED_UP,
+    "claim: reported before": C.REPORTED_BEFORE,
+    "tracked elsewhere": C._TRACKED_ELSEWHERE,
+    "reference: #N": R._SHORT,
+    "reference: bare number": R._BARE,
+    "reference: URL": R._URL,
+    "reference: markdown link": R._MD_LINK,
 }
 
 

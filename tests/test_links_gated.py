@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from issues_sts.evidence import patterns as P
+from issues_sts.evidence import cues as C
+from issues_sts.evidence import refs as R
 from issues_sts.evidence.gated import Gated, alternative_needs, lowered, top_level
 from issues_sts.evidence.vocabulary import RULES
 
@@ -56,9 +57,9 @@ MADE = [
 ]
 
 
-@pytest.mark.parametrize("pattern", [P._WORDING, P._TRACKED_ELSEWHERE, P._NEW_PR, P._BARE])
+@pytest.mark.parametrize("pattern", [C._WORDING, C._TRACKED_ELSEWHERE, C._NEW_PR, R._BARE])
 def test_the_same_matches_on_made_texts(pattern: re.Pattern[str]) -> None:
-    gate = Gated(pattern, min_run=1 if pattern is P._BARE else 3)
+    gate = Gated(pattern, min_run=1 if pattern is R._BARE else 3)
     texts = MADE + [t for rule in RULES for t in (*rule.examples, *rule.near_misses)]
     for text in texts:
         low = lowered(text)
@@ -69,24 +70,24 @@ def test_the_same_matches_on_made_texts(pattern: re.Pattern[str]) -> None:
 
 def test_an_alternative_at_a_sentence_start_is_read_as_two() -> None:
     # the made texts above would not probe the split if the gate stopped making it
-    gate = Gated(P._WORDING)
+    gate = Gated(C._WORDING)
     compiled = sum(len(parts) for parts, _ in gate._alternatives)
-    assert compiled > len(top_level(P._WORDING.pattern))
+    assert compiled > len(top_level(C._WORDING.pattern))
 
 
 def test_text_a_fold_could_fool_is_read_without_gates() -> None:
     """Under IGNORECASE "\u017f" matches "s", but "\u017fame".lower() holds no "same"."""
     text = "\u017fame as #3"
     assert lowered(text) is None
-    assert _spans(Gated(P._SAME).finditer(text, lowered(text))) == _spans(P._SAME.finditer(text))
-    assert _spans(P._SAME.finditer(text))  # the plain regex does match it
+    assert _spans(Gated(C._SAME).finditer(text, lowered(text))) == _spans(C._SAME.finditer(text))
+    assert _spans(C._SAME.finditer(text))  # the plain regex does match it
 
 
 def test_the_same_matches_on_a_paper_worlds_texts() -> None:
     from issues_sts.evidence.text import clean
     from issues_sts.sandbox.worlds.paper import PaperConfig, iter_paper_world
 
-    gates = [(p, Gated(p)) for p in (P._WORDING, P._TRACKED_ELSEWHERE, P._SAME, P._ROLLED_UP)]
+    gates = [(p, Gated(p)) for p in (C._WORDING, C._TRACKED_ELSEWHERE, C._SAME, C.ROLLED_UP)]
     texts = [
         clean(obj.get("body") or "")
         for chunk in iter_paper_world(PaperConfig(scale=0.001, repos=("microsoft/vscode",)))

@@ -7,11 +7,15 @@ table per phenomenon of modern threads, each with a positive and a negative case
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording, rank_candidates
 from issues_sts.crawl.feed import strong_evidence
 from issues_sts.crawl.rows import comment_rows, issue_rows
+from issues_sts.evidence import cues, kinds
+from issues_sts.evidence.gated import top_level
 from issues_sts.evidence.screen import says_duplicate
 from issues_sts.evidence.text import strip_form_fields
 from issues_sts.evidence.vocabulary import (
@@ -25,7 +29,7 @@ from issues_sts.evidence.vocabulary import (
     screens,
 )
 from issues_sts.links import extract_thread, extract_thread_links
-from issues_sts.links.model import Signal, Thread
+from issues_sts.links.model import LinkConfig, Signal, Thread
 from issues_sts.store import DuplicateScreen, Store
 from tests.links_helpers import c, canonical, ev, thread
 
@@ -139,6 +143,39 @@ def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:
     assert strong_evidence({"labels": [{"name": "*duplicate"}]})
     assert not strong_evidence({"labels": [{"name": "deduplication"}]})
     assert is_duplicate_label("Resolution-Duplicate") and not is_duplicate_label("dupfile")
+
+
+def test_is_duplicate_label_reads_the_link_config_pattern() -> None:
+    """One function for the crawl (the default pattern) and the link stage (its config's)."""
+    cfg = LinkConfig(duplicate_label_pattern=r"^resolved: dupe$")
+    assert is_duplicate_label("Resolved: Dupe", cfg) and not is_duplicate_label("duplicate", cfg)
+    assert is_duplicate_label("duplicate") and is_duplicate_label("duplicate", LinkConfig())
+
+
+def test_one_enum_of_evidence_kinds() -> None:
+    """A rule's kind and a link's signals are members of the one `Signal`; the rules' own kinds
+    come after every kind a link can carry, so a link's `signals` keep their order."""
+    assert Signal is kinds.Signal
+    assert all(isinstance(rule.signal, Signal) for rule in RULES)
+    wording_kinds = [
+        Signal.DUP_WORDING,
+        Signal.IN_FAVOUR,
+        Signal.SUPERSEDED,
+        Signal.SUCCESSOR,
+        Signal.REPORTED_BEFORE,
+    ]
+    assert list(Signal)[-len(wording_kinds) :] == wording_kinds
+    assert set(wording_kinds) <= {rule.signal for rule in RULES}
+
+
+def test_each_wording_rule_owns_its_alternatives_of_the_reader_cue() -> None:
+    """The reader's wording cue is the rules' own `reads`, joined in the table's order, and a
+    rule's examples are found by its own alternatives, not another rule's."""
+    assert top_level(cues._WORDING.pattern) == [p for rule in RULES for p in rule.reads]
+    for rule in RULES:
+        if rule.reads:
+            own = re.compile("|".join(rule.reads), re.I)
+            assert any(own.search(text) for text in rule.examples), rule.name
 
 
 def test_cue_regex_is_one_alternation_polars_can_run() -> None:

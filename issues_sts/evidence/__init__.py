@@ -3,12 +3,14 @@
     from issues_sts.evidence import KEYWORD_LINE, says_duplicate
     says_duplicate("Closing as a duplicate of #12.")          # True
 
-Layout: `vocabulary` (the one duplicate-evidence vocabulary: named rules with their reasons,
-counters, screens and, for the rules read line by line, their regexes; duplicate labels),
-`text` (what of a comment to ignore), `patterns` (references and duplicate wording: the
-claims in one cleaned comment), `replies` (what a later comment says about earlier claims),
-`gated` (the reader's regexes run only where their words occur), `screen` (the crawler's
-question: could this comment be read as a claim?).
+Layout: `kinds` (the one enum of evidence kinds, `Signal`), `vocabulary` (the one
+duplicate-evidence vocabulary: named rules with their kinds, counters, screens and regexes;
+duplicate labels), `text` (what of a comment to ignore), `refs` (references to issues),
+`cues` (the regexes that find a claim's cue), `context` (what the sentence around a cue says
+of it), `claim` (what a reading finds), `patterns` (the claims in one cleaned comment),
+`replies` (what a later comment says about earlier claims), `gated` (the reader's regexes run
+only where their words occur), `screen` (the crawler's question: could this comment be read as
+a claim?).
 
 The crawler, the store and the link stage all ask this package; it imports nothing of
 theirs (tests/test_layering.py).

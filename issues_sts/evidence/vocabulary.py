@@ -5,15 +5,15 @@ GitHub's keyword in `crawl/runner.py`), the store (`Store.repo_counts`' `duplica
 and the link stage (which threads it reads, which claims it counts) all ask this module, so
 they cannot drift apart again.
 
-`RULES` is the table: one named `Rule` per way of saying "duplicate", each with its `Reason`
-(an enum: what a link made by the rule is based on), the counter the link stage bumps when
-the rule yields a claim (`COUNTERS` declares them all), the words without which it cannot
-fire (`screen`: the cheap prefilter is the union of them), and examples that must link and
-near misses that must not (tests feed every example to both the crawl's screen and the
-link stage). A rule read line by line (GitHub's "Duplicate of" keyword, a slash command) owns
-the one regex that finds it (`Rule.pattern`): the reader and the crawler run that very
-pattern. The detailed reading (negation, hedges, which reference a cue governs) lives in
-`patterns.py`; this module names the vocabulary and the screens built from it.
+`RULES` is the table: one named `Rule` per way of saying "duplicate", each with its `Signal`
+(`kinds.Signal`, the one enum of evidence kinds: what a claim by the rule rests on), the
+counter the link stage bumps when the rule yields a claim (`COUNTERS` declares them all), the
+words without which it cannot fire (`screen`: the cheap prefilter is the union of them), and
+examples that must link and near misses that must not (tests feed every example to both the
+crawl's screen and the link stage). A rule read line by line (GitHub's "Duplicate of" keyword,
+a slash command) owns the one regex that finds it (`Rule.pattern`): the reader and the crawler
+run that very pattern. The detailed reading (negation, hedges, which reference a cue governs)
+lives in `patterns.py`; this module names the vocabulary and the screens built from it.
 """
 
 from __future__ import annotations
@@ -21,29 +21,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from enum import Enum
-from functools import cached_property
+from functools import cached_property, lru_cache
+from typing import Protocol
 
 from issues_sts.evidence.gated import COMMON_WORDS, Needs, alternative_needs, top_level
-
-
-class Reason(str, Enum):
-    """What a duplicate link (or a candidate) rests on."""
-
-    KEYWORD = "duplicate_keyword"  # GitHub's own "Duplicate of #N" line
-    SLASH = "slash_command"  # "/duplicate #N" (triage tooling)
-    DUP_WORD = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"
-    IN_FAVOUR = "in_favour"  # "closing in favour of #N"
-    SUPERSEDED = "superseded"  # "superseded by #N", "subsumed by #N", "replaced with #N"
-    CONSOLIDATED = (
-        "consolidated"  # "consolidating into tracking issue #N", "continue to track this in #N"
-    )
-    SUCCESSOR = "successor"  # "continued in #N", "reopened as #N", "new PR #N"
-    SAME_AS = "same_as"  # "same as #N", "same with #N"
-    REPORTED_BEFORE = "reported_before"  # "already reported in #N", "this has been reported before"
-    LABEL_POINTER = "label_pointer"  # a duplicate label plus a maintainer's "please see #N"
-    EVENT = "marked_as_duplicate"  # a GraphQL MarkedAsDuplicateEvent with its canonical
-    BOT_CLOSE = "bot_close"  # a triage bot states the duplicate and closes the issue (issue 32)
+from issues_sts.evidence.kinds import Signal
 
 
 @dataclass(frozen=True)
@@ -53,7 +35,7 @@ class Rule:
     `screen` is a regex fragment every such text contains."""
 
     name: str
-    reason: Reason
+    signal: Signal  # the evidence kind a claim by this rule rests on
     screen: str
     cue: str
     examples: tuple[str, ...] = ()  # said by a maintainer who then closes the issue: a link to #12
@@ -62,6 +44,9 @@ class Rule:
     pull_request_only: bool = False
     # `cue` is read at the start of any line of a comment (re.MULTILINE)
     by_line: bool = False
+    # the rule's alternatives of the reader's wording cue (`patterns` joins every rule's, in the
+    # table's order, into the one regex that finds "dup of #N", "superseded by #N"...)
+    reads: tuple[str, ...] = ()
     # who says the examples and near misses in the tests: "maintainer" (who then closes the
     # issue), or "bot" (a triage bot, which closes the issue seconds later, as not planned)
     said_by: str = "maintainer"
@@ -79,7 +64,7 @@ class Rule:
 RULES: tuple[Rule, ...] = (
     Rule(
         "duplicate_keyword",
-        Reason.KEYWORD,
+        Signal.DUPLICATE_KEYWORD,
         r"dup",
         # GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a
         # duplicate (the reader binds the reference that follows; the crawler only asks)
@@ -90,7 +75,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "slash_command",
-        Reason.SLASH,
+        Signal.SLASH_COMMAND,
         r"dup",
         # ansible's triage bot reads a maintainer's "duplicate_of #N" and closes the issue
         r"^[ \t]*(?:/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?|duplicate_of\b)[ \t]*",
@@ -100,7 +85,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "dup_wording",
-        Reason.DUP_WORD,
+        Signal.DUP_WORDING,
         r"dup",
         r"dup",
         (
@@ -118,26 +103,32 @@ RULES: tuple[Rule, ...] = (
             "Possible duplicate code in #12 and #13.",
             "I would not call it a duplicate of #12.",
         ),
+        reads=(r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b",),
     ),
     Rule(
         "in_favour",
-        Reason.IN_FAVOUR,
+        Signal.IN_FAVOUR,
         r"favou?r",
         r"favou?r",
         ("Closing in favour of #12.", "closing this in favor of #12"),
         ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
+        reads=(
+            r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
+            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+        ),
     ),
     Rule(
         "closing_for",
-        Reason.IN_FAVOUR,
+        Signal.IN_FAVOUR,
         r"clos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for (?:#|https?://)",
         r"^clos\w*\s+(?:this\s+)?(?:one\s+)?for$",
         ("Closing for #12.", "This appears to have been opened twice, closing for #12"),
         ("Closing for now, see #12 for the plan.", "Closing for the same reason as #12."),
+        reads=(r"\bclos(?:e|es|ed|ing)\s+(?:this\s+)?(?:one\s+)?for(?=\s(?:#\d|https?://))",),
     ),
     Rule(
         "superseded",
-        Reason.SUPERSEDED,
+        Signal.SUPERSEDED,
         r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)|absorbed\s+(?:into|by|in)",
         r"supers?c?ede|subsum|replaced|absorbed",
         (
@@ -154,11 +145,19 @@ RULES: tuple[Rule, ...] = (
             "#12 would not subsume it.",
             "The cost is absorbed into the build step, see #12.",
         ),
+        reads=(
+            r"\bsuper(?:s|c)eded\s+by\b",
+            r"\bsubsumed\s+(?:by|in)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+"
+            r"(?:into|by|in)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+"
+            r"(?:with|by)\b",
+        ),
     ),
     Rule(
         # a pull request whose commits went in with another one (a rollup): "Landing with #N"
         "rolled_up",
-        Reason.SUPERSEDED,
+        Signal.SUPERSEDED,
         # ending on the reference, not on `\b` after a short word: polars' regex engine runs
         # a `\b` there about 15x slower over the whole comment table
         r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+"
@@ -178,7 +177,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "consolidated",
-        Reason.CONSOLIDATED,
+        Signal.CONSOLIDATION,
         r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
         r"consolidat|track",
         (
@@ -187,10 +186,15 @@ RULES: tuple[Rule, ...] = (
             "Let's continue to track this in #12.",
         ),
         ("We should consolidate the docs; see #12.", "Related to #12.", "See also #12."),
+        reads=(
+            r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
+            r"(?:under|in|at|over\s+(?:in|at))\b",
+            r"\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
+        ),
     ),
     Rule(
         "tracked_elsewhere",
-        Reason.CONSOLIDATED,
+        Signal.CONSOLIDATION,
         r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
         r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track",
         r"track|follow|subscribe|watch|tuned|refer",
@@ -225,7 +229,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "successor",
-        Reason.SUCCESSOR,
+        Signal.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
         r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:bug|issue)\s+is\s+#",
@@ -242,10 +246,18 @@ RULES: tuple[Rule, ...] = (
             "Continued in the next release, see #12 for the plan.",
             "This bug is #12 in the other tracker of the parser crate, or close to it.",
         ),
+        reads=(
+            r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+"
+            r"(?:as|in|at|into)\b",
+            r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
+            r"(?:this|it|the\s+discussion)\s+(?:in|at|over\s+(?:in|at))\b",
+            r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
+            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
+        ),
     ),
     Rule(
         "same_as",
-        Reason.SAME_AS,
+        Signal.SAME_AS,
         r"same",
         r"same",
         ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
@@ -253,7 +265,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "reported_before",
-        Reason.REPORTED_BEFORE,
+        Signal.REPORTED_BEFORE,
         r"reported|already\s+(?:filed|opened)",
         r"reported|filed|opened",
         (
@@ -267,6 +279,12 @@ RULES: tuple[Rule, ...] = (
             "No need for a nomination beyond what is already tracked in #12.",
             "The crash in the parser has been reported in #12.",
         ),
+        reads=(
+            r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
+            r"(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?",
+            r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+"
+            r"(?:in|at|as|over\s+(?:in|at))\b",
+        ),
     ),
 )
 RULES += (
@@ -275,7 +293,7 @@ RULES += (
         # bot closing the issue right after (links/conventions.py). A bot that did not close it
         # right after (or closed it for inactivity), or names several issues, only suggests.
         "bot_close",
-        Reason.BOT_CLOSE,
+        Signal.BOT_CLOSE,
         r"dup|please\s+refer",
         r"dup|refer",
         (
@@ -413,7 +431,6 @@ _CUE_OF = [(rule, rule.pattern) for rule in RULES]
 # Labels saying "duplicate": `duplicate`, `status:duplicate`, `*duplicate`, `r: duplicate`,
 # `triage/duplicate`, `Resolution-Duplicate`, `dupe`... (searched case-insensitively).
 DUPLICATE_LABEL_PATTERN = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
-_LABEL = re.compile(DUPLICATE_LABEL_PATTERN, re.I)
 DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
 
 
@@ -423,8 +440,23 @@ def screens(text: str | None) -> bool:
     return bool(text) and CUE.matches(text or "")
 
 
-def is_duplicate_label(name: str) -> bool:
-    return _LABEL.search(name or "") is not None
+class LabelPolicy(Protocol):
+    """What says which labels mean "duplicate" (`LinkConfig` is one)."""
+
+    @property
+    def duplicate_label_pattern(self) -> str: ...
+
+
+def is_duplicate_label(name: str, policy: LabelPolicy | None = None) -> bool:
+    """Does the label `name` say "duplicate"? By `policy`'s pattern, else the default one
+    (searched in the lower-cased name)."""
+    pattern = DUPLICATE_LABEL_PATTERN if policy is None else policy.duplicate_label_pattern
+    return _label_regex(pattern).search((name or "").lower()) is not None
+
+
+@lru_cache(maxsize=8)
+def _label_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def labels_say_duplicate(labels: str | list[str] | tuple[str, ...] | None) -> bool:
@@ -444,6 +476,13 @@ def rule_of(cue_text: str, cue_kind: str) -> Rule:
     if cue_kind in RULE_BY_NAME:
         return RULE_BY_NAME[cue_kind]
     for rule, pattern in _CUE_OF:
-        if rule.reason not in (Reason.KEYWORD, Reason.SLASH) and pattern.search(cue_text):
+        if rule.signal not in (Signal.DUPLICATE_KEYWORD, Signal.SLASH_COMMAND) and pattern.search(
+            cue_text
+        ):
             return rule
     return RULE_BY_NAME["dup_wording"]
+
+
+def wording_regex() -> str:
+    """The reader's wording cue: every rule's `reads`, in the table's order, as one alternation."""
+    return "|".join(piece for rule in RULES for piece in rule.reads)

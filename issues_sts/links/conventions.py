@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 
-from issues_sts.evidence.patterns import SLASH, Claim, Reading, find_refs
+from issues_sts.evidence.cues import SLASH
+from issues_sts.evidence.patterns import Claim, Reading, find_refs
 from issues_sts.evidence.replies import closes_otherwise
-from issues_sts.evidence.vocabulary import Reason, rule_of
-from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Thread
+from issues_sts.evidence.vocabulary import rule_of
+from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
 from issues_sts.links.scoring import is_bot, parse_time
 
 
@@ -81,15 +82,15 @@ def is_consolidation(claim: Claim, text: str) -> bool:
     """Does `claim` fold the issue into another ("consolidating to #N", "continue to track this
     in #N", "in favour of the tracking issue #N")?"""
     rule = rule_of(claim.cue_text, claim.cue)
-    if rule.reason is Reason.CONSOLIDATED:
+    if rule.signal is Signal.CONSOLIDATION:
         return True
     before = text[max(0, claim.target.start - 40) : claim.target.start]
-    return rule.reason is Reason.IN_FAVOUR and bool(_TRACKING_BEFORE.search(before))
+    return rule.signal is Signal.IN_FAVOUR and bool(_TRACKING_BEFORE.search(before))
 
 
 def in_favour(claim: Claim) -> bool:
     """ "Closing in favour of ...": a rule of its own before issue 32, read whoever says it."""
-    return rule_of(claim.cue_text, claim.cue).reason is Reason.IN_FAVOUR
+    return rule_of(claim.cue_text, claim.cue).signal is Signal.IN_FAVOUR
 
 
 def on_the_team(post: Post, thread: Thread) -> bool:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from issues_sts.evidence.patterns import KEYWORD, SAME_AS, SLASH, Claim
+from issues_sts.evidence.vocabulary import is_duplicate_label
 from issues_sts.links.model import MAINTAINER_ASSOCIATIONS, LinkConfig, Post, Signal, Thread
 
 
@@ -52,10 +52,6 @@ def _lowered(accounts: tuple[str, ...]) -> frozenset[str]:
 
 def sigmoid(score: float) -> float:
     return 1.0 / (1.0 + math.exp(-score))
-
-
-def is_duplicate_label(label: str, cfg: LinkConfig) -> bool:
-    return re.search(cfg.duplicate_label_pattern, label.lower()) is not None
 
 
 def thread_says_duplicate(thread: Thread, cfg: LinkConfig) -> list[Signal]:
@@ -108,15 +104,21 @@ BOT_CLOSE = "bot_close"
 CONSOLIDATION = "consolidation"
 
 
+# A target-carrying cue's own signal and the `LinkConfig` weight of its base score. A wording cue
+# has neither: its signal is who said it (`_base`), its weight `w_wording`.
+CUE_BASE: dict[str, tuple[Signal, str]] = {
+    KEYWORD: (Signal.DUPLICATE_KEYWORD, "w_keyword"),
+    SLASH: (Signal.SLASH_COMMAND, "w_slash"),
+    BOT_CLOSE: (Signal.BOT_CLOSE, "w_bot_close"),
+    CONSOLIDATION: (Signal.CONSOLIDATION, "w_consolidation"),
+}
+
+
 def _base(cue: str, standing: list[tuple[Signal, float]], cfg: LinkConfig) -> tuple[Signal, float]:
-    if cue == KEYWORD:
-        return Signal.DUPLICATE_KEYWORD, cfg.w_keyword
-    if cue == SLASH:
-        return Signal.SLASH_COMMAND, cfg.w_slash
-    if cue == BOT_CLOSE:
-        return Signal.BOT_CLOSE, cfg.w_bot_close
-    if cue == CONSOLIDATION:
-        return Signal.CONSOLIDATION, cfg.w_consolidation
+    own = CUE_BASE.get(cue)
+    if own is not None:
+        signal, weight = own
+        return signal, float(getattr(cfg, weight))
     if standing:
         return Signal.MAINTAINER_WORDING, cfg.w_wording
     return Signal.COMMENT_WORDING, cfg.w_wording

@@ -1,0 +1,257 @@
+"""Phase 2, pointers and events: targets no claim in words names. GitHub's duplicate events, the
+issue a maintainer pointed to in a thread labelled duplicate, and "tracked in #N" by the person
+who then closed the issue."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from datetime import datetime
+
+from issues_sts.evidence import text as text_mod
+from issues_sts.evidence.patterns import (
+    WORDING,
+    Claim,
+    Ref,
+    find_refs,
+    is_hedged_reply,
+    names_a_fix,
+    tracked_elsewhere,
+)
+from issues_sts.evidence.replies import find_outcome
+from issues_sts.links import conventions as conv
+from issues_sts.links.model import (
+    LinkConfig,
+    Post,
+    Signal,
+    Thread,
+)
+from issues_sts.links.read.statement import MARKED, UNMARKED, Statement, normalise
+from issues_sts.links.scoring import (
+    BOT_CLOSE,
+    CONSOLIDATION,
+    Scored,
+    closed_soon_after,
+    is_bot,
+    is_duplicate_label,
+    parse_time,
+    score_claim,
+    standing,
+    thread_says_duplicate,
+)
+
+# a pointer up to this long after the duplicate label (or the close) came with it
+POINTER_AFTER_CLOSE_SECONDS = 3600.0
+# nobody pointed before: the first pointer this long after still answers "duplicate of what?"
+POINTER_LATE_SECONDS = 86400.0
+
+
+def label_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread GitHub calls a duplicate (label, `state_reason`, a REST event) without any
+    claim in words: the issue a maintainer or the closer pointed to ("Please see #N", "Take
+    a look at this - #N", a bare link) *is* the target. The pointer is the last such comment
+    up to the duplicate label (when its `labeled` event is stored), else up to the close, or
+    within an hour after it (the link a maintainer posts right after closing); failing that,
+    the first one within a day after the close, the issue's author's too ("now searching got
+    me #N"); and only when nobody points anywhere, a firm fix report ("already fixed by
+    #N"). Disagreements and bots that did not close the issue point at nothing. "Also #N" adds
+    to the same person's earlier pointer, which stays the canonical. A comment naming several
+    issues points at `_pointed_at`'s."""
+    found = (
+        _pointer(thread, cfg)
+        or _pointer_after_close(thread, cfg)
+        or _pointer(thread, cfg, fixes=True)  # "already fixed by #N": the readers' target
+    )
+    counters["evidence:label_pointer"] += bool(found)
+    return found
+
+
+def _pointer_until(thread: Thread, cfg: LinkConfig) -> datetime | None:
+    labelled = [
+        parse_time(e.created_at)
+        for e in thread.events
+        if e.event.lower() == "labeled" and is_duplicate_label(e.label or "duplicate", cfg)
+    ]
+    return (
+        labelled[0]
+        if labelled and labelled[0] is not None
+        else (parse_time(thread.closed_at) if thread.state == "closed" else None)
+    )
+
+
+def _pointing(
+    post: Post, thread: Thread, cfg: LinkConfig, *, authors: bool, fixes: bool = False
+) -> Ref | None:
+    """The issue this comment points at, if its author may point and it points at all (with
+    `fixes`, only a comment that names a fix, firmly: "already fixed by #N", not "may have
+    been resolved in #N")."""
+    who = standing(post, thread, cfg)
+    allowed = (
+        Signal.MAINTAINER,
+        Signal.CLOSING_ACTOR,
+        *((Signal.ISSUE_AUTHOR,) if authors else ()),
+    )
+    if not any(sig in allowed for sig, _ in who) or (
+        is_bot(post.author, cfg) and post.author != thread.closed_by
+    ):
+        return None
+    text = text_mod.clean(post.body)
+    refs = [
+        r
+        for r in find_refs(text, thread.repo)
+        if normalise(r, thread, cfg) != (thread.repo, thread.number)
+    ]
+    said = find_outcome(text)
+    if not refs and not said.disagrees:
+        # "> I can reproduce it as described in #N" quoted back by the closer: the quoted line's
+        # issue is what they point at (only when they name no other)
+        text = text_mod.quoted_lines(post.body)
+        refs = [
+            r
+            for r in find_refs(text, thread.repo)
+            if normalise(r, thread, cfg) != (thread.repo, thread.number)
+        ]
+    if not refs or said.disagrees or said.answers_no or said.reopens:
+        return None
+    if said.reports_fix != fixes or (fixes and is_hedged_reply(text)):
+        return None
+    return _pointed_at(text, refs, thread, cfg)
+
+
+def _pointed_at(text: str, refs: list[Ref], thread: Thread, cfg: LinkConfig) -> Ref:
+    """Of several issues one comment names, the one it points at. An issue of this repository
+    comes before another's (an upstream report named beside the local one it is tracked in is
+    background) and an issue before a pull request (the fix). Of those the first named, but for
+    a hedged aside ("probably #C would address this"), a fix ("fixed by #D") or a parenthesis
+    describing another reference ("#A (duplicate of #B)"). (The last named was tried on the
+    dev rounds: it read "In #A someone asked for X, ... covered by #B" right and lost more
+    threads that name the target first and background after.)"""
+    local = [r for r in refs if normalise(r, thread, cfg)[0] == thread.repo] or refs
+    issues = [r for r in local if r.kind != "pull"] or local
+    pointed = [
+        r
+        for r in issues
+        if not names_a_fix(text, r)
+        and not _in_hedged_sentence(text, r)
+        and not _describes_earlier(text, r, refs)
+    ]
+    return (pointed or issues)[0]
+
+
+def _in_hedged_sentence(text: str, ref: Ref) -> bool:
+    start = max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
+    return is_hedged_reply(text[start : ref.start])
+
+
+def _describes_earlier(text: str, ref: Ref, refs: list[Ref]) -> bool:
+    """ "#A (duplicate of #B)": #B says what #A is."""
+    earlier = [r for r in refs if r.end <= ref.start]
+    return bool(earlier) and "(" in text[earlier[-1].end : ref.start]
+
+
+def _statement(ref: Ref, index: int, post: Post, thread: Thread, cfg: LinkConfig) -> Statement:
+    claim = Claim(ref, WORDING, False, False, -1)
+    scored = score_claim(claim, post, thread, cfg)
+    scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.LABEL_POINTER))
+    key = normalise(ref, thread, cfg)
+    return Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)
+
+
+def _pointer(thread: Thread, cfg: LinkConfig, *, fixes: bool = False) -> list[Statement]:
+    until = _pointer_until(thread, cfg)
+    found: list[Statement] = []
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        when = parse_time(post.created_at)
+        if (
+            until is not None
+            and when is not None
+            and (when - until).total_seconds() > POINTER_AFTER_CLOSE_SECONDS
+        ):
+            continue  # said well after the label or the close: see _pointer_after_close
+        ref = _pointing(post, thread, cfg, authors=False, fixes=fixes)
+        if ref is None:
+            continue
+        if found and post.author != found[0].author:
+            break
+        found = [_statement(ref, index, post, thread, cfg)]
+        if not _ALSO.match(text_mod.clean(post.body)):
+            break
+    return found
+
+
+def _pointer_after_close(thread: Thread, cfg: LinkConfig) -> list[Statement]:
+    """Nobody pointed anywhere before the duplicate close: the first pointer within a day after
+    it, a maintainer's or the issue's author's, answers "duplicate of what?"."""
+    until = _pointer_until(thread, cfg)
+    if until is None:
+        return []
+    for index, post in enumerate(thread.posts[1:], start=1):
+        when = parse_time(post.created_at)
+        if when is None or when <= until:
+            continue
+        if (when - until).total_seconds() > POINTER_LATE_SECONDS:
+            break
+        ref = _pointing(post, thread, cfg, authors=True)
+        if ref is not None:
+            return [_statement(ref, index, post, thread, cfg)]
+    return []
+
+
+_ALSO = re.compile(r"^\s*(?:@[\w-]+\s*:?\s*)?(?:and\s+)?(?:also|see\s+also|plus)\b", re.I)
+
+
+def tracked_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """ "#N is tracking this, please follow that" by the person who then closes the issue
+    (within the close window): consolidated into #N; a bot's "Please refer to that issue for
+    updates" when it closes the issue right after (issue 32). Nobody else's comment counts, and
+    the comment must name exactly one issue."""
+    for index in range(len(thread.posts) - 1, 0, -1):
+        post = thread.posts[index]
+        if (
+            not post.author
+            or post.author != thread.closed_by
+            or not closed_soon_after(thread, post.created_at, cfg)
+        ):
+            continue
+        text = text_mod.clean(post.body)
+        ref = tracked_elsewhere(text, thread.repo, thread.number)
+        if ref is None:
+            continue
+        if is_bot(post.author, cfg):
+            if not conv.bot_closes_on(post, thread, cfg, text):
+                counters["dropped:bot_suggestion"] += 1
+                continue
+            cue, counter = BOT_CLOSE, "evidence:bot_close"
+        else:
+            cue, counter = CONSOLIDATION, "evidence:tracked_elsewhere"
+        counters[counter] += 1
+        scored = score_claim(Claim(ref, cue, False, False, -1), post, thread, cfg)
+        key = normalise(ref, thread, cfg)
+        return [Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)]
+    return []
+
+
+def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    base = math.log(cfg.graphql_confidence / (1.0 - cfg.graphql_confidence))
+    extra = tuple(thread_says_duplicate(thread, cfg))
+    out: list[Statement] = []
+    for i, event in enumerate(thread.events):
+        name = event.event.lower()
+        if name not in MARKED | UNMARKED or event.canonical_number is None:
+            continue
+        key = normalise(
+            Ref(event.canonical_repo or thread.repo, event.canonical_number, "unknown", 0, 0),
+            thread,
+            cfg,
+        )
+        if key == (thread.repo, thread.number):
+            counters["dropped:self_link"] += 1
+            continue
+        positive = name in MARKED
+        scored = (
+            Scored(base, Signal.GRAPHQL_EVENT, (Signal.GRAPHQL_EVENT, *extra)) if positive else None
+        )
+        out.append(Statement.marked(event, key, (1_000_000, i), scored))
+    return out

@@ -1,0 +1,239 @@
+"""Phase 1, reading the posts: one post's claims, each kept as a `Statement` or dropped under a
+counter. A drop rule is one entry of `_POST_DROPS` (the whole post) or `_CLAIM_DROPS` (one claim),
+its counter beside it; issue 32's conventions re-cue a claim (`_convention`)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from issues_sts.evidence import text as text_mod
+from issues_sts.evidence.patterns import (
+    SAME_AS,
+    Claim,
+    Reading,
+    find_claims,
+)
+from issues_sts.evidence.vocabulary import CUE, rule_of
+from issues_sts.links import conventions as conv
+from issues_sts.links.model import (
+    Event,
+    LinkConfig,
+    Post,
+    Thread,
+)
+from issues_sts.links.read.statement import Key, Statement, after_final_close, normalise
+from issues_sts.links.scoring import (
+    BOT_CLOSE,
+    CONSOLIDATION,
+    is_bot,
+    parse_time,
+    score_claim,
+    standing,
+    thread_says_duplicate,
+)
+
+_ADDRESSEE = re.compile(r"^\s*@([\w-]+)")
+
+
+# GitHub acts on a comment's "/duplicate" with a REST mark by its author within this long
+MARK_CONFIRMS_WITHIN_SECONDS = 600.0
+
+
+def _confirmed(post: Post, rest_marks: list[Event]) -> bool:
+    """A REST `marked_as_duplicate` by the commenter right after the comment: GitHub acted on it."""
+    when = parse_time(post.created_at)
+    for event in rest_marks:
+        at = parse_time(event.created_at)
+        if (
+            event.actor == post.author
+            and when
+            and at
+            and abs((at - when).total_seconds()) <= MARK_CONFIRMS_WITHIN_SECONDS
+        ):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One post being read: what its drops are decided on."""
+
+    post: Post
+    thread: Thread
+    cfg: LinkConfig
+    cleaned: str  # the post's own words (`text.clean`)
+    reading: Reading
+    confirmed: bool  # GitHub acted on it: a REST mark by its author right after it
+    marked: bool  # the thread has REST marks at all
+    bot_close: bool = False  # a bot's statement it closed the issue on right after (issue 32)
+
+
+def _bot_suggestion(r: _Read) -> bool:
+    """ "Potential duplicates: #12" from a bot that did not close the issue right after: a
+    suggestion (a bot that closes it weeks later closes for inactivity). A firm "closed as a
+    duplicate of #12" in a thread labelled (or marked) duplicate reports what a maintainer did
+    through it."""
+    return (
+        is_bot(r.post.author, r.cfg)
+        and not r.bot_close
+        and not (
+            (thread_says_duplicate(r.thread, r.cfg) or r.confirmed or r.marked)
+            and all(not cl.hedged and not cl.negated for cl in r.reading.claims)
+        )
+    )
+
+
+def _addressed_to_bystander_after_close(r: _Read) -> bool:
+    """ "@bob that may be a dupe of #N", months after the close: about bob's own report."""
+    addressee = _ADDRESSEE.match(r.cleaned)
+    return (
+        addressee is not None
+        and addressee.group(1).lower() != (r.thread.author or "").lower()
+        and after_final_close(r.thread, r.post)
+    )
+
+
+def _successor_after_close(r: _Read, claim: Claim, key: Key) -> bool:
+    """ "New PR: #N" from a bystander months after the close: a later change, not this one's
+    successor ("Dup of #N" after the close stays: in old archives core developers show as plain
+    contributors)."""
+    return (
+        claim.successor
+        and not claim.negated
+        and after_final_close(r.thread, r.post)
+        and not standing(r.post, r.thread, r.cfg)
+    )
+
+
+# A post whose claims all go: the first of these that holds drops every claim of the post and
+# counts them under its name (checked only for a post with claims).
+_POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
+    ("dropped:bot_suggestion", _bot_suggestion),
+    ("dropped:addressed_to_bystander_after_close", _addressed_to_bystander_after_close),
+)
+# One claim that goes: the first of these that holds drops it and counts it under its name.
+_CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
+    ("dropped:self_link", lambda r, claim, key: key == (r.thread.repo, r.thread.number)),
+    ("dropped:successor_after_close", _successor_after_close),
+    # "I have the same problem as #4" from a bystander: their problem
+    (
+        "dropped:me_too",
+        lambda r, claim, key: (
+            claim.first_person and (not r.post.author or r.post.author != r.thread.author)
+        ),
+    ),
+    # "looks like the same issue as <pull URL>": in an issue, a pull request is its fix
+    (
+        "dropped:same_as_pull_request",
+        lambda r, claim, key: (
+            claim.cue == SAME_AS and claim.target.kind == "pull" and not r.thread.is_pull_request
+        ),
+    ),
+    # "Refiled as other/tool#4": moved, not duplicated
+    ("dropped:moved_elsewhere", lambda r, claim, key: claim.successor and key[0] != r.thread.repo),
+)
+
+
+def _counter(claim: Claim) -> str:
+    """What a claim that stays counts as: its rule's evidence, or a negation."""
+    return "dropped:negated" if claim.negated else rule_of(claim.cue_text, claim.cue).counter
+
+
+def _stated(read: _Read, claim: Claim, key: Key, order: tuple[int, int]) -> Statement:
+    post, thread, cfg = read.post, read.thread, read.cfg
+    scored = (
+        None if claim.negated else score_claim(claim, post, thread, cfg, confirmed=read.confirmed)
+    )
+    return Statement.said(
+        post,
+        key,
+        claim.target.kind,
+        order,
+        positive=not claim.negated,
+        hedged=claim.hedged,
+        scored=scored,
+        standing=bool(standing(post, thread, cfg)) or conv.command_acted_on(claim, thread),
+        target_fixed=claim.target_fixed,
+        also=claim.also,
+    )
+
+
+def _claims(text: str, thread: Thread) -> Reading:
+    return find_claims(text, thread.repo, thread.number, pull_request=thread.is_pull_request)
+
+
+def _own_words(post: Post, thread: Thread, counters: Counter[str]) -> str:
+    """The post cleaned, an issue form's "### Possible duplicates" fields gone: "#12" filled in
+    there is not a claim (counted as dropped)."""
+    cleaned = text_mod.clean(post.body)
+    if post.kind != "body":
+        return cleaned
+    form = text_mod.strip_form_fields(cleaned)
+    if form == cleaned:
+        return cleaned
+    dropped = len(_claims(cleaned, thread).claims) - len(_claims(form, thread).claims)
+    counters["dropped:issue_form_field"] += max(0, dropped)
+    return text_mod.clean(form)
+
+
+def read_post(
+    post: Post,
+    index: int,
+    thread: Thread,
+    cfg: LinkConfig,
+    counters: Counter[str],
+    rest_marks: list[Event],
+) -> tuple[list[Statement], Reading]:
+    if not post.may_cue or not CUE.matches(post.body):
+        return [], Reading()
+    cleaned = _own_words(post, thread, counters)
+    reading = _claims(cleaned, thread)
+    if len(cleaned) != len(post.body):  # something was stripped: count the claims it held
+        # (a claim needs a reference: find_claims looks for them only around a cue)
+        raw_claims = len(_claims(post.body, thread).claims)
+        counters["dropped:in_code_quote_or_comment"] += max(0, raw_claims - len(reading.claims))
+    for reason in reading.skips:
+        counters[f"dropped:{reason}" if reason != "wording_without_target" else reason] += 1
+    bot_close = bool(reading.claims) and conv.bot_closes_on(post, thread, cfg, cleaned)
+    read = _Read(
+        post,
+        thread,
+        cfg,
+        cleaned,
+        reading,
+        _confirmed(post, rest_marks),
+        bool(rest_marks),
+        bot_close and conv.one_target(reading, cleaned, thread),
+    )
+    for counter, drops in _POST_DROPS if reading.claims else ():
+        if drops(read):
+            counters[counter] += len(reading.claims)
+            return [], Reading(skips=reading.skips)
+    out = []
+    for j, claim in enumerate(reading.claims):
+        key = normalise(claim.target, thread, cfg)
+        dropped = next((name for name, drops in _CLAIM_DROPS if drops(read, claim, key)), None)
+        if dropped is None and not claim.negated:
+            claim, dropped = _convention(read, claim)
+        counters[dropped or _counter(claim)] += 1
+        if dropped is None:
+            out.append(_stated(read, claim, key, (index, j)))
+    return out, reading
+
+
+def _convention(read: _Read, claim: Claim) -> tuple[Claim, str | None]:
+    """Issue 32's conventions: a bot's statement it closed the issue on is the bot's close; a
+    consolidation counts only from the team, at the close (else its drop counter)."""
+    if read.bot_close:
+        return replace(claim, cue=BOT_CLOSE), None
+    if not conv.is_consolidation(claim, read.cleaned):
+        return claim, None
+    dropped = conv.consolidation_drop(read.post, read.thread, read.cfg)
+    if dropped is None:
+        return replace(claim, cue=CONSOLIDATION), None
+    # "closing in favour of the tracking issue #N" away from the team or the close: today's
+    # "in favour of" reading (old archives show core developers as plain contributors)
+    return claim, None if conv.in_favour(claim) else dropped
