@@ -12,17 +12,18 @@ with the option's name (exit 2), as before typer saw it."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, TypeGuard, TypeVar
 
 import typer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from issues_sts.cli.common import config_error, field_range
 from issues_sts.config import Option
 
-Model = TypeVar("Model", bound=BaseModel)
+Config = TypeVar("Config")
 
 
 def config_option(model: type[BaseModel], field: str, **overrides: Any) -> Any:
@@ -46,24 +47,33 @@ def config_option(model: type[BaseModel], field: str, **overrides: Any) -> Any:
 
 
 def config_from(
-    model: type[Model],
+    model: type[Config],
     command: str,
     params: Mapping[str, Any],
     *,
     typed: Mapping[str, str] | None = None,
-) -> Model:
-    """`model` from a command's parameters named after its fields (a nested model's fields
-    too, unless the nested model itself is given); other parameters are not the config's.
-    A value the config refuses is a one-line ConfigError naming the option (exit 2)."""
+) -> Config:
+    """`model` (a pydantic model or a dataclass) from a command's parameters named after its
+    fields (a nested model's fields too, unless the nested model itself is given); other
+    parameters are not the config's. Validation checks a `Literal` field's choices; a value
+    the config refuses is a one-line ConfigError naming the option (exit 2)."""
     try:
-        return model.model_validate(_fields_of(model, params))
+        return TypeAdapter(model).validate_python(_config_fields(model, params))
     except ValidationError as exc:
-        raise config_error(exc, command, model, typed=typed) from None
+        marked = model if _is_model(model) else None
+        raise config_error(exc, command, marked, typed=typed) from None
 
 
 def option_marker(info: FieldInfo) -> Option | None:
     """The field's `Option` marker, if it has one."""
     return next((m for m in info.metadata if isinstance(m, Option)), None)
+
+
+def _config_fields(model: type[Any], params: Mapping[str, Any]) -> dict[str, Any]:
+    if _is_model(model):
+        return _fields_of(model, params)
+    names = {f.name for f in dataclasses.fields(model)}
+    return {name: value for name, value in params.items() if name in names}
 
 
 def _fields_of(model: type[BaseModel], params: Mapping[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from issues_sts.cli.common import (
     quiet_option,
 )
 from issues_sts.cli.common import out as stdout
+from issues_sts.cli.options import config_from
 from issues_sts.config import Option
 from issues_sts.errors import (
     ConfigError,
@@ -455,7 +456,8 @@ def _evaluate_retrieval(
 
     if method not in METHODS:
         raise ConfigError(f"--method must be {', '.join(METHODS)}, not {method!r}")
-    cfg = RetrievalConfig(dataset=dataset, split=split, method=method, **options)  # type: ignore[arg-type]
+    given = {"dataset": dataset, "split": split, "method": method, **options}
+    cfg = config_from(RetrievalConfig, "evaluate", given)
     with os_errors(TrainingError, TRAINING_FILES), make_reporter(console, quiet=quiet) as reporter:
         result = evaluate_retrieval(cfg, reporter).to_dict()
     if json_out:
