@@ -20,9 +20,18 @@ from issues_sts.config import Option
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.errors import ConfigError
+from training.config import TrainConfig
 
 # the commands whose options are declared from a config's fields
-COMMANDS = [("build", BuildConfig), ("crawl", CrawlConfig)]
+COMMANDS = [("build", BuildConfig), ("crawl", CrawlConfig), ("train", TrainConfig)]
+# options whose default is the command's own: train's objective options default to "as
+# --loss's preset says", and the dataset and run folder are required of a TrainConfig
+OWN_DEFAULTS = {
+    "--dataset",
+    "--out",
+    *("--w-cos", "--w-ibn", "--w-angle", "--cos-tau", "--ibn-tau", "--angle-tau"),
+    "--identical-detection",
+}
 
 
 def _marked(model: type[BaseModel]) -> Iterator[tuple[type[BaseModel], str, FieldInfo, Option]]:
@@ -51,11 +60,12 @@ def _help_lines(command: str) -> dict[str, str]:
     return {flag: " ".join(text.split()) for flag, text in texts.items()}
 
 
-def _shown(value: Any) -> str | None:
-    """What `[default: ...]` shows for a field's default (None: nothing is shown)."""
+def _shown(value: Any, flag: str) -> str | None:
+    """What `[default: ...]` shows for a field's default (None: nothing is shown); a flag on
+    by default is shown by its name."""
     if value is None or value is False or value == ():
         return None
-    return str(value)
+    return flag.removeprefix("--") if value is True else str(value)
 
 
 def _range(bounds: dict[str, Any]) -> str | None:
@@ -79,8 +89,8 @@ def test_help_states_each_fields_help_default_and_range(
         line = lines[marker.flag]  # the command declares every marked option
         if marker.help:
             assert " ".join(marker.help.replace("`", "").split()) in line, marker.flag
-        shown = _shown(info.get_default(call_default_factory=True))
-        if shown is not None:
+        shown = _shown(info.get_default(call_default_factory=True), marker.flag)
+        if shown is not None and marker.flag not in OWN_DEFAULTS:
             assert f"[default: {shown}]" in line, marker.flag
         if shown_range := _range(field_range(owner, name)):
             assert shown_range in line, marker.flag

@@ -27,10 +27,11 @@ Config = TypeVar("Config")
 
 
 def config_option(model: type[BaseModel], field: str, **overrides: Any) -> Any:
-    """The `typer.Option` that sets `model`'s `field` (a nested model's as `links.min_confidence`):
-    flag and help from its `Option` marker, default from the field (a tuple's as a list: a
-    repeatable option), `min`/`max` from its bounds. `overrides` go to `typer.Option` as they
-    are (a `callback`, or a CLI-only default)."""
+    """The `typer.Option` that sets `model`'s `field` (a nested model's as
+    `links.min_confidence`): flag and help from its `Option` marker (`--x/--no-x` for a flag
+    on by default), default from the field (a tuple's as a list: a repeatable option),
+    `min`/`max` from its bounds. `overrides` go to `typer.Option` as they are (a `callback`,
+    or a CLI-only default)."""
     owner, name = _owner(model, field)
     info = owner.model_fields[name]
     marker = option_marker(info)
@@ -42,8 +43,11 @@ def config_option(model: type[BaseModel], field: str, **overrides: Any) -> Any:
         **field_range(owner, name),
         **overrides,
     }
+    flags = marker.flag
+    if default is True:  # a flag on by default is only of use turned off: --x/--no-x
+        flags = f"{flags}/--no-{flags.removeprefix('--')}"
     default = settings.pop("default", list(default) if isinstance(default, tuple) else default)
-    return typer.Option(default, marker.flag, **settings)
+    return typer.Option(default, flags, **settings)
 
 
 def config_from(
