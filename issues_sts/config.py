@@ -1,5 +1,5 @@
-"""What the config models share: which CLI option sets a field, and the command line that
-repeats a configuration (written into the dataset card)."""
+"""What the config models share: which CLI option sets a field (and what its `--help` says),
+and the command line that repeats a configuration (written into the dataset card)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ from pydantic import BaseModel
 @dataclass(frozen=True)
 class Option:
     """Marks a config field with the CLI option that sets it (`Annotated[int, Option("--seed")]`).
-    `always`: the field is written in a repeated command line even at its default."""
+    `always`: the field is written in a repeated command line even at its default. `help`: the
+    option's line in `--help`; the command declares the option from the field
+    (`cli/options.py`: flag and help from here, default and range from the field), so an
+    option is said once."""
 
     flag: str
     always: bool = False
+    help: str = ""
 
 
 def option_args(config: BaseModel) -> list[str]:

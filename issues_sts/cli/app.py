@@ -125,6 +125,11 @@ def _show_flags_as_flags(command: Any) -> None:
         _show_flags_as_flags(sub)
 
 
+def _click_message(exc: Any) -> str:
+    """A click exception's own message (typer's vendored click carries no type stubs)."""
+    return str(exc.format_message())
+
+
 def _usage_line(exc: Exception, args: Sequence[str], prog: str, root: Any) -> str:
     """The parser's error (a range, a choice, a missing value, an unknown option) as the
     table's one line, pointing at the help of the command it was given to."""
@@ -133,7 +138,7 @@ def _usage_line(exc: Exception, args: Sequence[str], prog: str, root: Any) -> st
     command = command_of(args)[0]
     if where == prog and command.split(" ")[0] in getattr(root, "commands", {}):
         where = f"{prog} {command}"  # an option's missing value is noticed by the group
-    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    message = " ".join(_click_message(exc).split())
     return f"{message} (see `{where} --help`)"
 
 

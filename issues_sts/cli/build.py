@@ -6,22 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from pydantic import ValidationError
 
-from issues_sts.cli.common import (
-    config_error,
-    console,
-    field_range,
-    option_default,
-    quiet_option,
-)
+from issues_sts.cli.common import console, quiet_option
+from issues_sts.cli.options import config_from, config_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.dataset.build import run_build
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.dataset.summary import summary_tables
 from issues_sts.errors import interruption
 from issues_sts.hub.fetch import locate_build
-from issues_sts.links.model import LinkConfig
 from issues_sts.links.renames import parse_aliases
 
 HELP = """Build the dataset from a crawl store: positive pairs from duplicate links, seeded
@@ -48,117 +41,37 @@ grown store. `--previous` pins to an earlier build exactly and writes changes.js
 """
 
 
-def _default(field: str) -> Any:
-    return option_default(BuildConfig, field)
+def _option(field: str, **overrides: Any) -> Any:
+    return config_option(BuildConfig, field, **overrides)
 
 
 def build_command(
-    store: Path = typer.Option(
-        _default("store"), "--store", help="Crawl store directory (from `issues-sts crawl`)."
+    ctx: typer.Context,
+    store: Path = _option("store"),
+    out: Path = _option("out"),
+    seed: int = _option("seed"),
+    negatives: str = _option("negatives"),
+    negative_ratio: float = _option("negative_ratio"),
+    same_repo_share: float = _option("same_repo_share"),
+    tokenizer: str | None = _option("tokenizer"),
+    # the link stage's options, said here as the build reads them
+    min_confidence: float = _option(
+        "links.min_confidence", help="Links below this confidence make no pair."
     ),
-    out: Path = typer.Option(
-        _default("out"), "--out", help="Output folder: empty, absent, or an earlier build."
-    ),
-    seed: int = typer.Option(
-        _default("seed"),
-        "--seed",
-        **field_range(BuildConfig, "seed"),
-        help="Seed for splits, negatives and row order.",
-    ),
-    negatives: str = typer.Option(
-        _default("negatives"),
-        "--negatives",
-        help="random (default) or hard (BM25-similar non-duplicates).",
-    ),
-    negative_ratio: float = typer.Option(
-        _default("negative_ratio"),
-        "--negative-ratio",
-        **field_range(BuildConfig, "negative_ratio"),
-        help="Negatives per positive in each split (more than 0).",
-    ),
-    same_repo_share: float = typer.Option(
-        _default("same_repo_share"),
-        "--same-repo-share",
-        **field_range(BuildConfig, "same_repo_share"),
-        help="Share of negatives drawn inside one repository.",
-    ),
-    tokenizer: str | None = typer.Option(
-        _default("tokenizer"),
-        "--tokenizer",
-        help="Tokenizer name or path for statistics (default: the bundled BERT uncased one, "
-        "offline).",
-    ),
-    min_confidence: float = typer.Option(
-        option_default(LinkConfig, "min_confidence"),
-        "--min-confidence",
-        **field_range(LinkConfig, "min_confidence"),
-        help="Links below this confidence make no pair.",
-    ),
-    alias: list[str] = typer.Option(
-        [],
-        "--alias",
+    alias: list[str] = _option(
+        "links.repo_aliases",
         help="Renamed repository old/name=new/name, for links to its old name "
         "(repeatable; renames the crawl saw are known already).",
     ),
-    split_by: str = typer.Option(
-        _default("split_by"),
-        "--split-by",
-        help="random (a seeded hash of each cluster) or time "
-        "(older clusters train, the newest valid and test).",
-    ),
-    text_recipe: str = typer.Option(
-        _default("text_recipe"),
-        "--text-recipe",
-        help="readers (HTML comments removed, as GitHub shows issues) or raw (bodies as stored).",
-    ),
-    previous: str | None = typer.Option(
-        _default("previous"),
-        "--previous",
-        help="Earlier build (folder or Hub id[@tag]) whose "
-        "splits this build keeps exactly; adds 'changes since' to the card.",
-    ),
-    version: str | None = typer.Option(
-        _default("version"),
-        "--dataset-version",
-        help="Version name for the card and the Hub tag "
-        "(default v1, or the previous build's plus one).",
-    ),
-    allow_incomplete: bool = typer.Option(
-        False,
-        "--allow-incomplete",
-        help="Build even when the store's crawl is not complete (repositories pending, failed, "
-        "lossy or never started); the card and stats.json then name them. Without it such a "
-        "store is refused (exit 3).",
-    ),
-    allow_empty_splits: bool = typer.Option(
-        False,
-        "--allow-empty-splits",
-        help="Write the build even when a split gets no pairs (too few duplicate clusters): an "
-        "empty split is left out of the folder and the card, so `datasets.load_dataset` loads "
-        "the others. Without it such a build is refused (exit 6).",
-    ),
+    split_by: str = _option("split_by"),
+    text_recipe: str = _option("text_recipe"),
+    previous: str | None = _option("previous"),
+    version: str | None = _option("version"),
+    allow_incomplete: bool = _option("allow_incomplete"),
+    allow_empty_splits: bool = _option("allow_empty_splits"),
     quiet: bool = quiet_option(),
 ) -> None:
-    try:
-        links = LinkConfig(min_confidence=min_confidence, repo_aliases=parse_aliases(alias))
-        cfg = BuildConfig(
-            store=store,
-            out=out,
-            seed=seed,
-            negatives=negatives,  # type: ignore[arg-type]
-            negative_ratio=negative_ratio,
-            same_repo_share=same_repo_share,
-            tokenizer=tokenizer,
-            links=links,
-            split_by=split_by,  # type: ignore[arg-type]
-            text_recipe=text_recipe,  # type: ignore[arg-type]
-            previous=previous,
-            version=version,
-            allow_incomplete=allow_incomplete,
-            allow_empty_splits=allow_empty_splits,
-        )
-    except ValidationError as exc:
-        raise config_error(exc, "build", BuildConfig) from None
+    cfg = config_from(BuildConfig, "build", {**ctx.params, "repo_aliases": parse_aliases(alias)})
     try:
         # A Hub id is downloaded here, before the build starts: the build reads folders only.
         previous_dir = locate_build(cfg.previous) if cfg.previous is not None else None

@@ -135,9 +135,11 @@ def option_default(model: type[BaseModel] | type[Any], field: str) -> Any:
     dataclass's) so it is said once."""
     if dataclasses.is_dataclass(model):
         found = next(f for f in dataclasses.fields(model) if f.name == field)
-        if found.default is dataclasses.MISSING:
-            return found.default_factory()  # type: ignore[operator]  # MISSING too: it fails
-        return found.default
+        if found.default is not dataclasses.MISSING:
+            return found.default
+        if not callable(found.default_factory):
+            raise TypeError(f"{model.__name__}.{field} has no default")
+        return found.default_factory()
     return model.model_fields[field].get_default(call_default_factory=True)
 
 

@@ -9,19 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from pydantic import SecretStr, ValidationError
+from pydantic import SecretStr
 from rich.table import Table
 
 from issues_sts.cli.common import (
     DEFAULT_REPOS,
     DEFAULT_STORE,
-    config_error,
     console,
-    option_default,
     out,
     quiet_option,
 )
 from issues_sts.cli.logfile import json_log
+from issues_sts.cli.options import config_from, config_option
 from issues_sts.cli.report import PROGRESS_EVERY, make_reporter
 from issues_sts.crawl.config import CrawlConfig, CrawlSummary
 from issues_sts.crawl.plan import Plan, plan_crawl, plan_table_rows
@@ -80,12 +79,12 @@ def _repo_list(repos_file: Path | None, repo: list[str]) -> tuple[str, ...]:
     return load_repos(repos_file or DEFAULT_REPOS)
 
 
-def _default(field: str) -> Any:
-    """An option's default, from CrawlConfig's field (said once)."""
-    return option_default(CrawlConfig, field)
+def _option(field: str, **overrides: Any) -> Any:
+    return config_option(CrawlConfig, field, **overrides)
 
 
 def crawl(
+    ctx: typer.Context,
     token: str | None = typer.Option(
         None,
         "--token",
@@ -99,58 +98,18 @@ def crawl(
     repo: list[str] = typer.Option(
         [], "--repo", help="owner/name to crawl (repeatable; overrides --repos)."
     ),
-    api_url: str = typer.Option(
-        _default("api_url"),
-        "--api-url",
-        help="REST API root; GitHub Enterprise: https://HOST/api/v3.",
-    ),
-    store: Path = typer.Option(
-        _default("store"), "--store", help="Crawl store directory (created if absent)."
-    ),
+    api_url: str = _option("api_url"),
+    store: Path = _option("store"),
     no_graphql: bool = typer.Option(
         False, "--no-graphql", help="Use REST timelines only (no canonical issue names)."
     ),
-    max_requests: int | None = typer.Option(
-        _default("max_requests"),
-        "--max-requests",
-        min=1,
-        help="Stop cleanly after N counted requests.",
-    ),
-    max_candidates: int = typer.Option(
-        _default("max_candidates"),
-        "--max-candidates",
-        min=0,
-        help="Duplicate candidates per repository whose timelines are fetched.",
-    ),
-    in_flight: int = typer.Option(
-        _default("max_in_flight"),
-        "--in-flight",
-        min=1,
-        max=100,
-        help="Requests in flight at most; the per-minute secondary limits (points, CPU time) "
-        "pace them.",
-    ),
-    repos_at_once: int = typer.Option(
-        _default("repos_at_once"),
-        "--repos-at-once",
-        min=1,
-        max=100,
-        help="Repositories synced at the same time (one alone waits on GitHub's latency; a "
-        "few keep the rate limits busy).",
-    ),
-    per_page: int = typer.Option(
-        _default("per_page"),
-        "--per-page",
-        min=1,
-        max=100,
-        help="Items per page; GitHub's maximum (100) is the cheapest.",
-    ),
-    timeout: float = typer.Option(
-        _default("timeout"),
-        "--timeout",
-        min=1,
-        help="Seconds to wait for one answer before retrying it.",
-    ),
+    max_requests: int | None = _option("max_requests"),
+    max_candidates: int = _option("max_candidates"),
+    max_in_flight: int = _option("max_in_flight"),
+    repos_at_once: int = _option("repos_at_once"),
+    per_page: int = _option("per_page"),
+    # the parser asks for a second at least (the config takes any positive time)
+    timeout: float = _option("timeout", min=1),
     log_file: Path | None = typer.Option(
         None,
         "--log",
@@ -177,23 +136,14 @@ def crawl(
     for shape in raw_token_shapes(token, api_url):  # known before any of them is checked
         SCRUB.add(shape)
     found = find_token(token, api_url)
-    try:
-        cfg = CrawlConfig(
-            repos=_repo_list(repos, repo),
-            token=SecretStr(found.value) if found else None,
-            api_url=api_url,
-            store=store,
-            graphql=not no_graphql,
-            max_requests=max_requests,
-            max_candidates=max_candidates,
-            max_in_flight=in_flight,
-            repos_at_once=repos_at_once,
-            per_page=per_page,
-            timeout=timeout,
-            repos_named_in="given to --repo" if repo else f"in {repos or DEFAULT_REPOS}",
-        )
-    except ValidationError as exc:
-        raise config_error(exc, "crawl", typed={"repos": "--repo" if repo else "--repos"}) from None
+    given = {
+        "repos": _repo_list(repos, repo),
+        "token": SecretStr(found.value) if found else None,
+        "graphql": not no_graphql,
+        "repos_named_in": "given to --repo" if repo else f"in {repos or DEFAULT_REPOS}",
+    }
+    typed = {"repos": "--repo" if repo else "--repos"}
+    cfg = config_from(CrawlConfig, "crawl", {**ctx.params, **given}, typed=typed)
     with json_log(log_file):
         if plan:
             _print_plan(plan_crawl(cfg))

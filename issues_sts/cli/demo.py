@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, activation_line, console, field_range, quiet_option
+from issues_sts.cli.options import config_from
 from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
 from training.config import TrainConfig
@@ -38,6 +39,7 @@ NEXT_STEPS = """Next, against the real GitHub and Hub:
 
 
 def demo_command(
+    ctx: typer.Context,
     directory: Path = typer.Option(
         DATA_DIR / "demo",
         "--out",
@@ -68,14 +70,7 @@ def demo_command(
 
     if world not in PRESETS:
         raise typer.BadParameter(f"choose one of {', '.join(PRESETS)}", param_hint="--world")
-    cfg = DemoConfig(
-        directory=directory,
-        world=world,  # type: ignore[arg-type]
-        seed=seed,
-        train=train,  # type: ignore[arg-type]
-        max_length=max_length,
-        batch_size=batch_size,
-    )
+    cfg = config_from(DemoConfig, "demo", ctx.params)
     print_summary(run_demo(cfg, console, reporter=make_reporter(console, quiet=quiet)))
 
 

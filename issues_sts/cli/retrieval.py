@@ -8,9 +8,11 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, DEFAULT_STORE, console, out, quiet_option
+from issues_sts.cli.options import config_from
 from issues_sts.cli.report import make_reporter
 from issues_sts.errors import ConfigError, interruption
 
@@ -49,6 +51,7 @@ Examples:
 
 
 def index_command(
+    ctx: typer.Context,
     store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
     model: str | None = typer.Option(
         None, "--model", help="Model folder, run folder or Hub id (default: the offline backbone)."
@@ -69,16 +72,7 @@ def index_command(
 
     if recipe not in ("readers", "raw"):
         raise typer.BadParameter("choose readers or raw", param_hint="--recipe")
-    cfg = IndexConfig(
-        store=store,
-        out=index_dir,
-        model=model,
-        pooling=pooling,
-        max_length=max_length,
-        recipe=recipe,  # type: ignore[arg-type]
-        batch_size=batch_size,
-        chunk_rows=chunk_rows,
-    )
+    cfg = config_from(IndexConfig, "index", {**ctx.params, "out": index_dir})
     try:
         with make_reporter(console, quiet=quiet) as reporter:
             summary = run_index(cfg, reporter)
@@ -135,12 +129,14 @@ def similar_command(
     quiet: bool = quiet_option(),
 ) -> None:
     from issues_sts.retrieval.query import ask
+    from issues_sts.retrieval.similar import Method
 
     if method not in ("dense", "hybrid"):
         raise typer.BadParameter("choose dense or hybrid", param_hint="--method")
     repo, number = parse_asked(asked, text is not None)
     body = read_text(text) if text is not None else None
-    answer = ask(index_dir, repo, number, body, k, method, model)  # type: ignore[arg-type]
+    chosen: Method = "hybrid" if method == "hybrid" else "dense"  # checked above
+    answer = ask(index_dir, repo, number, body, k, chosen, model)
     if as_json:
         out.print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False), markup=False)
         return
@@ -153,15 +149,16 @@ def similar_command(
     table = Table(
         title=f"earlier issues like {title} ({answer.method}, {answer.candidates:,} candidates)"
     )
-    for name, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("#", "right"),
         ("issue", "right"),
         ("title", "left"),
         ("state", "left"),
         ("score", "right"),
         ("url", "left"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    )
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
     for row in answer.results:
         table.add_row(
             str(row["rank"]),

@@ -8,9 +8,10 @@ in every command that takes it. Each command builds one frozen config
 and calls one function of `training.api`; failures are `TrainingError`s (exit 8) printed on
 one line by `app.main`. Torch loads only when a command runs, so `issues-sts --help` stays fast.
 
-Defaults are read from `training/config.py`, whose fields name the option that sets them
-(`Option("--lr")`). train and ablate name each parameter after the TrainConfig field it sets,
-so that `_train_config` builds every TrainConfig from a command line alike.
+Options are declared from `training/config.py`, whose fields name the option that sets them
+and its help (`Option("--lr", help=...)`; default and range are the field's, cli/options.py).
+train and ablate name each parameter after the TrainConfig field it sets, so that
+`_train_config` builds every TrainConfig from a command line alike.
 """
 
 from __future__ import annotations
@@ -29,12 +30,11 @@ from issues_sts.cli.common import (
     DEFAULT_OUT,
     config_error,
     console,
-    field_range,
     option_default,
     quiet_option,
 )
 from issues_sts.cli.common import out as stdout
-from issues_sts.config import Option
+from issues_sts.cli.options import config_from, config_option, option_marker
 from issues_sts.errors import (
     ConfigError,
     Interrupted,
@@ -61,46 +61,22 @@ RUNS = Path("runs")
 # What the OS refuses while training (a read-only run folder, a full disk) is training's.
 TRAINING_FILES = "training cannot read or write a file it needs"
 
-# The help of options several commands share, said once; a command whose option means
-# something else (evaluate's --max-length, pretrain-ran's --batch-size) writes its own.
-SHARED_HELP = {
-    "--dataset": "Pairs to use: a folder built by `issues-sts build`, a save_to_disk folder, "
-    "or a Hub dataset id such as WhereIsAI/github-issue-similarity (network; HF_ENDPOINT is "
-    "honoured).",
-    "--model": "Backbone or trained model: a Hub id, a local folder, a run folder (its best "
-    "checkpoint), ran-base / ran-tiny; default: the offline all-MiniLM-L6-v2.",
-    "--pooling": "cls, cls-avg, avg, max, last or first-last-avg; default: what the backbone's "
-    "own sentence-transformers config declares (MiniLM: avg + normalize), else cls (the "
-    "paper's).",
-    "--max-length": "Tokens per text for training and evaluation (paper: 512).",
-    "--batch-size": "Pairs per micro-batch (paper: 32).",
-    "--epochs": "Passes over the training split.",
-    "--max-steps": "Stop after this many optimizer steps in all.",
-    "--lr": "Peak learning rate (paper: 1e-5).",
-    "--warmup-steps": "Linear warmup steps before linear decay.",
-    "--seed": "Seed of initialisation, batch order and dropout.",
-    "--precision": "auto (bf16 on capable GPUs), fp32 or bf16.",
-    "--max-train-pairs": "Train on the first N pairs of the train split only.",
-    "--max-eval-pairs": "Evaluate on N pairs of each evaluated split only, both labels in the "
-    "split's proportions.",
-    "--valid-split": "Split that picks the best checkpoint; '' to skip validation.",
-}
-# train and pretrain-ran choose their device alike (training.distributed.setup)
-DEVICE_HELP = "cpu, cuda, cuda:1 ... (default: cuda when available, else cpu)."
+
+def _option(field: str, **overrides: Any) -> Any:
+    """A train or ablate option, declared from TrainConfig's field (flag, help, default and
+    range said there, in training/config.py)."""
+    return config_option(TrainConfig, field, **overrides)
 
 
 def _shared(default: Any, flag: str, **kwargs: Any) -> Any:
-    """An option several commands declare alike: its help from SHARED_HELP, its range from
-    the TrainConfig field marked with it (shown in `--help`, checked by the parser)."""
-    return typer.Option(default, flag, help=SHARED_HELP[flag], **_range(flag), **kwargs)
-
-
-def _range(flag: str, model: type[BaseModel] = TrainConfig) -> dict[str, Any]:
-    """The bounds of `model`'s field marked with `flag` (none when no field is)."""
-    for name, info in model.model_fields.items():
-        if any(isinstance(m, Option) and m.flag == flag for m in info.metadata):
-            return field_range(model, name)
-    return {}
+    """An option evaluate or pretrain-ran declares as train does (help and range from the
+    TrainConfig field marked with `flag`), with a default of its own."""
+    field = next(
+        name
+        for name, info in TrainConfig.model_fields.items()
+        if (marker := option_marker(info)) is not None and marker.flag == flag
+    )
+    return _option(field, default=default, **kwargs)
 
 
 def _known_pooling(value: str | None) -> str | None:
@@ -116,9 +92,9 @@ def _pooling(default: str | None) -> Any:
     return _shared(default, "--pooling", callback=_known_pooling)
 
 
-def _train(field: str) -> Any:
-    """A train or ablate option's default: TrainConfig's field (training/config.py)."""
-    return option_default(TrainConfig, field)
+def _objective_option(field: str) -> Any:
+    """An objective option: unset (None) means "as --loss's preset says"."""
+    return config_option(LossConfig, field, default=None)
 
 
 def _pretrain(field: str) -> Any:
@@ -190,116 +166,45 @@ Examples:
 
 def train_command(
     ctx: typer.Context,
-    data: str = _shared(str(DEFAULT_OUT), "--dataset"),
-    output: Path = typer.Option(
-        RUNS / "angle", "--out", help="Run folder: checkpoints, metrics; an existing run resumes."
-    ),
-    model: str | None = _shared(_train("model"), "--model"),
-    pooling: str | None = _pooling(_train("pooling")),
-    max_length: int = _shared(_train("max_length"), "--max-length"),
-    batch_size: int = _shared(_train("batch_size"), "--batch-size"),
-    epochs: int = _shared(_train("epochs"), "--epochs"),
-    max_steps: int | None = _shared(_train("max_steps"), "--max-steps"),
-    stop_after_steps: int | None = typer.Option(
-        _train("stop_after_steps"),
-        "--stop-after-steps",
-        **_range("--stop-after-steps"),
-        help="Checkpoint and stop after N more steps (rerun resumes).",
-    ),
-    learning_rate: float = _shared(_train("learning_rate"), "--lr"),
-    warmup_steps: int = _shared(_train("warmup_steps"), "--warmup-steps"),
-    weight_decay: float = typer.Option(
-        _train("weight_decay"),
-        "--weight-decay",
-        **_range("--weight-decay"),
-        help="AdamW weight decay (not on biases and norms).",
-    ),
-    grad_accumulation: int = typer.Option(
-        _train("grad_accumulation"),
-        "--grad-accumulation",
-        **_range("--grad-accumulation"),
-        help="Micro-batches per optimizer step.",
-    ),
-    precision: str = _shared(_train("precision"), "--precision"),
-    gradient_checkpointing: bool = typer.Option(
-        _train("gradient_checkpointing"),
-        "--gradient-checkpointing",
-        help="Recompute activations in backward: less memory, more time.",
-    ),
-    attention_dropout: float | None = typer.Option(
-        _train("attention_dropout"),
-        "--attention-dropout",
-        **_range("--attention-dropout"),
-        help="Override the backbone's attention dropout.",
-    ),
-    seed: int = _shared(_train("seed"), "--seed"),
-    valid_split: str | None = _shared(_train("valid_split"), "--valid-split"),
-    eval_steps: int | None = typer.Option(
-        _train("eval_steps"),
-        "--eval-steps",
-        **_range("--eval-steps"),
-        help="Validate every N steps (default: at epoch ends).",
-    ),
-    save_steps: int | None = typer.Option(
-        _train("save_steps"),
-        "--save-steps",
-        **_range("--save-steps"),
-        help="Checkpoint every N steps (default: with every validation).",
-    ),
-    max_train_pairs: int | None = _shared(_train("max_train_pairs"), "--max-train-pairs"),
-    max_eval_pairs: int | None = _shared(_train("max_eval_pairs"), "--max-eval-pairs"),
+    data: str = _option("data", default=str(DEFAULT_OUT)),
+    output: Path = _option("output", default=RUNS / "angle"),
+    model: str | None = _option("model"),
+    pooling: str | None = _option("pooling", callback=_known_pooling),
+    max_length: int = _option("max_length"),
+    batch_size: int = _option("batch_size"),
+    epochs: int = _option("epochs"),
+    max_steps: int | None = _option("max_steps"),
+    stop_after_steps: int | None = _option("stop_after_steps"),
+    learning_rate: float = _option("learning_rate"),
+    warmup_steps: int = _option("warmup_steps"),
+    weight_decay: float = _option("weight_decay"),
+    grad_accumulation: int = _option("grad_accumulation"),
+    precision: str = _option("precision"),
+    gradient_checkpointing: bool = _option("gradient_checkpointing"),
+    attention_dropout: float | None = _option("attention_dropout"),
+    seed: int = _option("seed"),
+    valid_split: str | None = _option("valid_split"),
+    eval_steps: int | None = _option("eval_steps"),
+    save_steps: int | None = _option("save_steps"),
+    max_train_pairs: int | None = _option("max_train_pairs"),
+    max_eval_pairs: int | None = _option("max_eval_pairs"),
     loss: str = typer.Option(
         DEFAULT_LOSS_PRESET,
         "--loss",
         help="Objective preset: paper (cos + ibn + angle, 1/1/1, tau 0.05/0.05/1) "
         "or angle-emb-0.6.1 (that library's current defaults). --w-* and --*-tau override it.",
     ),
-    # the objective's options default to None: "as --loss's preset says"
-    w_cos: float | None = typer.Option(
-        None,
-        "--w-cos",
-        **_range("--w-cos", LossConfig),
-        help="Weight of the cosine (CoSENT) objective.",
-    ),
-    w_ibn: float | None = typer.Option(
-        None,
-        "--w-ibn",
-        **_range("--w-ibn", LossConfig),
-        help="Weight of the in-batch-negative objective.",
-    ),
-    w_angle: float | None = typer.Option(
-        None, "--w-angle", **_range("--w-angle", LossConfig), help="Weight of the angle objective."
-    ),
-    cos_tau: float | None = typer.Option(
-        None, "--cos-tau", help="Temperature of the cosine objective."
-    ),
-    ibn_tau: float | None = typer.Option(
-        None, "--ibn-tau", help="Temperature of the in-batch-negative objective."
-    ),
-    angle_tau: float | None = typer.Option(
-        None, "--angle-tau", help="Temperature of the angle objective."
-    ),
-    identical_detection: bool | None = typer.Option(
-        None,
-        "--identical-detection/--no-identical-detection",
-        help="Treat identical texts in a batch as positives (paper: on).",
-    ),
-    gather_across_processes: bool = typer.Option(
-        option_default(LossConfig, "gather_across_processes"),
-        "--gather-negatives/--no-gather-negatives",
-        help="DDP: rank in-batch negatives against every process's rows.",
-    ),
-    resume: bool = typer.Option(
-        _train("resume"), "--resume/--no-resume", help="Continue from OUT/last if it is there."
-    ),
-    device: str | None = typer.Option(_train("device"), "--device", help=DEVICE_HELP),
-    progress_every: float = typer.Option(
-        _train("progress_every"),
-        "--progress-every",
-        min=1,
-        help="When stderr is not a terminal (a log file, nohup, a scheduler): a timestamped "
-        "line (step, loss, pairs/s, ETA) at least this often, in seconds.",
-    ),
+    w_cos: float | None = _objective_option("w_cos"),
+    w_ibn: float | None = _objective_option("w_ibn"),
+    w_angle: float | None = _objective_option("w_angle"),
+    cos_tau: float | None = _objective_option("cos_tau"),
+    ibn_tau: float | None = _objective_option("ibn_tau"),
+    angle_tau: float | None = _objective_option("angle_tau"),
+    identical_detection: bool | None = _objective_option("identical_detection"),
+    gather_across_processes: bool = config_option(LossConfig, "gather_across_processes"),
+    resume: bool = _option("resume"),
+    device: str | None = _option("device"),
+    progress_every: float = _option("progress_every"),
     quiet: bool = quiet_option(),
 ) -> None:
     # torch and the model take a while to load: a log shows the run started, and is alive
@@ -455,7 +360,8 @@ def _evaluate_retrieval(
 
     if method not in METHODS:
         raise ConfigError(f"--method must be {', '.join(METHODS)}, not {method!r}")
-    cfg = RetrievalConfig(dataset=dataset, split=split, method=method, **options)  # type: ignore[arg-type]
+    given = {"dataset": dataset, "split": split, "method": method, **options}
+    cfg = config_from(RetrievalConfig, "evaluate", given)
     with os_errors(TrainingError, TRAINING_FILES), make_reporter(console, quiet=quiet) as reporter:
         result = evaluate_retrieval(cfg, reporter).to_dict()
     if json_out:
@@ -492,34 +398,29 @@ Examples:
 
 def ablate_command(
     ctx: typer.Context,
-    data: str = _shared(str(DEFAULT_OUT), "--dataset"),
-    output: Path = typer.Option(
-        RUNS / "ablation",
-        "--out",
+    data: str = _option("data", default=str(DEFAULT_OUT)),
+    output: Path = _option(
+        "output",
+        default=RUNS / "ablation",
         help="Root folder: one run per variant plus ablation.md/csv/json.",
     ),
-    model: str | None = _shared(_train("model"), "--model"),
-    variants: str = typer.Option(
-        ",".join(option_default(AblationConfig, "variants")),
-        "--variants",
-        help="Comma list of variants or groups: paper, baselines, objectives, "
-        "pooling, all, only-cos, wo-ibn, ...",
+    model: str | None = _option("model"),
+    variants: str = config_option(
+        AblationConfig, "variants", default=",".join(option_default(AblationConfig, "variants"))
     ),
-    split: str = typer.Option(
-        option_default(AblationConfig, "split"), "--split", help="The split the table reports."
-    ),
-    pooling: str | None = _pooling(_train("pooling")),
-    max_length: int = _shared(_train("max_length"), "--max-length"),
-    batch_size: int = _shared(_train("batch_size"), "--batch-size"),
-    epochs: int = _shared(_train("epochs"), "--epochs"),
-    max_steps: int | None = _shared(_train("max_steps"), "--max-steps"),
-    learning_rate: float = _shared(_train("learning_rate"), "--lr"),
-    warmup_steps: int = _shared(_train("warmup_steps"), "--warmup-steps"),
-    seed: int = _shared(_train("seed"), "--seed"),
-    precision: str = _shared(_train("precision"), "--precision"),
-    max_train_pairs: int | None = _shared(_train("max_train_pairs"), "--max-train-pairs"),
-    max_eval_pairs: int | None = _shared(_train("max_eval_pairs"), "--max-eval-pairs"),
-    valid_split: str | None = _shared(_train("valid_split"), "--valid-split"),
+    split: str = config_option(AblationConfig, "split"),
+    pooling: str | None = _option("pooling", callback=_known_pooling),
+    max_length: int = _option("max_length"),
+    batch_size: int = _option("batch_size"),
+    epochs: int = _option("epochs"),
+    max_steps: int | None = _option("max_steps"),
+    learning_rate: float = _option("learning_rate"),
+    warmup_steps: int = _option("warmup_steps"),
+    seed: int = _option("seed"),
+    precision: str = _option("precision"),
+    max_train_pairs: int | None = _option("max_train_pairs"),
+    max_eval_pairs: int | None = _option("max_eval_pairs"),
+    valid_split: str | None = _option("valid_split"),
     quiet: bool = quiet_option(),
 ) -> None:
     from training.api import ablate
@@ -582,7 +483,7 @@ def pretrain_ran_command(
         help="BERT-vocabulary checkpoint folder whose word embeddings seed RAN's (e.g. MiniLM).",
     ),
     seed: int = _shared(_pretrain("seed"), "--seed"),
-    device: str | None = typer.Option(_pretrain("device"), "--device", help=DEVICE_HELP),
+    device: str | None = _shared(_pretrain("device"), "--device"),
     settings: list[str] | None = typer.Option(
         None,
         "--set",

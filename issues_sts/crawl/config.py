@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from issues_sts.config import Option
 from issues_sts.crawl.pacing import PacingConfig
 from issues_sts.repos import parse_repo_name
 
@@ -42,17 +43,49 @@ class CrawlConfig(BaseModel):
 
     repos: tuple[str, ...]
     token: SecretStr | None = None
-    api_url: str = GITHUB_API
-    store: Path = Path("data/store")
+    # `issues-sts crawl` declares its options from the fields marked with them (cli/options.py)
+    api_url: Annotated[
+        str, Option("--api-url", help="REST API root; GitHub Enterprise: https://HOST/api/v3.")
+    ] = GITHUB_API
+    store: Annotated[Path, Option("--store", help="Crawl store directory (created if absent).")] = (
+        Path("data/store")
+    )
     graphql: bool = True
-    max_requests: int | None = Field(default=None, ge=1)
-    per_page: int = Field(default=100, ge=1, le=100)
-    max_in_flight: int = Field(default=4, ge=1, le=100)
-    repos_at_once: int = Field(default=4, ge=1, le=100)
-    max_candidates: int = Field(default=5000, ge=0)
+    max_requests: Annotated[
+        int | None, Option("--max-requests", help="Stop cleanly after N counted requests.")
+    ] = Field(default=None, ge=1)
+    per_page: Annotated[
+        int,
+        Option("--per-page", help="Items per page; GitHub's maximum (100) is the cheapest."),
+    ] = Field(default=100, ge=1, le=100)
+    max_in_flight: Annotated[
+        int,
+        Option(
+            "--in-flight",
+            help="Requests in flight at most; the per-minute secondary limits (points, CPU "
+            "time) pace them.",
+        ),
+    ] = Field(default=4, ge=1, le=100)
+    repos_at_once: Annotated[
+        int,
+        Option(
+            "--repos-at-once",
+            help="Repositories synced at the same time (one alone waits on GitHub's latency; "
+            "a few keep the rate limits busy).",
+        ),
+    ] = Field(default=4, ge=1, le=100)
+    max_candidates: Annotated[
+        int,
+        Option(
+            "--max-candidates",
+            help="Duplicate candidates per repository whose timelines are fetched.",
+        ),
+    ] = Field(default=5000, ge=0)
     max_gap_checks: int = Field(default=5000, ge=0)
     graphql_batch: int = Field(default=50, ge=1, le=100)
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: Annotated[
+        float, Option("--timeout", help="Seconds to wait for one answer before retrying it.")
+    ] = Field(default=30.0, gt=0)
     pacing: PacingConfig = PacingConfig()
     # where the user named the repositories, for messages ("given to --repo", "in FILE")
     repos_named_in: str = "in repos.yaml"

