@@ -513,7 +513,7 @@ def test_a_command_without_the_sandbox_does_not_load_it(command: list[str]) -> N
         ("from ..hub import push", "issues_sts.dataset.export", hub_violations),
         ("from issues_sts import hub", "issues_sts.dataset.card", hub_violations),
         (
-            "from issues_sts.links.stage import part_links",
+            "from issues_sts.links.stage import LinkConsumer",
             "issues_sts.dataset.scan",
             links_internals,
         ),

@@ -1,9 +1,9 @@
 """The one duplicate-evidence vocabulary: what counts as a sign that an issue is a duplicate.
 
 The crawler (which issues deserve a timeline request: `crawl/candidates.py`, `crawl/feed.py`,
-GitHub's keyword in `crawl/runner.py`), the store (`Store.repo_counts`' `duplicate_candidates`)
-and the link stage (which threads it reads, which claims it counts) all ask this module, so
-they cannot drift apart again.
+GitHub's keyword in `crawl/candidates.py` and `crawl/todo.py`), the store
+(`Store.repo_counts`' `duplicate_candidates`) and the link stage (which threads it reads, which
+claims it counts) all ask this module, so they cannot drift apart again.
 
 `RULES` is the table: one named `Rule` per way of saying "duplicate", each with its `Signal`
 (`kinds.Signal`, the one enum of evidence kinds: what a claim by the rule rests on), the

@@ -6,11 +6,12 @@
 
 What counts as evidence (the vocabulary, what to ignore in a comment, the claim reader, what
 replies say) is `issues_sts.evidence`, below this stage. Layout: `model` (threads, links,
-the configuration), `scoring` (confidence from signals), `extract` (one thread -> links, pure),
-`resolve` (store facts: transfers, pull requests, missing targets), `renames` (renamed
-repositories as store facts), `clusters` (union-find), `stage` (the runner and its consumer),
-`archive` (the rust and onnxruntime issue archives as stores), `evaluate` (precision/recall on
-the annotated DEV/TEST halves of every annotation set).
+the configuration), `scoring` (confidence from signals), `extract` (one thread -> links, pure:
+the phases of `read/`, in order), `read/` (the reading rules by phase: posts, replies, pointers,
+settle, canonical), `conventions` and `migration` (the trackers' own conventions), `resolve`
+(store facts: transfers, pull requests, missing targets), `renames` (renamed repositories as
+store facts), `clusters` (union-find), `stage` (the runner and its consumer). The link stage is
+measured from outside, by `issues_sts.annotations`.
 
 A caller that reads the store's parts for its own work too (the build) runs the stage as a
 consumer of the same pass (`issues_sts.passes`), so each part is read once for both:
