@@ -6,8 +6,8 @@ Each repository gets issues and pull requests about generated *topics* (a compon
 an error message, a trigger). A duplicate re-reports its canonical's problem as another reporter
 meets it (`text.Retelling`: another error line, trigger or symptom, mostly the same detail; some
 in a user's own words, some a short note without the template) and is closed with evidence
-phrased many ways (see `dupes.py`); the truth is kept in `RepoData.truth_duplicates`. Some originals are other problems of an earlier issue's
-component, the same-topic non-duplicates real trackers hold (`benchmarks.difficulty` measures
+phrased many ways (see `dupes.py`); the truth is kept in `RepoData.truth_duplicates`. Some
+originals are other problems of an earlier issue's component, the same-topic non-duplicates real trackers hold (`benchmarks.difficulty` measures
 how alike duplicates are, real and generated).
 """
 
