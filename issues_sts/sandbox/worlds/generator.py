@@ -7,8 +7,9 @@ an error message, a trigger). A duplicate re-reports its canonical's problem as 
 meets it (`text.Retelling`: another error line, trigger or symptom, mostly the same detail; some
 in a user's own words, some a short note without the template) and is closed with evidence
 phrased many ways (see `dupes.py`); the truth is kept in `RepoData.truth_duplicates`. Some
-originals are other problems of an earlier issue's component, the same-topic non-duplicates real trackers hold (`benchmarks.difficulty` measures
-how alike duplicates are, real and generated).
+originals are other problems of an earlier issue's component, the same-topic non-duplicates
+real trackers hold (`benchmarks.difficulty` measures how alike duplicates are, real and
+generated).
 """
 
 from __future__ import annotations
