@@ -194,8 +194,9 @@ def test_difficulty_rows_compare_within_their_tolerance_and_show_the_rest() -> N
 
 
 def test_the_generators_retelling_makes_duplicates_harder_to_find() -> None:
-    """The knobs do what they say: with every detail kept, no vague reports and no siblings, a
-    small world's duplicates are found at rank 1 more often than with the defaults."""
+    """The knobs do what they say: with every detail kept, no vague or terse reports and no
+    siblings, a small world's duplicates are found at rank 1 more often than with the
+    defaults."""
     import dataclasses
 
     from issues_sts.sandbox.worlds import generator as G
@@ -207,10 +208,12 @@ def test_the_generators_retelling_makes_duplicates_harder_to_find() -> None:
         return DF.figures(DF.measure(source, with_cosine=False))["bm25_full_rank1_share"]
 
     small = G.preset("small", seed=1)
-    assert small.vague_rate > 0 and small.sibling_rate > 0
+    assert small.vague_rate > 0 and small.sibling_rate > 0 and small.terse_rate > 0
     default = rank1(small)
-    kept = T.Retelling(1.0, 1.0, 1.0, 1.0, 1.0)
-    copied = rank1(dataclasses.replace(small, vague_rate=0.0, sibling_rate=0.0, retelling=kept))
+    kept = T.Retelling(1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    copied = rank1(
+        dataclasses.replace(small, vague_rate=0.0, terse_rate=0.0, sibling_rate=0.0, retelling=kept)
+    )
     assert copied > default + 0.15, (copied, default)
 
 

@@ -93,7 +93,31 @@ def test_duplicates_are_about_the_same_thing_as_their_canonical(world: Corpus) -
             closer += _similarity(duplicate, canonical) > _similarity(duplicate, other)
             pairs += 1
     assert pairs > 100
-    assert closer / pairs > 0.9
+    # not all: a third of duplicates are told in a user's own words, as real ones are (the
+    # archives' annotated duplicates beat a random earlier issue on the backbone's cosine in
+    # 91-94 % of pairs, `python -m benchmarks.difficulty`)
+    assert closer / pairs > 0.85, closer / pairs
+
+
+def test_a_retelling_keeps_its_canonicals_one_specific_thing_at_the_stated_rate() -> None:
+    """A report's detail (a setting, a hook of the reporter's code) is a rare word: few reports
+    share one by chance, a retelling keeps it at `Retelling.detail`, and the sentences that say
+    it carry no word of the duplicate-cue screen."""
+    from issues_sts.sandbox.worlds import paper_text as PT
+    from issues_sts.sandbox.worlds import text as T
+
+    rng = random.Random(3)
+    topics = [T.new_topic(rng, "python", "bug") for _ in range(400)]
+    assert len({t.detail for t in topics}) > 350
+    how = T.Retelling(detail=0.7)
+    kept = sum(T.reword(rng, t, how).detail == t.detail for t in topics) / len(topics)
+    assert 0.6 < kept < 0.8, kept
+    assert all(T.reword(rng, t, T.Retelling(detail=1.0)).detail == t.detail for t in topics)
+    for line in T.DETAIL_LINES:
+        assert "{detail}" in line
+        assert not any(w in line.lower() for w in PT.CUE_WORDS), line
+    body = T.terse_body(rng, topics[0])
+    assert topics[0].detail in body and "```" in body  # the error as the reporter saw it
 
 
 def _similarity(a: dict, b: dict) -> float:

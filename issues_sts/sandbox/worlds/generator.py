@@ -4,11 +4,12 @@
 
 Each repository gets issues and pull requests about generated *topics* (a component, an API,
 an error message, a trigger). A duplicate re-reports its canonical's problem as another reporter
-meets it (`text.Retelling`: another error line, trigger or symptom; some in a user's own words,
-without a template) and is closed with evidence phrased many ways (see `dupes.py`); the truth
-is kept in `RepoData.truth_duplicates`. Some originals are other problems of an earlier issue's
-component, the same-topic non-duplicates real trackers hold (`benchmarks.difficulty` measures
-how alike duplicates are, real and generated).
+meets it (`text.Retelling`: another error line, trigger or symptom, mostly the same detail; some
+in a user's own words, some a short note without the template) and is closed with evidence
+phrased many ways (see `dupes.py`); the truth is kept in `RepoData.truth_duplicates`. Some
+originals are other problems of an earlier issue's component, the same-topic non-duplicates
+real trackers hold (`benchmarks.difficulty` measures how alike duplicates are, real and
+generated).
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class WorldConfig:
     # of originals: another problem of an earlier issue's component (a same-topic non-duplicate)
     sibling_rate: float = 0.1
     # of duplicates: written by someone who describes it differently (own words, no template)
-    vague_rate: float = 0.25
+    vague_rate: float = 0.35
+    # of the other duplicates: a short report without the template or a reproduction
+    terse_rate: float = 0.35
     # of duplicates' details (error, trigger, symptom, version): how many a retelling keeps
     retelling: T.Retelling = T.RETELLING
     quoted_denial_share: float = (
@@ -390,6 +393,8 @@ class RepoBuilder:
         draft = self.new_draft(number, created, topic)
         if self.rng.random() < self.cfg.vague_rate:
             self.retell_vaguely(draft)
+        elif self.cfg.terse_rate and self.rng.random() < self.cfg.terse_rate:
+            draft.body = T.terse_body(self.rng, draft.topic)
         for _ in range(4):  # another reporter rarely picks the very same title
             if draft.title != original.title:
                 break

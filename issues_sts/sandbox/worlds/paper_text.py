@@ -20,6 +20,7 @@ draws from a few `random.Random` calls and joins prebuilt strings; no regular ex
 from __future__ import annotations
 
 import random
+import zlib
 
 from issues_sts.sandbox.worlds import text as T
 from issues_sts.sandbox.worlds import vocab as V
@@ -244,9 +245,15 @@ LOG_BANK = _log_bank()
 def pasted_log(rng: random.Random, topic: Topic, lines: int) -> str:
     noun = topic.component[1]
     stamp = f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T{rng.randrange(24):02d}:"
-    start, bank, size = rng.randrange(len(LOG_BANK)), LOG_BANK, len(LOG_BANK)
+    # where in the bank a log starts follows the report's detail: the same problem logs the same
+    # lines (as real logs of one bug do), so a retelling that keeps the detail shares them
+    bank, size = LOG_BANK, len(LOG_BANK)
+    start = zlib.crc32(f"{noun}:{topic.detail}".encode()) % size if topic.detail else 0
+    # lines tagged by thread in one-character pieces, not by a word: a word on every line of a
+    # long log (the component's, a "worker") would outweigh everything else two reports share in
+    # a BM25 score
     body = [
-        f"{stamp}{i // 60 % 60:02d}:{i % 60:02d}.{i * 37 % 1000:03d}Z [{noun}-{i % 7}] "
+        f"{stamp}{i // 60 % 60:02d}:{i % 60:02d}.{i * 37 % 1000:03d}Z [T-{i % 7}:{i % 3}] "
         f"{bank[(start + i * 13) % size]}"
         for i in range(lines)
     ]
@@ -267,7 +274,7 @@ def long_traceback(rng: random.Random, topic: Topic) -> str:
     if topic.lang == "python":
         lines = [
             "Traceback (most recent call last):",
-            f'  File "/app/main.py", line {rng.randrange(5, 300)}, in <module>',
+            f'  File "/app/main.py", line {rng.randrange(5, 300)}, in {topic.detail or "<module>"}',
             f"    {noun}.{verb}()",
         ]
         for k in range(frames):
@@ -370,6 +377,7 @@ def issue_body(rng: random.Random, topic: Topic, era: Era, style: int) -> str:
         parts = _template_parts(rng, topic, w)
     else:
         parts = _form_parts(rng, topic, w, style)
+    parts.insert(min(2, len(parts)), T.detail_line(rng, topic))
     if rng.random() < era.body_cue:
         cue = (
             f"{rng.choice(FORM_CUE_QUESTIONS)}\n\n{rng.choice(('Yes', 'No', 'Not tested'))}"

@@ -23,6 +23,10 @@ class Topic:
     symptom: str
     feature: str
     version: str
+    # the report's one specific thing (a setting, a hook, a call of the reporter's own code):
+    # a rare word that a retelling keeps at `Retelling.detail`, as real duplicates share a
+    # function name or an option while the rest of their words differ
+    detail: str = ""
 
     @property
     def api(self) -> str:
@@ -64,7 +68,30 @@ def new_topic(rng: random.Random, lang: str, kind: str) -> Topic:
         symptom=rng.choice(V.SYMPTOMS),
         feature=rng.choice(V.FEATURES),
         version=fill["version"],
+        detail=detail(rng),
     )
+
+
+DETAIL_SUFFIXES = ("limit", "mode", "hook", "buffer", "retries", "prefix", "level", "handler")
+
+
+def detail(rng: random.Random) -> str:
+    """A made-up identifier (`velmar_hook`): thousands of them, so two reports share one only
+    when they are about the same thing."""
+    return f"{rng.choice(V.SYLLABLES)}{rng.choice(V.SYLLABLES)}_{rng.choice(DETAIL_SUFFIXES)}"
+
+
+DETAIL_LINES = (
+    "It only goes wrong with `{detail}` set in our settings.",
+    "The failing call goes through `{detail}` in our code.",
+    "Removing `{detail}` from the config makes it pass.",
+    "The last frame of our own code before the error is `{detail}`.",
+    "We hit it from `{detail}`, which wraps {api}.",
+)
+
+
+def detail_line(rng: random.Random, topic: Topic) -> str:
+    return rng.choice(DETAIL_LINES).format(**words(topic))
 
 
 def version(rng: random.Random) -> str:
@@ -106,6 +133,7 @@ def words(topic: Topic) -> dict[str, str]:
         "error_short": topic.error_short,
         "feature": topic.feature,
         "version": topic.version,
+        "detail": topic.detail,
     }
 
 
@@ -171,11 +199,12 @@ def issue_body(rng: random.Random, topic: Topic, style: int) -> str:
     if topic.kind == "feature":
         intro = rng.choice(FEATURE_INTROS).format(**w)
         use_case = rng.choice(USE_CASES).format(**w, n=rng.randrange(3, 40))
+        use_case += " " + detail_line(rng, topic)
         sketch = code_block(rng, topic, usage=True)
         parts = [intro, use_case, "", "For example:", "", sketch, "", rng.choice(CLOSINGS)]
         return "\n".join(parts + _leftover(rng))
     intro = rng.choice(BUG_INTROS).format(**w)
-    expected = rng.choice(EXPECTED).format(**w)
+    expected = rng.choice(EXPECTED).format(**w) + " " + detail_line(rng, topic)
     trace = traceback_block(rng, topic)
     env = environment(rng, topic)
     code = code_block(rng, topic, usage=False)
@@ -324,7 +353,7 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
     frames = {
         "python": [
             "Traceback (most recent call last):",
-            f'  File "app.py", line {line()}, in <module>',
+            f'  File "app.py", line {line()}, in {topic.detail or "<module>"}',
             f"    {noun}.{verb}()",
             f'  File "site-packages/{noun}s/core.py", line {line()}, in {verb}',
             f"    return self._{verb}_impl(*args)",
@@ -336,12 +365,13 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
             "stack backtrace:",
             f"   0: {noun}::{verb}",
             f"   1: {noun}::{verb}_inner",
-            "   2: main",
+            f"   2: app::{topic.detail or 'main'}",
         ],
         "js": [
             topic.error,
             f"    at {noun}.{verb} "
             f"(node_modules/{noun}/lib/{noun}.js:{line()}:{rng.randrange(3, 40)})",
+            f"    at {topic.detail or 'main'} (src/app.js:{line()}:9)",
             "    at process.processTicksAndRejections "
             f"(node:internal/process/task_queues:{line()}:5)",
         ],
@@ -351,7 +381,7 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
             "goroutine 1 [running]:",
             f"{noun}.{verb.capitalize()}(...)",
             f"\t/go/src/internal/{noun}/{noun}.go:{line()} +0x{rng.randrange(16, 4096):x}",
-            "main.main()",
+            f"main.{topic.detail or 'main'}(...)",
         ],
     }[topic.lang]
     return "\n".join(["```", *frames, "```"])
@@ -360,7 +390,8 @@ def traceback_block(rng: random.Random, topic: Topic) -> str:
 def log_block(rng: random.Random, topic: Topic) -> str:
     level_lines = [
         f"INFO  starting {topic.component[0]} v{topic.version}",
-        f"DEBUG {topic.component[1]}: {topic.component[2]} attempt {rng.randrange(1, 4)}",
+        f"DEBUG {topic.component[1]}: {topic.component[2]} via {topic.detail or 'main'} attempt "
+        f"{rng.randrange(1, 4)}",
         f"WARN  slow {topic.component[2]} ({rng.randrange(200, 9000)} ms)",
         f"ERROR {topic.error_short}",
     ]
@@ -456,11 +487,12 @@ class Retelling:
     reporter meets the bug another way, sees another error line of it, names another version
     (`python -m benchmarks.difficulty` measures how alike real duplicates are)."""
 
-    error: float = 0.85
-    trigger: float = 0.6
-    symptom: float = 0.35
+    error: float = 0.5
+    trigger: float = 0.35
+    symptom: float = 0.25
     version: float = 0.3
     feature: float = 0.6
+    detail: float = 0.9
 
 
 RETELLING = Retelling()
@@ -481,6 +513,7 @@ def reword(rng: random.Random, topic: Topic, how: Retelling = RETELLING) -> Topi
         topic.symptom if keep(how.symptom) else rng.choice(V.SYMPTOMS),
         topic.feature if keep(how.feature) else rng.choice(V.FEATURES),
         topic.version if keep(how.version) else fill["version"],
+        topic.detail if keep(how.detail) else detail(rng),
     )
 
 
@@ -499,6 +532,7 @@ def sibling(rng: random.Random, topic: Topic) -> Topic:
         fresh.symptom,
         fresh.feature,
         fresh.version,
+        fresh.detail,
     )
 
 
@@ -527,7 +561,21 @@ VAGUE_DETAILS = (
     "A friend on {os} says it works for them.",
     "I can share my project if that helps.",
     "The last thing it prints is an error about {noun}.",
+    "The last thing it prints is `{error_short}`.",
 )
+# the one specific thing a vague report still names, more often than not
+VAGUE_DETAIL = ("I have `{detail}` in my setup, if that matters.", 0.6)
+
+
+def terse_body(rng: random.Random, topic: Topic) -> str:
+    """A short report without the repository's template or a reproduction: what happened,
+    the error as the reporter saw it, the one thing they know about their setup."""
+    w = words(topic)
+    intro = rng.choice(BUG_INTROS if topic.kind == "bug" else FEATURE_INTROS).format(**w)
+    parts = [intro, detail_line(rng, topic)]
+    if topic.kind == "bug":
+        parts.insert(1, traceback_block(rng, topic))
+    return "\n\n".join(parts)
 
 
 def vague_body(rng: random.Random, topic: Topic) -> str:
@@ -536,6 +584,8 @@ def vague_body(rng: random.Random, topic: Topic) -> str:
     w = words(topic) | {"noun": topic.component[1], "os": rng.choice(V.OSES)}
     details = rng.sample(VAGUE_DETAILS, rng.randrange(1, 4))
     lines = [rng.choice(VAGUE_OPENINGS), rng.choice(VAGUE_PROBLEMS), *details]
+    if rng.random() < VAGUE_DETAIL[1]:
+        lines.append(VAGUE_DETAIL[0])
     return " ".join(line.format(**w) for line in lines)
 
 
