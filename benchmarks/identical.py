@@ -12,7 +12,9 @@ It records the SHA-256 of every file of:
   replica at a fifth of the time);
 - `issues-sts links evaluate --json` over every annotation file whose archive is present.
 
-Parts whose input is missing (no ../shared) are reported as skipped, never as equal.
+Builds run inside --work with relative paths, so fingerprints made with different --work
+folders compare (the card records the paths it was given). Parts whose input is missing (no
+../shared) are reported as skipped, never as equal.
 `--against` prints each difference and exits 1 when any file differs or is missing.
 """
 
@@ -40,14 +42,14 @@ def file_hashes(folder: Path) -> dict[str, str]:
     }
 
 
-def cli(*args: str) -> str:
-    """`issues-sts ARGS --quiet`, its standard output (the command line is the contract a
-    refactor keeps)."""
+def cli(*args: str, cwd: Path = ROOT) -> str:
+    """`issues-sts ARGS --quiet` run in `cwd`, its standard output (the command line is the
+    contract a refactor keeps)."""
     run = subprocess.run(
         [str(Path(sys.executable).parent / "issues-sts"), *args, "--quiet"],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         check=False,
     )
     if run.returncode != 0:
@@ -56,8 +58,14 @@ def cli(*args: str) -> str:
 
 
 def build_hashes(store: Path, out: Path, aliases: tuple[str, ...] = ()) -> dict[str, str]:
+    """Build `store` into `out` (both in one folder), run in that folder with relative paths:
+    the card and build_config.json record the paths as given, so any --work fingerprints the
+    same."""
     shutil.rmtree(out, ignore_errors=True)
-    cli("build", "--store", str(store), "--out", str(out), *(f"--alias={a}" for a in aliases))
+    work = out.parent
+    store_arg = str(store.relative_to(work))
+    aliases_args = (f"--alias={a}" for a in aliases)
+    cli("build", "--store", store_arg, "--out", out.name, *aliases_args, cwd=work)
     return file_hashes(out)
 
 
