@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -247,9 +248,19 @@ def test_sparse_numbering_costs_a_handful_of_requests_every_time(tmp_path: Path)
     corpus = generate_world(cfg)
     repo = next(iter(corpus.repos.values()))
     assert 80 <= len(repo.issues) <= 120 and max(i["number"] for i in repo.issues) > 1500
+    named = {
+        int(n)
+        for text in [i.get("body") or "" for i in repo.issues]
+        + [c.get("body") or "" for c in repo.comments]
+        for n in re.findall(r"#(\d+)", text)
+    }
     with FakeGitHub(corpus) as gh:
         first = crawl(gh, tmp_path)
-        assert first.ok and first.requests <= 8, gh.stats()["by_endpoint"]
+        probed = [int(m[1]) for r in gh.log if (m := re.search(r"/issues/(\d+)$", r.path))]
+        # a missing issue is asked for only when a text names it ("see #13"), once
+        assert set(probed) <= named and len(probed) == len(set(probed)), probed
+        assert first.ok and first.requests - len(probed) <= 5, gh.stats()["by_endpoint"]
+        assert len(probed) <= 8
         for _ in range(2):
             again = crawl(gh, tmp_path)
             assert again.ok and again.requests == 0
