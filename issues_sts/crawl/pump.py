@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from issues_sts.crawl.chains import IDLE, Chain, Step
@@ -44,7 +45,8 @@ class _Lane(Generic[K]):
         self.ready: deque[Chain] = deque()
         self.parked: list[Chain] = []
         self.running = 0
-        self.requests = 0
+        self.requests = 0  # added to by the workers, under the pump's lock
+        self.told: int | None = None  # what `on_end` heard; None while the flow is open
         self.over = False
 
     def take(self) -> Chain | None:
@@ -55,11 +57,17 @@ class _Lane(Generic[K]):
         return chain
 
 
-def _counted(step: Step, client: GitHubClient | None) -> tuple[Any, int]:
-    """Run `step` on this worker thread; its result and the requests it made."""
+def _counted(step: Step, client: GitHubClient | None, lane: _Lane[Any], lock: Lock) -> Any:
+    """Run `step` on this worker thread and charge the requests it made to its lane, here
+    and whatever the step's end: a step that fails, or lands after the crawl stopped, still
+    spent them (the summary's rows must add up to the run's total)."""
     before = client.counted_here() if client is not None else 0
-    result = step(client)  # type: ignore[arg-type]
-    return result, (client.counted_here() - before if client is not None else 0)
+    try:
+        return step(client)  # type: ignore[arg-type]
+    finally:
+        if client is not None:
+            with lock:
+                lane.requests += client.counted_here() - before
 
 
 def pump(chains: Iterable[Chain], client: GitHubClient, width: int) -> None:
@@ -80,14 +88,15 @@ def pump_flows(
     *,
     flows_at_once: int,
     on_end: OnEnd[K],
-    on_stop: Callable[[K, int], None] | None = None,
+    on_spent: Callable[[K, int], None] | None = None,
 ) -> None:
     """Run `flows`, at most `flows_at_once` at a time, with at most `width` steps under way.
 
     A step, a commit or a flow that raises an Exception ends that flow only (`on_end` says
     what to make of it); Ctrl-C, SIGTERM or an exception out of `on_end` stops everything:
-    the client's waits end at once and no worker is joined, and `on_stop` hears of each flow
-    still open then, with the requests its landed steps made.
+    the client's waits end at once and no worker is joined. At the end `on_spent` hears the
+    requests of each flow whose count `on_end` could not tell: one still open at a stop, or
+    one whose other steps were still under way when it ended.
     """
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl")
     pumped = _Pump(iter(flows), client, width, max(1, flows_at_once), on_end, pool)
@@ -97,11 +106,12 @@ def pump_flows(
         if client is not None:
             client.cancel()
         pool.shutdown(wait=False, cancel_futures=True)
-        if on_stop is not None:  # the flows cut short still tell what they spent
-            for lane in pumped.lanes:
-                on_stop(lane.key, lane.requests)
+        # cancelled, the steps under way end at once; a bounded wait lets them count
+        wait(list(pumped.running), timeout=SIGNAL_SLICE)
+        pumped.recount(on_spent)
         raise
     pool.shutdown(wait=True)
+    pumped.recount(on_spent)
 
 
 class _Pump(Generic[K]):
@@ -121,7 +131,9 @@ class _Pump(Generic[K]):
         self.on_end = on_end
         self.pool = pool
         self.lanes: list[_Lane[K]] = []
+        self.ended: list[_Lane[K]] = []
         self.running: dict[Future[Any], tuple[_Lane[K], Chain]] = {}
+        self.charge = Lock()  # lanes' request counts, added to by the workers
 
     def run(self) -> None:
         while True:
@@ -160,10 +172,23 @@ class _Pump(Generic[K]):
     def _end(self, lane: _Lane[K], exc: BaseException | None) -> None:
         lane.over = True
         self.lanes.remove(lane)
+        self.ended.append(lane)
         close = getattr(lane.flow, "close", None)  # a generator's `finally` runs now, not at exit
         if exc is not None and close is not None:
             close()
-        self.on_end(lane.key, exc, lane.requests)
+        with self.charge:
+            lane.told = lane.requests
+        self.on_end(lane.key, exc, lane.told)
+
+    def recount(self, on_spent: Callable[[K, int], None] | None) -> None:
+        """Tell `on_spent` the count of every flow that `on_end` did not hear whole."""
+        if on_spent is None:
+            return
+        with self.charge:
+            counts = [(lane, lane.requests) for lane in self.ended + self.lanes]
+        for lane, requests in counts:
+            if lane.told != requests:
+                on_spent(lane.key, requests)
 
     def _fill(self) -> None:
         for lane in list(self.lanes):  # earlier flows first
@@ -179,7 +204,8 @@ class _Pump(Generic[K]):
                 if step is IDLE:
                     lane.parked.append(chain)
                 elif step is not None:
-                    self.running[self.pool.submit(_counted, step, self.client)] = (lane, chain)  # type: ignore[arg-type]
+                    run = self.pool.submit(_counted, step, self.client, lane, self.charge)  # type: ignore[arg-type]
+                    self.running[run] = (lane, chain)
                     lane.running += 1
             if len(self.running) >= self.width:
                 return
@@ -211,9 +237,7 @@ class _Pump(Generic[K]):
         if lane.over:  # the flow already failed: what its other steps bring is dropped
             return
         try:
-            result, requests = future.result()
-            lane.requests += requests
-            chain.commit(result)
+            chain.commit(future.result())
         except Exception as exc:  # noqa: BLE001
             self._end(lane, exc)
             return

@@ -130,7 +130,7 @@ def _crawl(
                 cfg.max_in_flight + 1,
                 flows_at_once=cfg.repos_at_once,
                 on_end=ends.end,
-                on_stop=ends.cut_short,
+                on_spent=ends.spent,
             )
     except StopCrawl:
         pass
@@ -203,11 +203,13 @@ class RepoEnds:
             self.started[repo] = self.clock()
             yield result, self.sync.flow(repo, result)
 
-    def cut_short(self, result: RepoSummary, requests: int) -> None:
-        """A repository under way when the crawl stopped (Ctrl-C, SIGTERM, a spent budget):
-        what it spent so far, for the summary (it said 0 requests and 0.0 s)."""
+    def spent(self, result: RepoSummary, requests: int) -> None:
+        """A repository's requests when `end` could not know them all: one under way when the
+        crawl stopped (Ctrl-C, SIGTERM, a spent budget; it said 0 requests and 0.0 s), or one
+        whose other requests were still out when it ended."""
         result.requests = requests
-        result.seconds = self.clock() - self.started.pop(result.repo, self.clock())
+        if result.repo in self.started:  # still under way: its time so far
+            result.seconds = self.clock() - self.started.pop(result.repo)
 
     def end(self, result: RepoSummary, exc: BaseException | None, requests: int) -> None:
         """A missing or failing repository is reported and the others go on; a spent budget,
