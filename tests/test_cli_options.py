@@ -11,19 +11,26 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 from typer.testing import CliRunner
 
 from issues_sts.cli.app import app
-from issues_sts.cli.common import field_range
+from issues_sts.cli.common import config_fields, field_range
 from issues_sts.cli.options import config_from, config_option, option_marker
 from issues_sts.config import Option
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.dataset.config import BuildConfig
 from issues_sts.errors import ConfigError
+from issues_sts.retrieval.indexer import IndexConfig
 from training.config import TrainConfig
 
 # the commands whose options are declared from a config's fields
-COMMANDS = [("build", BuildConfig), ("crawl", CrawlConfig), ("train", TrainConfig)]
+COMMANDS = [
+    ("build", BuildConfig),
+    ("crawl", CrawlConfig),
+    ("train", TrainConfig),
+    ("index", IndexConfig),
+]
 # options whose default is the command's own: train's objective options default to "as
 # --loss's preset says", and the dataset and run folder are required of a TrainConfig
 OWN_DEFAULTS = {
@@ -34,9 +41,10 @@ OWN_DEFAULTS = {
 }
 
 
-def _marked(model: type[BaseModel]) -> Iterator[tuple[type[BaseModel], str, FieldInfo, Option]]:
-    """Every field of `model` (nested models' included) marked with an Option."""
-    for name, info in model.model_fields.items():
+def _marked(model: type[Any]) -> Iterator[tuple[type[Any], str, FieldInfo, Option]]:
+    """Every field of `model` (a pydantic model or a dataclass; nested models' included)
+    marked with an Option."""
+    for name, info in config_fields(model).items():
         if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel):
             yield from _marked(info.annotation)
         elif (marker := option_marker(info)) is not None:
@@ -63,7 +71,7 @@ def _help_lines(command: str) -> dict[str, str]:
 def _shown(value: Any, flag: str) -> str | None:
     """What `[default: ...]` shows for a field's default (None: nothing is shown); a flag on
     by default is shown by its name."""
-    if value is None or value is False or value == ():
+    if value is None or value is PydanticUndefined or value is False or value == ():
         return None
     return flag.removeprefix("--") if value is True else str(value)
 
@@ -79,9 +87,7 @@ def _range(bounds: dict[str, Any]) -> str | None:
 
 
 @pytest.mark.parametrize(("command", "model"), COMMANDS)
-def test_help_states_each_fields_help_default_and_range(
-    command: str, model: type[BaseModel]
-) -> None:
+def test_help_states_each_fields_help_default_and_range(command: str, model: type[Any]) -> None:
     lines = _help_lines(command)
     marked = list(_marked(model))
     assert marked, f"{model.__name__} marks no field"
@@ -114,3 +120,14 @@ def test_config_from_fills_nested_models_and_names_the_option_it_refuses() -> No
 def test_an_unmarked_field_has_no_option() -> None:
     with pytest.raises(TypeError, match="no Option marker"):
         config_option(BuildConfig, "long_threshold")
+
+
+def test_a_dataclass_config_is_built_and_refused_by_its_markers() -> None:
+    params = {"store": "s", "out": "i", "batch_size": 8, "quiet": True}
+    cfg = config_from(IndexConfig, "index", params)
+    assert (cfg.store, cfg.out, cfg.batch_size, cfg.chunk_rows) == (Path("s"), Path("i"), 8, 256)
+    with pytest.raises(ConfigError, match=r"^--batch-size: Input should be greater than or equal"):
+        config_from(IndexConfig, "index", {**params, "batch_size": 0})
+    lines = _help_lines("index")
+    assert "[default: data/store]" in lines["--store"]
+    assert "[default: data/index]" in lines["--out"]

@@ -8,10 +8,12 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import typer
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 from rich.console import Console
 
 from issues_sts.config import Option
@@ -94,7 +96,7 @@ def dropped_secret_note(args: Sequence[str]) -> str | None:
 def config_error(
     exc: ValidationError,
     command: str,
-    model: type[BaseModel] | None = None,
+    model: type[Any] | None = None,
     *,
     typed: Mapping[str, str] | None = None,
 ) -> ConfigError:
@@ -117,12 +119,12 @@ def config_error(
     return ConfigError(f"{option}: {message}", hint=f"see `issues-sts {command} --help`")
 
 
-def _marked_option(model: type[BaseModel] | None, names: list[str]) -> str | None:
+def _marked_option(model: type[Any] | None, names: list[str]) -> str | None:
     """The `Option` flag of the field at `names` (nested models followed), if marked."""
     info = None
     for name in names:
-        fields = getattr(model, "model_fields", None)
-        if not fields or name not in fields:
+        fields = config_fields(model) if model is not None else {}
+        if name not in fields:
             return None
         info = fields[name]
         model = info.annotation if isinstance(info.annotation, type) else None
@@ -143,14 +145,31 @@ def option_default(model: type[BaseModel] | type[Any], field: str) -> Any:
     return model.model_fields[field].get_default(call_default_factory=True)
 
 
-def field_range(model: type[BaseModel], field: str) -> dict[str, Any]:
+def config_fields(model: type[Any]) -> dict[str, FieldInfo]:
+    """A config's fields as pydantic sees them (a dataclass's too: its `Annotated` markers and
+    bounds in `metadata`), so options are declared alike from either kind of config; {} for
+    anything else."""
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return dict(model.model_fields)
+    if not (isinstance(model, type) and dataclasses.is_dataclass(model)):
+        return {}
+    hints = get_type_hints(model, include_extras=True)
+    return {
+        f.name: FieldInfo.from_annotated_attribute(
+            hints[f.name], PydanticUndefined if f.default is dataclasses.MISSING else f.default
+        )
+        for f in dataclasses.fields(model)
+    }
+
+
+def field_range(model: type[Any], field: str) -> dict[str, Any]:
     """`min`/`max` for `typer.Option` from a config field's bounds (`Field(ge=0, lt=2**32)`),
     so that `--help` shows the range the config enforces and the parser refuses what lies
     outside it. An open bound is closed on integers (gt=1 is min 2); on floats the parser
     cannot say it, and the config's own check does."""
     bounds: dict[str, Any] = {}
     is_int = _field_type(model, field) is int
-    for item in model.model_fields[field].metadata:
+    for item in config_fields(model)[field].metadata:
         for key, name, step in (
             ("ge", "min", 0),
             ("gt", "min", 1),
@@ -163,9 +182,9 @@ def field_range(model: type[BaseModel], field: str) -> dict[str, Any]:
     return bounds
 
 
-def _field_type(model: type[BaseModel], field: str) -> Any:
+def _field_type(model: type[Any], field: str) -> Any:
     """The field's type without `| None`."""
-    annotation = model.model_fields[field].annotation
+    annotation = config_fields(model)[field].annotation
     args = [a for a in getattr(annotation, "__args__", ()) if a is not type(None)]
     return args[0] if len(args) == 1 else annotation
 

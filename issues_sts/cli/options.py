@@ -19,25 +19,29 @@ from typing import Any, TypeGuard, TypeVar
 import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
-from issues_sts.cli.common import config_error, field_range
+from issues_sts.cli.common import config_error, config_fields, field_range
 from issues_sts.config import Option
 
 Config = TypeVar("Config")
 
 
-def config_option(model: type[BaseModel], field: str, **overrides: Any) -> Any:
-    """The `typer.Option` that sets `model`'s `field` (a nested model's as
-    `links.min_confidence`): flag and help from its `Option` marker (`--x/--no-x` for a flag
-    on by default), default from the field (a tuple's as a list: a repeatable option),
+def config_option(model: type[Any], field: str, **overrides: Any) -> Any:
+    """The `typer.Option` that sets `model`'s `field` (a pydantic model's or a dataclass's; a
+    nested model's as `links.min_confidence`): flag and help from its `Option` marker
+    (`--x/--no-x` for a flag on by default), default from the field (a tuple's as a list: a
+    repeatable option; a required field's option is required unless `default` is given),
     `min`/`max` from its bounds. `overrides` go to `typer.Option` as they are (a `callback`,
     or a CLI-only default)."""
     owner, name = _owner(model, field)
-    info = owner.model_fields[name]
+    info = config_fields(owner)[name]
     marker = option_marker(info)
     if marker is None:
         raise TypeError(f"{owner.__name__}.{name} carries no Option marker")
     default = info.get_default(call_default_factory=True)
+    if default is PydanticUndefined:
+        default = ...
     settings: dict[str, Any] = {
         "help": marker.help,
         **field_range(owner, name),
@@ -64,8 +68,7 @@ def config_from(
     try:
         return TypeAdapter(model).validate_python(_config_fields(model, params))
     except ValidationError as exc:
-        marked = model if _is_model(model) else None
-        raise config_error(exc, command, marked, typed=typed) from None
+        raise config_error(exc, command, model, typed=typed) from None
 
 
 def option_marker(info: FieldInfo) -> Option | None:
@@ -91,11 +94,11 @@ def _fields_of(model: type[BaseModel], params: Mapping[str, Any]) -> dict[str, A
     return found
 
 
-def _owner(model: type[BaseModel], field: str) -> tuple[type[BaseModel], str]:
+def _owner(model: type[Any], field: str) -> tuple[type[Any], str]:
     """The model that holds a dotted field's last name, and that name."""
     *path, name = field.split(".")
     for step in path:
-        annotation = model.model_fields[step].annotation
+        annotation = config_fields(model)[step].annotation
         assert _is_model(annotation), field
         model = annotation
     return model, name

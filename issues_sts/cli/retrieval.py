@@ -12,9 +12,10 @@ from rich.console import JustifyMethod
 from rich.table import Table
 
 from issues_sts.cli.common import DATA_DIR, DEFAULT_STORE, console, out, quiet_option
-from issues_sts.cli.options import config_from
+from issues_sts.cli.options import config_from, config_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.errors import ConfigError, interruption
+from issues_sts.retrieval.indexer import IndexConfig
 
 DEFAULT_INDEX = DATA_DIR / "index"
 _ASKED = re.compile(r"^([\w.-]+/[\w.-]+)(?:#(\d+))?$")
@@ -52,27 +53,22 @@ Examples:
 
 def index_command(
     ctx: typer.Context,
-    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Crawl store directory."),
-    model: str | None = typer.Option(
-        None, "--model", help="Model folder, run folder or Hub id (default: the offline backbone)."
-    ),
-    index_dir: Path = typer.Option(DEFAULT_INDEX, "--out", help="Index folder (new or earlier)."),
-    pooling: str | None = typer.Option(None, "--pooling", help="Override the model's pooling."),
-    max_length: int | None = typer.Option(
-        None, "--max-length", min=8, help="Token limit (default: the model's own)."
-    ),
-    recipe: str = typer.Option("readers", "--recipe", help="Text recipe: readers or raw."),
-    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Texts per forward pass."),
-    chunk_rows: int = typer.Option(
-        256, "--chunk-rows", min=1, help="Texts per committed chunk: the most Ctrl-C can lose."
-    ),
+    store: Path = config_option(IndexConfig, "store", default=DEFAULT_STORE),
+    model: str | None = config_option(IndexConfig, "model"),
+    out: Path = config_option(IndexConfig, "out", default=DEFAULT_INDEX),
+    pooling: str | None = config_option(IndexConfig, "pooling"),
+    max_length: int | None = config_option(IndexConfig, "max_length"),
+    recipe: str = config_option(IndexConfig, "recipe"),
+    batch_size: int = config_option(IndexConfig, "batch_size"),
+    chunk_rows: int = config_option(IndexConfig, "chunk_rows"),
     quiet: bool = quiet_option(),
 ) -> None:
-    from issues_sts.retrieval.indexer import IndexConfig, run_index
+    from issues_sts.retrieval.indexer import run_index
 
     if recipe not in ("readers", "raw"):
         raise typer.BadParameter("choose readers or raw", param_hint="--recipe")
-    cfg = config_from(IndexConfig, "index", {**ctx.params, "out": index_dir})
+    cfg = config_from(IndexConfig, "index", ctx.params)
+    index_dir = cfg.out
     try:
         with make_reporter(console, quiet=quiet) as reporter:
             summary = run_index(cfg, reporter)

@@ -21,11 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import polars as pl
+from pydantic import Field
 
+from issues_sts.config import Option
 from issues_sts.errors import OutputDirError, OutputError, StoreError, os_errors
 from issues_sts.report import SILENT, Reporter
 from issues_sts.retrieval.layout import (
@@ -52,14 +54,31 @@ OURS = {MANIFEST, PENDING, STAGING}
 class IndexConfig:
     """What `index` embeds and where. `model` None: the untrained offline backbone."""
 
-    store: Path
-    out: Path
-    model: str | None = None
-    pooling: str | None = None
-    max_length: int | None = None
-    recipe: Literal["readers", "raw"] = "readers"
-    batch_size: int = 32
-    chunk_rows: int = 256
+    store: Annotated[Path, Option("--store", help="Crawl store directory.")]
+    out: Annotated[Path, Option("--out", help="Index folder (new or earlier).")]
+    model: Annotated[
+        str | None,
+        Option(
+            "--model", help="Model folder, run folder or Hub id (default: the offline backbone)."
+        ),
+    ] = None
+    pooling: Annotated[str | None, Option("--pooling", help="Override the model's pooling.")] = None
+    max_length: Annotated[
+        int | None,
+        Option("--max-length", help="Token limit (default: the model's own)."),
+        Field(ge=8),
+    ] = None
+    recipe: Annotated[
+        Literal["readers", "raw"], Option("--recipe", help="Text recipe: readers or raw.")
+    ] = "readers"
+    batch_size: Annotated[
+        int, Option("--batch-size", help="Texts per forward pass."), Field(ge=1)
+    ] = 32
+    chunk_rows: Annotated[
+        int,
+        Option("--chunk-rows", help="Texts per committed chunk: the most Ctrl-C can lose."),
+        Field(ge=1),
+    ] = 256
 
 
 @dataclass(frozen=True)
