@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from pydantic import Field
 from rich.console import Console
 
+from issues_sts.config import Option
 from issues_sts.errors import OutputDirError, OutputError, os_errors
 from issues_sts.report import SILENT, Reporter
 
@@ -31,12 +33,26 @@ DEMO_TOKEN = "demo-token-not-a-secret"
 class DemoConfig:
     """What the demo runs. `world` names a generator preset (tiny, small, demo, large)."""
 
-    directory: Path = Path("data/demo")
-    world: Literal["tiny", "small", "demo", "large"] = "demo"
-    seed: int = 0
-    train: bool = True
-    max_length: int = 128
-    batch_size: int = 16
+    directory: Annotated[
+        Path, Option("--out", help="Folder every artefact is written to (replaced on re-runs).")
+    ] = Path("data/demo")
+    world: Annotated[
+        Literal["tiny", "small", "demo", "large"],
+        Option("--world", help="Generated world size: tiny, small, demo (default) or large."),
+    ] = "demo"
+    seed: Annotated[int, Option("--seed", help="Seed of the world, the splits and training.")] = 0
+    train: Annotated[
+        bool, Option("--train", help="Fine-tune and evaluate the offline backbone.")
+    ] = True
+    # the bounds are those of the TrainConfig they are passed to
+    max_length: Annotated[
+        int,
+        Option("--max-length", help="Token limit used for training and evaluation."),
+        Field(gt=1),
+    ] = 128
+    batch_size: Annotated[
+        int, Option("--batch-size", help="Pairs per training batch."), Field(ge=2)
+    ] = 16
     epochs: int = 1
     learning_rate: float = 5e-5
     max_train_pairs: int | None = None

@@ -20,6 +20,7 @@ from issues_sts.cli.options import config_from, config_option, option_marker
 from issues_sts.config import Option
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.dataset.config import BuildConfig
+from issues_sts.demo import DemoConfig
 from issues_sts.errors import ConfigError
 from issues_sts.retrieval.indexer import IndexConfig
 from training.config import TrainConfig
@@ -30,6 +31,7 @@ COMMANDS = [
     ("crawl", CrawlConfig),
     ("train", TrainConfig),
     ("index", IndexConfig),
+    ("demo", DemoConfig),
 ]
 # options whose default is the command's own: train's objective options default to "as
 # --loss's preset says", and the dataset and run folder are required of a TrainConfig

@@ -8,11 +8,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import DATA_DIR, activation_line, console, field_range, quiet_option
-from issues_sts.cli.options import config_from
+from issues_sts.cli.common import activation_line, console, quiet_option
+from issues_sts.cli.options import config_from, config_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
-from training.config import TrainConfig
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
 project's fake GitHub, crawl it, build the dataset, index it and ask `similar` about a known
@@ -40,30 +39,12 @@ NEXT_STEPS = """Next, against the real GitHub and Hub:
 
 def demo_command(
     ctx: typer.Context,
-    directory: Path = typer.Option(
-        DATA_DIR / "demo",
-        "--out",
-        help="Folder every artefact is written to (replaced on re-runs).",
-    ),
-    world: str = typer.Option(
-        "demo", "--world", help="Generated world size: tiny, small, demo (default) or large."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the world, the splits and training."),
-    train: bool = typer.Option(
-        True, "--train/--no-train", help="Fine-tune and evaluate the offline backbone."
-    ),
-    max_length: int = typer.Option(
-        128,
-        "--max-length",
-        **field_range(TrainConfig, "max_length"),
-        help="Token limit used for training and evaluation.",
-    ),
-    batch_size: int = typer.Option(
-        16,
-        "--batch-size",
-        **field_range(TrainConfig, "batch_size"),
-        help="Pairs per training batch.",
-    ),
+    directory: Path = config_option(DemoConfig, "directory"),
+    world: str = config_option(DemoConfig, "world"),
+    seed: int = config_option(DemoConfig, "seed"),
+    train: bool = config_option(DemoConfig, "train"),
+    max_length: int = config_option(DemoConfig, "max_length"),
+    batch_size: int = config_option(DemoConfig, "batch_size"),
     quiet: bool = quiet_option(),
 ) -> None:
     from issues_sts.sandbox.worlds.generator import PRESETS  # the demo's world, loaded for it only
