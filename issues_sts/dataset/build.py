@@ -167,15 +167,16 @@ def run_build(
     tokenizer = load_tokenizer(cfg.tokenizer)  # fail before any long work
     history = History.of(cfg, previous_dir)
     step = _Steps(reporter, started)
-    with _open_store(cfg.store) as store, reporter:
+    with _open_store(cfg.store) as store, reporter, export.spill_folder(cfg.out) as spill:
         missing = check_complete(store, allow_incomplete=cfg.allow_incomplete)
         if missing:
             reporter.notice(f"building from an incomplete store: {describe(missing)}")
         # One pass over the store's parts for the link stage and the scan: each part is read
-        # once for both; the texts are let go part by part (`StoreScanner`).
+        # once for both; the texts are let go part by part (`StoreScanner`), spilled to disk
+        # for the retrieval view's corpus.
         step("extracting duplicate links")
         links = LinkConsumer.for_store(store, cfg.links)
-        scanner = StoreScanner(cfg.text_recipe, postings=cfg.negatives == "hard")
+        scanner = StoreScanner(cfg.text_recipe, postings=cfg.negatives == "hard", spill=spill)
         table, scan = run_pass(store, [links, scanner])
         # the link stage's aliases (the user's and the store's renames): old names of the
         # same issues, for the mentions between them
@@ -227,8 +228,10 @@ def _build(
     check_splits_filled(pairs, allow_empty=cfg.allow_empty_splits)
     step("retrieval view")
     view = retrieval_view(positives, texts)
-    # read when written: the store again, a part at a time
-    retrieval = _Retrieval(view, query_rows(view, texts), corpus_parts(store, cfg.text_recipe))
+    # read when written, a part at a time: what the scan spilled (a store without parts: the
+    # store again)
+    corpus = scan.spilled_texts() if scan.spilled else corpus_parts(store, cfg.text_recipe)
+    retrieval = _Retrieval(view, query_rows(view, texts), corpus)
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing

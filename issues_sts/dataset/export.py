@@ -213,6 +213,17 @@ def _check_writable(out: Path) -> None:
 
 
 @contextmanager
+def spill_folder(out: Path) -> Iterator[Path]:
+    """A temporary folder for what a build spills to disk, beside `--out` (the nearest folder
+    of its path that exists: nothing is created for a build that fails), removed at the end."""
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.spill-", dir=parent) as folder:
+        yield Path(folder)
+
+
+@contextmanager
 def staged_output(out: Path) -> Iterator[Path]:
     """Yield a temporary sibling folder; on success it replaces `out`, on failure it vanishes."""
     check_out_dir(out)

@@ -16,7 +16,9 @@ into parts does not change a byte (`tests/test_dataset_stream.py`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -54,6 +56,16 @@ class StoreScan:
     mentions: pl.DataFrame  # repo, number, to_repo, to_number: references in texts and comments
     # with `StoreScanner(postings=True)`: `hard_negatives.term_postings` of every text (BM25)
     postings: pl.DataFrame | None = None
+    # with `StoreScanner(spill=DIR)`: each part's redacted texts, in the parts' order
+    spilled: tuple[Path, ...] = ()
+
+    def spilled_texts(self) -> Iterator[pl.DataFrame]:
+        """The redacted texts the scan spilled, a part at a time (each file goes once read):
+        the build's corpus, without reading the store and redacting every text again."""
+        for path in self.spilled:
+            texts = pl.read_ipc(path.read_bytes())  # not mapped: the file goes now
+            path.unlink()
+            yield texts
 
 
 def _add(total: dict[str, int], part: dict[str, int]) -> None:
@@ -62,8 +74,11 @@ def _add(total: dict[str, int], part: dict[str, int]) -> None:
         total[key] = total.get(key, 0) + value
 
 
-# index rows (texts dropped), counters, redaction counters, mentions, term postings (or None)
-ScanPart = tuple[pl.DataFrame, dict[str, int], dict[str, int], pl.DataFrame, pl.DataFrame | None]
+# index rows (texts dropped), counters, redaction counters, mentions, term postings (or None),
+# the spilled texts' file (or None)
+ScanPart = tuple[
+    pl.DataFrame, dict[str, int], dict[str, int], pl.DataFrame, pl.DataFrame | None, Path | None
+]
 
 
 @dataclass(frozen=True)
@@ -71,10 +86,14 @@ class StoreScanner:
     """The build's scan as a consumer of a pass over the store (`issues_sts.passes`): each
     part's texts made (`recipe`, then redaction), their facts kept and the texts let go.
     `postings`: also each text's terms, for the BM25 of hard negatives (a term's document
-    frequency is counted over every part in `finish`)."""
+    frequency is counted over every part in `finish`). `spill`: a folder where each part's
+    redacted texts are also written, for the retrieval view's corpus, which holds every text
+    (reading and redacting them all again cost the build a second pass and its workers'
+    memory at its peak)."""
 
     recipe: TextRecipe
     postings: bool = False
+    spill: Path | None = None
     issue_columns: ClassVar[tuple[str, ...] | None] = TEXT_INPUTS
     comment_columns: ClassVar[tuple[str, ...]] = ("repo", "number", "body")
 
@@ -92,14 +111,23 @@ class StoreScanner:
             redacted,
             mentions,
             part_postings(texts) if self.postings else None,
+            self._spill(frames.part, texts),
         )
+
+    def _spill(self, part: tuple[str, int, int], texts: pl.DataFrame) -> Path | None:
+        if self.spill is None:
+            return None
+        repo, first, _ = part
+        path = self.spill / f"{repo.replace('/', '@')}.{first}.arrow"
+        texts.write_ipc(path, compression="lz4")
+        return path
 
     def finish(self, store: Store, results: list[ScanPart]) -> StoreScan:
         if not results:  # an empty store: the shapes of an empty frame's texts
             return self._empty(store)
         counters: dict[str, int] = {}
         redaction: dict[str, int] = {}
-        for _, text_counters, redacted, _, _ in results:
+        for _, text_counters, redacted, *_ in results:
             _add(counters, text_counters)
             _add(redaction, redacted)
         return StoreScan(
@@ -110,6 +138,7 @@ class StoreScanner:
             whole_postings([(r[0].height, r[4]) for r in results if r[4] is not None])
             if self.postings
             else None,
+            tuple(r[5] for r in results if r[5] is not None),
         )
 
     def _empty(self, store: Store) -> StoreScan:
