@@ -154,15 +154,6 @@ def run_pass(
     return [c.finish(store, found) for c, found in zip(consumers, results, strict=True)]
 
 
-def stream_pass(
-    store: Store, consumer: PartConsumer[P], *, workers: int | None = None
-) -> Iterator[P]:
-    """One consumer's `per_part` results as they come, in the parts' order: for an output
-    written a part at a time (the build's corpus), which no `finish` holds whole."""
-    for (result,) in _map(store, store.parts(), [consumer], workers):
-        yield result
-
-
 def _map(
     store: Store,
     parts: list[Part],

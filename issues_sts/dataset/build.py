@@ -26,7 +26,6 @@ from issues_sts.dataset.previous import build_folder, next_version, read_previou
 from issues_sts.dataset.references import keys_from_mentions
 from issues_sts.dataset.retrieval_view import (
     RetrievalView,
-    corpus_parts,
     query_rows,
     retrieval_view,
     write_view,
@@ -228,10 +227,8 @@ def _build(
     check_splits_filled(pairs, allow_empty=cfg.allow_empty_splits)
     step("retrieval view")
     view = retrieval_view(positives, texts)
-    # read when written, a part at a time: what the scan spilled (a store without parts: the
-    # store again)
-    corpus = scan.spilled_texts() if scan.spilled else corpus_parts(store, cfg.text_recipe)
-    retrieval = _Retrieval(view, query_rows(view, texts), corpus)
+    # read when written, a part at a time: the texts the scan spilled
+    retrieval = _Retrieval(view, query_rows(view, texts), scan.spilled_texts())
     step("token lengths")
     by_split = split_lengths(pairs, _lengths(tokenizer, texts, pairs, step))
     del texts  # the pairs hold the texts they need: let the rest go before writing

@@ -26,10 +26,9 @@ docs/retrieval.md:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -37,11 +36,6 @@ import pyarrow.parquet as pq
 
 from issues_sts.dataset.config import SPLITS
 from issues_sts.dataset.export import PARQUET_OPTIONS, SHARD, features_schema, write_parquet
-from issues_sts.dataset.redact import redact_column
-from issues_sts.dataset.scan import TEXT_INPUTS
-from issues_sts.dataset.texts import TextRecipe, issue_texts
-from issues_sts.passes import PartFrames, stream_pass
-from issues_sts.store import Store
 
 CORPUS_FEATURES = {
     "_id": "string",
@@ -294,33 +288,3 @@ def write_view(
         "corpus_bytes": {"corpus": nbytes},
         **write_queries_and_qrels(view, queries, root),
     }
-
-
-def slices(texts: pl.DataFrame, size: int = CORPUS_ROW_GROUP) -> Iterator[pl.DataFrame]:
-    """An in-memory frame of texts a slice at a time (the in-memory build's corpus parts)."""
-    for start in range(0, texts.height, size):
-        yield texts.slice(start, size)
-
-
-@dataclass(frozen=True)
-class CorpusReader:
-    """Every issue's text a part at a time, made as the scan made it (recipe, then redaction):
-    the build's corpus, in a pass of its own over the store (`issues_sts.passes.stream_pass`),
-    written as it comes, so memory is bounded by a part."""
-
-    recipe: TextRecipe
-    issue_columns: ClassVar[tuple[str, ...] | None] = TEXT_INPUTS
-    comment_columns: ClassVar[tuple[str, ...]] = ()
-
-    def per_part(self, frames: PartFrames) -> pl.DataFrame:
-        texts, _ = issue_texts(frames.issues, self.recipe)
-        return redact_column(texts)[0]
-
-
-def corpus_parts(store: Store, recipe: TextRecipe) -> Iterator[pl.DataFrame]:
-    """The corpus a part at a time (`CorpusReader`, on every core for a big store)."""
-    if not store.parts():
-        texts, _ = issue_texts(store.issues_frame(columns=TEXT_INPUTS), recipe)
-        yield redact_column(texts)[0]
-        return
-    yield from stream_pass(store, CorpusReader(recipe))
