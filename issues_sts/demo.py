@@ -18,7 +18,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
 from rich.console import Console
 
 from issues_sts.config import Option
@@ -44,15 +43,11 @@ class DemoConfig:
     train: Annotated[
         bool, Option("--train", help="Fine-tune and evaluate the offline backbone.")
     ] = True
-    # the bounds are those of the TrainConfig they are passed to
+    # bounded by the TrainConfig they are passed to (the CLI shows and checks its range)
     max_length: Annotated[
-        int,
-        Option("--max-length", help="Token limit used for training and evaluation."),
-        Field(gt=1),
+        int, Option("--max-length", help="Token limit used for training and evaluation.")
     ] = 128
-    batch_size: Annotated[
-        int, Option("--batch-size", help="Pairs per training batch."), Field(ge=2)
-    ] = 16
+    batch_size: Annotated[int, Option("--batch-size", help="Pairs per training batch.")] = 16
     epochs: int = 1
     learning_rate: float = 5e-5
     max_train_pairs: int | None = None

@@ -8,10 +8,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issues_sts.cli.common import activation_line, console, quiet_option
+from issues_sts.cli.common import activation_line, console, field_range, quiet_option
 from issues_sts.cli.options import config_from, config_option
 from issues_sts.cli.report import make_reporter
 from issues_sts.demo import DemoConfig, DemoResult, run_demo
+from training.config import TrainConfig
 
 HELP = """Run the whole pipeline offline: generate a GitHub world, serve it on 127.0.0.1 with the
 project's fake GitHub, crawl it, build the dataset, index it and ask `similar` about a known
@@ -43,8 +44,13 @@ def demo_command(
     world: str = config_option(DemoConfig, "world"),
     seed: int = config_option(DemoConfig, "seed"),
     train: bool = config_option(DemoConfig, "train"),
-    max_length: int = config_option(DemoConfig, "max_length"),
-    batch_size: int = config_option(DemoConfig, "batch_size"),
+    # the range is TrainConfig's, where the values go
+    max_length: int = config_option(
+        DemoConfig, "max_length", **field_range(TrainConfig, "max_length")
+    ),
+    batch_size: int = config_option(
+        DemoConfig, "batch_size", **field_range(TrainConfig, "batch_size")
+    ),
     quiet: bool = quiet_option(),
 ) -> None:
     from issues_sts.sandbox.worlds.generator import PRESETS  # the demo's world, loaded for it only

@@ -196,9 +196,7 @@ def _check_writable(out: Path) -> None:
         raise OutputDirError(
             f"--out {out} is read-only", hint="choose another --out, or make it writable"
         )
-    parent = out.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
+    parent = _nearest_folder(out)
     reason = None if parent.stat().st_mode & 0o222 else "read-only"
     if reason is None:
         try:
@@ -212,14 +210,20 @@ def _check_writable(out: Path) -> None:
         )
 
 
+def _nearest_folder(out: Path) -> Path:
+    """The nearest folder of `out`'s path that exists, `out` left out (where it will go)."""
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    return parent
+
+
 @contextmanager
 def spill_folder(out: Path) -> Iterator[Path]:
     """A temporary folder for what a build spills to disk, beside `--out` (the nearest folder
     of its path that exists: nothing is created for a build that fails), removed at the end."""
-    parent = out.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.spill-", dir=parent) as folder:
+    prefix = f".{out.name}.spill-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=_nearest_folder(out)) as folder:
         yield Path(folder)
 
 
