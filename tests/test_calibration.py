@@ -137,7 +137,9 @@ def test_the_templates_era_is_within_tolerance_of_the_onnxruntime_archive() -> N
     """The benchmark's own comparison on one archive: every figure both sides show holds."""
     window = C.WINDOWS[1]
     real = C.measure_real(window, SHARED / window.folder)
-    generated = C.measure_generated(0.01, 0, (window,))[window.name]
+    # x0.02, not x0.01: the era's duplicates are 1.6 % of its issues, and at x0.01 the
+    # sampling error of their evidence share (about 0.002) is a third of its tolerance
+    generated = C.measure_generated(0.02, 0, (window,))[window.name]
     failed = [r for r in C.compare(window, real, generated) if r.holds is False]
     assert not failed, failed
 

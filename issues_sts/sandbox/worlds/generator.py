@@ -294,6 +294,10 @@ class RepoBuilder:
     def close_rate(self, created: float) -> float:
         return 0.55
 
+    def retelling_rates(self, created: float) -> tuple[float, float]:
+        """The shares of a duplicate created at `created` told vaguely and tersely."""
+        return self.cfg.vague_rate, self.cfg.terse_rate
+
     def close_reason(self, created: float) -> str | None:
         return "completed" if created >= NOT_PLANNED_SINCE or self.rng.random() < 0.5 else None
 
@@ -391,9 +395,10 @@ class RepoBuilder:
         the caller's."""
         topic = self.retold(original.topic)
         draft = self.new_draft(number, created, topic)
-        if self.rng.random() < self.cfg.vague_rate:
+        vague, terse = self.retelling_rates(created)
+        if self.rng.random() < vague:
             self.retell_vaguely(draft)
-        elif self.cfg.terse_rate and self.rng.random() < self.cfg.terse_rate:
+        elif terse and self.rng.random() < terse:
             draft.body = T.terse_body(self.rng, draft.topic)
         for _ in range(4):  # another reporter rarely picks the very same title
             if draft.title != original.title:

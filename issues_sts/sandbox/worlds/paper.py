@@ -324,6 +324,10 @@ class PaperRepoBuilder(RepoBuilder):
         planned = created < NOT_PLANNED_SINCE or self.rng.random() >= era_at(created).not_planned
         return "completed" if planned else "not_planned"
 
+    def retelling_rates(self, created: float) -> tuple[float, float]:
+        era = era_at(created)
+        return era.vague_rate, era.terse_rate
+
     def evidence_weights(self, created: float) -> tuple[int, ...]:
         weights = dict(era_at(created).evidence)
         return tuple(weights.get(name, 0) for name in EVIDENCE)
@@ -417,8 +421,7 @@ def _repo_config(paper: PaperConfig, repo: PaperRepo, items: int) -> WorldConfig
         # unmarked; the small worlds' 1 % would add a wording claim per hundred issues
         withdrawn_rate=0.002,
         sibling_rate=0.0,
-        vague_rate=0.1,
-        terse_rate=0.2,  # few enough not to move the eras' body lengths
+        # vague and terse retellings follow the eras instead (`Era.vague_rate`, `Era.terse_rate`)
         retelling=PAPER_RETELLING,
         start=f"{repo.since}-01-01T00:00:00Z",
         end=paper.end,
