@@ -272,6 +272,21 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
         "consolidation",
     ),
     (
+        "... a triager's duplicate close 'since it's already tracked on <url>' (no label)",
+        thread(
+            c(
+                "m",
+                f"Closing as a duplicate, since it’s already tracked on {URL12} .",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+        "consolidation",
+    ),
+    (
         "... the member's words a few minutes after the close",
         thread(c("m", "Consolidating into #12.", "MEMBER", 70), closed_by="m", closed_minute=61),
         12,
@@ -333,6 +348,36 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     (
         "'this is tracked in #N' on an issue that stays open",
         thread(c("m", "This is tracked in #12.", "MEMBER", 60), state="open"),
+        None,
+        "",
+    ),
+    (
+        "'it's tracked on our board' at the close: no issue named, no link",
+        thread(
+            c("m", "Closing as a duplicate, it's tracked on our internal board.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+        "",
+    ),
+    (
+        "'it's tracked on #N and #M' at the close: two issues, neither is the one",
+        thread(
+            c("m", "Closing, it's tracked on #12 and #13.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+        "",
+    ),
+    (
+        "'it's tracked on <url>' from someone outside the team who did not close it",
+        thread(
+            c("u", f"I think it's tracked on {URL12}.", "NONE", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
         None,
         "",
     ),
