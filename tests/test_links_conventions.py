@@ -519,6 +519,8 @@ def migrated(tmp_path: Path) -> Store:
         _issue(106, _header(22) + "The toolbar flickers."),
         _issue(107, "Toolbar bug.", login="someone"),
         _issue(108, _header(23) + "The toolbar flickers on resize."),
+        _issue(109, _header(24) + "Fonts blur on resize."),
+        _issue(110, _header(25) + "The window flickers."),
     ]
     comments = [
         _comment(102, 1, COPIED + "Duplicate of #18."),  # ticket 18 = GitHub #101
@@ -528,6 +530,11 @@ def migrated(tmp_path: Path) -> Store:
         _comment(106, 5, COPIED + f"dup of {TRAC.format(19)}"),  # a trac URL: GitHub #102
         # trac's own link syntax, under another copied-comment header, by another account
         _comment(108, 7, "_trac user carol wrote on 2009-07-01_\n\nDuplicate of ticket:22", "x"),
+        # a migration that rewrote its references as links to the GitHub issues they became
+        # (twisted's, 2022): the link is GitHub's, whatever its text (#77 here; #103 where the
+        # text kept the old "#18"); the reader takes a markdown link's URL
+        _comment(109, 8, COPIED + f"Duplicate of [#77](https://github.com/{REPO}/issues/77)."),
+        _comment(110, 9, COPIED + f"dup of [#18](https://github.com/{REPO}/issues/103)"),
         # a header-like sentence in an ordinary comment: #107 is not migrated, "#18" is GitHub's
         _comment(107, 6, f"The original ticket is lost. Duplicate of #18, see {TRAC.format(3)}"),
     ]
@@ -542,6 +549,8 @@ EXPECTED = {
     106: (102, True),
     107: (18, True),
     108: (106, True),
+    109: (77, True),  # a link to a GitHub issue in copied words
+    110: (103, True),
 }
 
 
