@@ -382,6 +382,26 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
         "",
     ),
     (
+        "'I will close this and its duplicate (<url>)': the other issue is this one's copy",
+        thread(
+            c("m", f"I will close this and its duplicate ({URL12}) for now.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+        "dropped:reverse_wording",
+    ),
+    (
+        "... but 'it's duplicate of <url>' (a typo for 'it's a duplicate of') is this one's claim",
+        thread(
+            c("m", f"Closing, its duplicate of {URL12}.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        12,
+        "maintainer_wording",
+    ),
+    (
         "'related to #N' at the close",
         thread(c("m", "Related to #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
         None,

@@ -106,7 +106,8 @@ _OTHER_COPY_BEFORE = re.compile(
     # "I've filed a duplicate #N"
     r"|\b(?:filed|opened|created|submitted|made)\s+(?:a|an|the)\s+(?:\w+\s+)?$"
     r"|\bfrom\s+(?:the\s+|a\s+)?$"  # "comment copied from duplicate #N"
-    r"|\b(?:fix(?:es|ed)?|clos(?:es|ed|e))\s+(?:the\s+|a\s+)?$",  # "Also fixes dup #N"
+    r"|\b(?:fix(?:es|ed)?|clos(?:es|ed|e))\s+(?:the\s+|a\s+)?$"  # "Also fixes dup #N"
+    r"|\bits\s+$",  # "I will close this and its duplicate (#N)" (conv-3's flutter 34989)
     re.I,
 )
 _OF_AFTER = re.compile(r"^\s*(?:of|to)\b", re.I)

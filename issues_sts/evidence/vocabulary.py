@@ -178,24 +178,32 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consolidated",
         Signal.CONSOLIDATION,
-        r"consolidat|(?:continue|keep)\s+(?:to\s+)?track",
-        r"consolidat|track",
+        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track",
+        r"consolidat|aggregat|track",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
             "Let's continue to track this in #12.",
+            # conv-3's npm/cli 594: a triager's "aggregating into <url>"
+            "Duplicate issue; aggregating into #12.",
         ),
-        ("We should consolidate the docs; see #12.", "Related to #12.", "See also #12."),
+        (
+            "We should consolidate the docs; see #12.",
+            "Related to #12.",
+            "See also #12.",
+            "Aggregating the metrics into one dashboard; see #12.",
+        ),
         reads=(
             r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
             r"(?:under|in|at|over\s+(?:in|at))\b",
-            r"\bconsolidat(?:e|es|ed|ing)\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
+            # "aggregating into", not the noun: "splitting aggregates into their components"
+            r"\b(?:consolidat(?:e|es|ed|ing)|aggregat(?:ed|ing))\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
         ),
     ),
     Rule(
         "tracked_elsewhere",
         Signal.CONSOLIDATION,
-        r"is\s+tracking|tracked\s+(?:in|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
+        r"is\s+tracking|tracked\s+(?:in|on|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
         r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track",
         r"track|follow|subscribe|watch|tuned|refer",
         (
@@ -216,6 +224,7 @@ RULES: tuple[Rule, ...] = (
             "Please look at the following meta issue: https://github.com/acme/widgets/issues/12."
             " Please refer to that issue for updates.",
             "Please refer to #12 for updates. Closing.",
+            "Closing, it's already tracked on #12.",
         ),
         (
             "Tracked in #12 and #13.",
@@ -225,6 +234,7 @@ RULES: tuple[Rule, ...] = (
             "Let's track the performance in a new issue.",
             "We could use #12 to track the perf work, keeping this open?",
             "Please refer to the docs and to #12 and #13 for details.",
+            "It's tracked on our internal board.",
         ),
     ),
     Rule(
