@@ -32,6 +32,11 @@ def _bot_thread(text: str, *, minute: float = 60, **kw: Any) -> Thread:
     return thread(c(BOT, text, "NONE", minute), **kw)
 
 
+def _at_close(text: str, author: str = "m", assoc: str = "MEMBER") -> Thread:
+    """`text` said an hour after the issue opened, a minute before the member `m` closes it."""
+    return thread(c(author, text, assoc, 60), closed_by="m", closed_minute=61)
+
+
 # (case, thread, expected target, the signal or drop counter expected)
 BOT_CASES: list[tuple[str, Thread, int | None, str]] = [
     (
@@ -233,31 +238,19 @@ BOT_CASES: list[tuple[str, Thread, int | None, str]] = [
 CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     (
         "a member consolidates into a tracking issue and closes",
-        thread(
-            c("m", "Consolidating to tracking issue #12.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close("Consolidating to tracking issue #12."),
         12,
         "consolidation",
     ),
     (
         "... 'this is tracked in #N, closing' by the member who closes",
-        thread(
-            c("m", "This is tracked in #12, closing.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close("This is tracked in #12, closing."),
         12,
         "consolidation",
     ),
     (
         "... 'closing in favour of the tracking issue #N'",
-        thread(
-            c("m", "Closing in favour of the tracking issue #12.", "OWNER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close("Closing in favour of the tracking issue #12.", "m", "OWNER"),
         12,
         "consolidation",
     ),
@@ -273,16 +266,7 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     ),
     (
         "... a triager's duplicate close 'since it's already tracked on <url>' (no label)",
-        thread(
-            c(
-                "m",
-                f"Closing as a duplicate, since it’s already tracked on {URL12} .",
-                "MEMBER",
-                60,
-            ),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close(f"Closing as a duplicate, since it’s already tracked on {URL12} ."),
         12,
         "consolidation",
     ),
@@ -294,9 +278,7 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     ),
     (
         "a plain 'closing in favour of #N' by a contributor is read as today",
-        thread(
-            c("u", "Closing in favour of #12.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=61
-        ),
+        _at_close("Closing in favour of #12.", "u", "CONTRIBUTOR"),
         12,
         "comment_wording",
     ),
@@ -313,9 +295,7 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     # -- near misses -------------------------------------------------------------------------
     (
         "the same words from someone outside the team who did not close it",
-        thread(
-            c("u", "Consolidating into #12.", "CONTRIBUTOR", 60), closed_by="m", closed_minute=61
-        ),
+        _at_close("Consolidating into #12.", "u", "CONTRIBUTOR"),
         None,
         "dropped:consolidation_not_by_team",
     ),
@@ -353,63 +333,43 @@ CONSOLIDATION_CASES: list[tuple[str, Thread, int | None, str]] = [
     ),
     (
         "'it's tracked on our board' at the close: no issue named, no link",
-        thread(
-            c("m", "Closing as a duplicate, it's tracked on our internal board.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close("Closing as a duplicate, it's tracked on our internal board."),
         None,
         "",
     ),
     (
         "'it's tracked on #N and #M' at the close: two issues, neither is the one",
-        thread(
-            c("m", "Closing, it's tracked on #12 and #13.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close("Closing, it's tracked on #12 and #13."),
         None,
         "",
     ),
     (
         "'it's tracked on <url>' from someone outside the team who did not close it",
-        thread(
-            c("u", f"I think it's tracked on {URL12}.", "NONE", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close(f"I think it's tracked on {URL12}.", "u", "NONE"),
         None,
         "",
     ),
     (
         "'I will close this and its duplicate (<url>)': the other issue is this one's copy",
-        thread(
-            c("m", f"I will close this and its duplicate ({URL12}) for now.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close(f"I will close this and its duplicate ({URL12}) for now."),
         None,
         "dropped:reverse_wording",
     ),
     (
         "... but 'it's duplicate of <url>' (a typo for 'it's a duplicate of') is this one's claim",
-        thread(
-            c("m", f"Closing, its duplicate of {URL12}.", "MEMBER", 60),
-            closed_by="m",
-            closed_minute=61,
-        ),
+        _at_close(f"Closing, its duplicate of {URL12}."),
         12,
         "maintainer_wording",
     ),
     (
         "'related to #N' at the close",
-        thread(c("m", "Related to #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
+        _at_close("Related to #12."),
         None,
         "",
     ),
     (
         "'see also #N' at the close",
-        thread(c("m", "See also #12.", "MEMBER", 60), closed_by="m", closed_minute=61),
+        _at_close("See also #12."),
         None,
         "",
     ),
