@@ -565,6 +565,75 @@ def test_the_map_spans_parts(migrated: Store) -> None:
     assert {k: v for k, v in _targets(table.links).items() if v[1]} == EXPECTED
 
 
+# -- bugs.python.org's duplicate record ---------------------------------------------------------
+def _bpo(old: int, resolution: str = "duplicate", superseder: int | None = None) -> str:
+    """A body the way CPython's 2022 migration wrote one (our own words and numbers): the header
+    table, then the old tracker's fields in a code block, then the first message."""
+    field = f"'{superseder}'" if superseder is not None else "None"
+    row = f"Superseder | <li>bpo-{superseder}: the toolbar flickers</li>\n" if superseder else ""
+    return (
+        f"BPO | [{old}](https://bugs.python.org/issue{old})\n--- | :---\nNosy | @alice\n{row}"
+        "\n<sup>*Note: these values reflect the tracker when the issue was migrated.*</sup>\n\n"
+        "<details><summary>Show more details</summary><p>\n\nbugs.python.org fields:\n"
+        f"```python\nclosed = True\nissue_num = {old}\nresolution = '{resolution}'\n"
+        f"status = 'closed'\nsuperseder = {field}\ntype = 'behavior'\n```\n\n</p></details>\n\n"
+        "The toolbar flickers when the window is resized."
+    )
+
+
+BPO_MIGRATED = "2022-04-10T10:00:00Z"
+
+
+@pytest.fixture()
+def bpo(tmp_path: Path) -> Store:
+    """A repository migrated from bugs.python.org: GitHub #201..#209 carry old issues 1000..; #18
+    and #1001 are numbers a naive reader would link to."""
+    store = Store.open(tmp_path / "store", create=True)
+    opened = {"login": "alice", "created": "2017-03-01T00:00:00Z", "closed": "2017-03-02T00:00:00Z"}
+    issues = [
+        _issue(18, "A GitHub-era report.", login="someone"),
+        _issue(201, _bpo(1000), **opened),
+        _issue(202, _bpo(1001, "duplicate", 1000), **opened),  # ticket 1000 = GitHub #201
+        _issue(203, _bpo(1002, "rejected", 1000), **opened),  # a successor, not an original
+        _issue(204, _bpo(1003, "duplicate", 4242), **opened),  # no issue carries bpo 4242
+        _issue(205, _bpo(1004, "duplicate", 1000), state="open", **opened),  # open again
+        _issue(206, _bpo(1005, "duplicate", 1005), **opened),  # names itself
+        _issue(207, _bpo(1006, "fixed"), **opened),
+        # the fields without the migration's header: someone's pasted snippet, not a record
+        _issue(208, "```python\nresolution = 'duplicate'\nsuperseder = '1000'\n```", **opened),
+        _issue(209, _bpo(1007, "duplicate"), **opened),  # a duplicate of nothing named
+    ]
+    comments = [
+        # bugs.python.org's copied words number nothing "#N": a "#18" is GitHub's
+        _comment(207, 11, "Duplicate of #18", login="alice", created="2017-03-01T12:00:00Z"),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    return store
+
+
+def test_bugs_python_org_s_superseder_is_mapped_to_the_original(bpo: Store) -> None:
+    table = build_links(bpo, LinkConfig())
+    usable = {row["number"]: row for row in table.usable().iter_rows(named=True)}
+    assert {n: row["target_number"] for n, row in usable.items()} == {202: 201, 207: 18}
+    assert usable[202]["signal"] == Signal.TRACKER_RESOLUTION.value
+    assert Signal.OLD_TICKET.value in usable[202]["signals"]
+    unmapped = table.links.filter(pl.col("excluded_reason") == "unmapped_old_ticket")
+    assert unmapped["number"].to_list() == [204]  # never read as GitHub's #4242
+    assert table.counters["evidence:tracker_resolution"] == 2
+    assert table.counters["dropped:self_link"] == 1
+
+
+def test_the_bpo_header_maps_but_does_not_renumber() -> None:
+    from issues_sts.evidence.migration import mapped_number, old_number, superseder_of
+
+    body = _bpo(1001, "duplicate", 1000)
+    assert (ticket_of(body), mapped_number(body), old_number(body)) == ("1001", 1001, None)
+    assert superseder_of(body) == 1000
+    assert superseder_of(_bpo(1002, "rejected", 1000)) is None
+    assert superseder_of(_bpo(1007, "duplicate")) is None
+    assert superseder_of(_header(18) + "resolution = 'duplicate'\nsuperseder = '19'") is None
+
+
 # -- the generated world: served by the fake GitHub, crawled, linked --------------------------
 TOKEN = "ghp_" + "conventionsTestToken" + "0" * 19
 

@@ -1,8 +1,8 @@
 """The one enum of evidence kinds: what a duplicate link, a claim or a vocabulary rule rests on.
 
 A link's `signals` are these values (in this order); a vocabulary rule (`vocabulary.Rule`) names
-the kind its claims rest on. Members are only ever appended: every link's `signals` keep their
-order.
+the kind its claims rest on. A kind a link can carry is only ever added after the others, before
+the wording rules' own kinds (which no link holds): every link's `signals` keep their order.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from enum import Enum
 
 
 class Signal(str, Enum):
-    """Evidence kinds. The first five can carry a target (a link's `signal` is its strongest
+    """Evidence kinds. `TARGET_SIGNALS` can carry a target (a link's `signal` is its strongest
     one, in this order); the rest only support or qualify a link, or count duplicates whose
     canonical is unknown."""
 
@@ -62,6 +62,9 @@ class Signal(str, Enum):
     CONSOLIDATION = "consolidation"
     # the target was an old tracker's ticket number, mapped through the migration headers
     OLD_TICKET = "old_tracker_number"
+    # the old tracker's own record, copied by the migration: bugs.python.org's `resolution =
+    # 'duplicate'` with its `superseder` (the original's old number, mapped like OLD_TICKET)
+    TRACKER_RESOLUTION = "tracker_resolution"
     # the wording rules' own kinds (`vocabulary.RULES`): what a claim rests on before its author
     # and the close make it maintainer or comment wording (last: no link's signals hold them)
     DUP_WORDING = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"
@@ -73,6 +76,7 @@ class Signal(str, Enum):
 
 TARGET_SIGNALS = (
     Signal.GRAPHQL_EVENT,
+    Signal.TRACKER_RESOLUTION,
     Signal.DUPLICATE_KEYWORD,
     Signal.SLASH_COMMAND,
     Signal.BOT_CLOSE,

@@ -31,6 +31,9 @@ class HeaderForm:
     pattern: str
     examples: tuple[tuple[str, str], ...]  # (header text, the key it names)
     near_misses: tuple[str, ...]  # header-like words in an ordinary issue or comment
+    # the copied words number tickets the old way ("#18" is ticket 18). False for a migration
+    # that rewrote them: its "#N" are GitHub's, and only its header maps old numbers.
+    copies_old_numbers: bool = True
 
 
 # Anchored to the start of a line: a migration writes its header as a line of its own; the same
@@ -89,6 +92,21 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         (("_Originally created as WID-18 by alice._", "WID-18"),),
         ("This was originally created as a workaround for WID-18.",),
     ),
+    HeaderForm(
+        # CPython's 2022 bugs.python.org migration: a metadata table whose first row links the
+        # old issue. Its messages cite old issues "bpo-N" or "issue N" (no rule reads those as
+        # references); their "#N" are read as GitHub's, as before the form existed: 57 CPython
+        # threads of the conv-3 round read so made no false link. The form maps old numbers
+        # for the superseder field (`superseder_of`).
+        "bpo_row",
+        r"^[ \t]*BPO\s*\|\s*\[(?P<key>\d+)\]\(https?://bugs\.python\.org/issue\d+\)",
+        (("BPO | [18](https://bugs.python.org/issue18)\n--- | :---\nNosy | @alice", "18"),),
+        (
+            "Backport of BPO | [18](https://bugs.python.org/issue18), see the table above",
+            "See bpo-18 for the history.",
+        ),
+        copies_old_numbers=False,
+    ),
 )
 _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M)) for form in HEADER_FORMS
@@ -116,7 +134,7 @@ _OLD_WORDS = re.compile(
 
 
 # words every header form holds one of: most bodies are told apart by a few substring tests
-HEADER_WORDS = ("ticket", "trac", "migrated", "imported", "originally")
+HEADER_WORDS = ("ticket", "trac", "migrated", "imported", "originally", "bugs.python.org")
 
 
 def _may_have_header(head: str) -> bool:
@@ -126,23 +144,24 @@ def _may_have_header(head: str) -> bool:
 
 def ticket_of(body: str | None) -> str | None:
     """The old ticket a migration header at the top of `body` names, or None."""
-    head = (body or "")[:2000]
-    if not _may_have_header(head):
-        return None
-    for _, pattern in _HEADERS:
-        m = pattern.search(head)
-        if m is not None and _KEY_CASE.fullmatch(m.group("key")):
-            return m.group("key")
-    return None
+    found = _header(body)
+    return found[1] if found is not None else None
 
 
 def header_form(body: str | None) -> str | None:
     """The name of the header form that matched (`HEADER_FORMS`), for tests and counters."""
+    found = _header(body)
+    return found[0].name if found is not None else None
+
+
+def _header(body: str | None) -> tuple[HeaderForm, str] | None:
     head = (body or "")[:2000]
+    if not _may_have_header(head):
+        return None
     for form, pattern in _HEADERS:
         m = pattern.search(head)
         if m is not None and _KEY_CASE.fullmatch(m.group("key")):
-            return form.name
+            return form, m.group("key")
     return None
 
 
@@ -161,6 +180,37 @@ def old_numbers(text: str) -> str:
 def old_number(body: str | None) -> int | None:
     """The old ticket number of a migrated issue whose copied words number tickets the old way
     (trac, Bugzilla, Google Code: a numeric key). A JIRA migration names its key ("WID-18") and
-    rewrote the "#N" of its copied words to GitHub's numbers, so its "#N" read as today."""
+    rewrote the "#N" of its copied words to GitHub's numbers, so its "#N" read as today; so did
+    bugs.python.org's (`copies_old_numbers`)."""
+    found = _header(body)
+    if found is None or not found[0].copies_old_numbers:
+        return None
+    return mapped_number(body)
+
+
+def mapped_number(body: str | None) -> int | None:
+    """The old number a migrated issue's header names, whatever its copied words do: what the
+    repository's old-number map (`links/migration.ticket_map`) holds for it."""
     key = ticket_of(body)
     return int(key) if key is not None and key.isdigit() else None
+
+
+# bugs.python.org's own duplicate record, as the migration copied its fields into a code block
+# under the header table: `resolution = 'duplicate'` and `superseder = '18'` (the old number of
+# the issue this one duplicates). A superseder set with another resolution ("rejected",
+# "out of date") names a successor, not an original.
+_BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])duplicate\1[ \t]*$", re.M)
+_BPO_SUPERSEDER = re.compile(r"^[ \t]*superseder\s*=\s*(['\"])(?P<old>\d+)\1[ \t]*$", re.M)
+
+
+def superseder_of(body: str | None) -> int | None:
+    """The old number of the issue a bugs.python.org issue was closed as a duplicate of, from
+    the fields its migration wrote (None for any other issue, or another resolution)."""
+    found = _header(body)
+    if found is None or found[0].name != "bpo_row":
+        return None
+    head = (body or "")[:12000]  # the fields block sits under the table, above the first message
+    superseder = _BPO_SUPERSEDER.search(head)
+    if superseder is None or _BPO_RESOLUTION.search(head) is None:
+        return None
+    return int(superseder.group("old"))

@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 from issues_sts.links.migration import copied_view
 from issues_sts.links.model import DuplicateLink, LinkConfig, Thread
 from issues_sts.links.read.canonical import thread_links
-from issues_sts.links.read.pointers import event_statements, label_pointer, tracked_statements
+from issues_sts.links.read.pointers import (
+    event_statements,
+    label_pointer,
+    superseder_statements,
+    tracked_statements,
+)
 from issues_sts.links.read.posts import read_post
 from issues_sts.links.read.replies import after_outcome, after_untargeted
 from issues_sts.links.read.settle import (
@@ -64,6 +69,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements = after_closing_comment(statements, thread, cfg, reading.counters)
     statements = last_word_before_merge(statements, thread, cfg, reading.counters)
     # 2. pointers and events: targets no claim in words named
+    statements += superseder_statements(thread, cfg, reading.counters)
     statements += event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):

@@ -77,7 +77,7 @@ def ticket_map(store: Store, repo: str, counters: Counter[str]) -> dict[int, int
     issues = issues.filter(pl.col("body").str.contains(_HEADER_WORDS).fill_null(False))
     found: dict[int, set[int]] = {}
     for number, body in issues.select("number", "body").iter_rows():
-        old = headers.old_number(body)
+        old = headers.mapped_number(body)
         if old is not None:
             found.setdefault(old, set()).add(number)
     counters["old_tickets_ambiguous"] += sum(len(v) > 1 for v in found.values())

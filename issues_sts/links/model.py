@@ -188,6 +188,9 @@ class LinkConfig(BaseModel):
     w_earlier_reference: float = -0.5
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99
+    # A migrated issue's old tracker recorded it a duplicate of another (bugs.python.org's
+    # resolution and superseder): the team's own close, as final as a duplicate event.
+    w_tracker_resolution: float = 3.0
     # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,
     # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).
     duplicate_label_pattern: str = DUPLICATE_LABEL_PATTERN

@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
+from issues_sts.evidence import migration as headers
 from issues_sts.evidence import text as text_mod
 from issues_sts.evidence.patterns import (
     WORDING,
@@ -21,6 +22,7 @@ from issues_sts.evidence.patterns import (
 )
 from issues_sts.evidence.replies import find_outcome
 from issues_sts.links import conventions as conv
+from issues_sts.links.migration import old_repo
 from issues_sts.links.model import (
     LinkConfig,
     Post,
@@ -255,3 +257,47 @@ def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
         )
         out.append(Statement.marked(event, key, (1_000_000, i), scored))
     return out
+
+
+# who a tracker's own record is by: the old tracker, not any GitHub account
+TRACKER = "bugs.python.org"
+
+
+def superseder_statements(
+    thread: Thread, cfg: LinkConfig, counters: Counter[str]
+) -> list[Statement]:
+    """A migrated bugs.python.org issue its tracker closed as a duplicate: the fields the
+    migration copied (`resolution = 'duplicate'`, `superseder = '18'`) name the original by its
+    old number, which the stage maps to GitHub's like any old ticket (`links/migration.py`).
+    It is the team's recorded close, dated at the close and ranked with GitHub's own duplicate
+    events; an issue open again on GitHub no longer stands on it."""
+    if thread.state != "closed" or not thread.posts or thread.posts[0].kind != "body":
+        return []
+    old = headers.superseder_of(thread.posts[0].body)
+    if old is None:
+        return []
+    if old == headers.mapped_number(thread.posts[0].body):
+        counters["dropped:self_link"] += 1
+        return []
+    counters["evidence:tracker_resolution"] += 1
+    body = thread.posts[0]
+    scored = Scored(
+        cfg.w_tracker_resolution,
+        Signal.TRACKER_RESOLUTION,
+        (Signal.TRACKER_RESOLUTION, *thread_says_duplicate(thread, cfg)),
+    )
+    return [
+        Statement(
+            (old_repo(thread.repo), old),
+            "issue",
+            True,
+            thread.closed_at or body.created_at,
+            (999_999, 0),  # after every post's claims, before GitHub's events
+            TRACKER,
+            body.url,
+            None,
+            scored=scored,
+            from_event=True,
+            standing=True,
+        )
+    ]
