@@ -14,7 +14,14 @@ import pytest
 from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.crawl.rows import comment_rows, issue_rows
 from issues_sts.evidence.migration import HEADER_FORMS, comment_was_migrated, ticket_of
-from issues_sts.links import LinkConfig, LinkConsumer, LinkTable, build_links, extract_thread
+from issues_sts.links import (
+    LinkConfig,
+    LinkConsumer,
+    LinkTable,
+    build_links,
+    extract_thread,
+    extract_thread_links,
+)
 from issues_sts.links.model import Signal, Thread
 from issues_sts.passes import read_part
 from issues_sts.store import Store
@@ -417,6 +424,47 @@ def test_the_crawl_screen_sees_every_new_shape(text: str) -> None:
     assert has_duplicate_wording(text)  # the crawl asks these threads' timelines
 
 
+# a bare "/duplicate" line under words naming the issue it duplicates (vscode's triagers)
+ROOT_CAUSE = f"It will be faster in the next release, but the root cause is {URL12}\n\n/duplicate"
+COMMAND_CASES: list[tuple[str, Thread, int | None]] = [
+    ("a member's bare command under the issue it names, then the close", _at_close(ROOT_CAUSE), 12),
+    (
+        "... by someone shown as a plain contributor, the author closing later",
+        thread(
+            c("tri", ROOT_CAUSE, "NONE", 60),
+            c("reporter", "Confirmed, it is faster now. Thanks.", "NONE", 70),
+            closed_by="reporter",
+            closed_minute=70,
+        ),
+        12,
+    ),
+    ("the command with no issue named", _at_close("Thanks for the report.\n\n/duplicate"), None),
+    ("two issues named: which one?", _at_close(f"Either {URL12} or #13.\n\n/duplicate"), None),
+    ("only the fix named", _at_close(f"This was fixed by {URL12}\n\n/duplicate"), None),
+    (
+        "words after the command",
+        _at_close(f"See {URL12}\n/duplicate of the crash in the parser"),
+        None,
+    ),
+    (
+        "nobody acted on it: still open",
+        thread(c("tri", ROOT_CAUSE, "NONE", 60), state="open"),
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "th", "expected"), COMMAND_CASES, ids=[k[0] for k in COMMAND_CASES]
+)
+def test_a_bare_command_takes_the_issue_its_comment_names(
+    case: str, th: Thread, expected: int | None
+) -> None:
+    link = canonical(extract_thread_links(th))
+    assert (link.target_number if link else None) == expected, case
+    assert link is None or link.signal == Signal.SLASH_COMMAND.value
+
+
 # -- migrated trackers -----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("form", "text", "key"),
@@ -621,6 +669,85 @@ def test_bugs_python_org_s_superseder_is_mapped_to_the_original(bpo: Store) -> N
     assert unmapped["number"].to_list() == [204]  # never read as GitHub's #4242
     assert table.counters["evidence:tracker_resolution"] == 2
     assert table.counters["dropped:self_link"] == 1
+
+
+def _cut(body: str, before: str) -> str:
+    """`body` stored only up to `before` (an excerpt, a truncated copy)."""
+    return body[: body.index(before)]
+
+
+BPO_RECORD_CASES = [
+    ("the row and the fields agree", _bpo(1001, "duplicate", 1000), 1000),
+    (
+        "cut before the superseder field: the row names it",
+        _cut(_bpo(1001, "duplicate", 1000), "status ="),
+        1000,
+    ),
+    (
+        "cut before the resolution: the superseder alone",
+        _cut(_bpo(1001, "duplicate", 1000), "resolution ="),
+        1000,
+    ),
+    ("cut inside the resolution's value", _cut(_bpo(1001, "duplicate", 1000), "uplicate'"), 1000),
+    (
+        "another resolution shown: a successor",
+        _cut(_bpo(1002, "out of date", 1000), "status ="),
+        None,
+    ),
+    ("no superseder anywhere", _cut(_bpo(1007, "duplicate"), "status ="), None),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "body", "old"), BPO_RECORD_CASES, ids=[c[0] for c in BPO_RECORD_CASES]
+)
+def test_the_bpo_record_read_from_what_the_body_shows(
+    case: str, body: str, old: int | None
+) -> None:
+    from issues_sts.evidence.migration import superseder_of
+
+    assert superseder_of(body) == old, case
+
+
+BUGZILLA = "This issue was created automatically with bugzilla2github\n\n# Bugzilla Bug {}\n"
+BUGZILLA_COMMENT = "## Comment {}\nDate: 2007-09-13 14:16:14 +0200\nFrom: @alice\n\n{}"
+
+
+@pytest.fixture()
+def bugzilla(tmp_path: Path) -> Store:
+    """A repository imported from Bugzilla: GitHub #301..#305 carry bugs 515..519; #516 is a
+    GitHub number of its own (a naive reader's target)."""
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(516, "A GitHub-era report.", login="someone"),
+        *(_issue(300 + k, BUGZILLA.format(514 + k) + "Installer fails.") for k in range(1, 6)),
+    ]
+    marked = "*** This bug has been marked as a duplicate of {} ***"
+    comments = [
+        _comment(301, 21, BUGZILLA_COMMENT.format(1, marked.format(516))),  # bug 516 = #302
+        _comment(303, 22, BUGZILLA_COMMENT.format(2, marked.format("bug 515"))),  # = #301
+        # the original's side: another bug was marked a duplicate of this one
+        _comment(
+            304,
+            23,
+            BUGZILLA_COMMENT.format(
+                3, "*** Bug 519 has been marked as a duplicate of this bug. ***"
+            ),
+        ),
+        _comment(305, 24, BUGZILLA_COMMENT.format(4, marked.format(777))),  # no bug 777 here
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    return store
+
+
+def test_bugzilla_s_duplicate_words_are_old_numbers(bugzilla: Store) -> None:
+    table = build_links(bugzilla, LinkConfig())
+    assert {k: v for k, v in _targets(table.links).items() if v[1]} == {
+        301: (302, True),
+        303: (301, True),
+    }
+    unmapped = table.links.filter(pl.col("excluded_reason") == "unmapped_old_ticket")
+    assert unmapped["number"].to_list() == [305]  # never GitHub's #777, nor #516 for #301
 
 
 def test_the_bpo_header_maps_but_does_not_renumber() -> None:

@@ -93,6 +93,20 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ("This was originally created as a workaround for WID-18.",),
     ),
     HeaderForm(
+        # bugzilla2github (and imports like it): a heading naming the bug under a line saying the
+        # issue was created by the tool; the copied comments follow as "## Comment N" sections
+        "bugzilla_heading",
+        r"^[ \t]*#{1,3}[ \t]*Bugzilla[ \t]+Bug[ \t]+(?P<key>\d+)[ \t]*$",
+        (
+            (
+                "This issue was created automatically with bugzilla2github\n\n# Bugzilla Bug 18"
+                "\nDate: 2009-05-01T10:00:00+02:00",
+                "18",
+            ),
+        ),
+        ("# Bugzilla bug 18 is back\nIt crashes again.", "Same as Bugzilla Bug 18"),
+    ),
+    HeaderForm(
         # CPython's 2022 bugs.python.org migration: a metadata table whose first row links the
         # old issue. Its messages cite old issues "bpo-N" or "issue N" (no rule reads those as
         # references); their "#N" are read as GitHub's, as before the form existed: 57 CPython
@@ -117,7 +131,8 @@ _HEADERS = tuple(
 _COMMENT_HEADER = re.compile(
     r"^[ \t]*(?:(?:[_*]+@?|@)[\w.@-]+(?:\s+[\w.@-]+){0,2}(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+"
     r"\d{4}-\d\d-\d\d"
-    r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b)",
+    r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b"
+    r"|#{1,3}[ \t]*comment[ \t]+\d+[ \t]*$)",
     re.I | re.M,
 )
 _KEY_CASE = re.compile(r"\d+|[A-Z][A-Z0-9]+-\d+")
@@ -127,6 +142,11 @@ _OLD_URL = re.compile(
     r"<?https?://(?!(?:www\.)?github\.com/)\S+?(?:/ticket/|show_bug\.cgi\?id=|/\+bug/)(\d+)\b[^\s)>\]]*>?",
     re.I,
 )
+# Bugzilla's own words when a bug is resolved as a duplicate, copied into every import:
+# "*** This bug has been marked as a duplicate of 18 ***" (or "of bug 18"); the number is bare
+_BUGZILLA_DUPLICATE = re.compile(
+    r"(marked\s+as\s+a\s+duplicate\s+of\s+)(?:bug\s+)?(\d+)(?=\s*\*\*\*)", re.I
+)
 # ("ticket:18" is trac's own link syntax)
 _OLD_WORDS = re.compile(
     r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*[#:]?\s*(\d+)\b|\btrac\s*#(\d+)\b", re.I
@@ -134,7 +154,15 @@ _OLD_WORDS = re.compile(
 
 
 # words every header form holds one of: most bodies are told apart by a few substring tests
-HEADER_WORDS = ("ticket", "trac", "migrated", "imported", "originally", "bugs.python.org")
+HEADER_WORDS = (
+    "ticket",
+    "trac",
+    "migrated",
+    "imported",
+    "originally",
+    "bugs.python.org",
+    "bugzilla",
+)
 
 
 def _may_have_header(head: str) -> bool:
@@ -174,6 +202,7 @@ def old_numbers(text: str) -> str:
     """`text` with each old-ticket reference written "#N" (a URL becomes "#N" too): the reader
     then finds them as ordinary references, which the caller knows to be old numbers."""
     text = _OLD_URL.sub(lambda m: f"#{m.group(1)}", text)
+    text = _BUGZILLA_DUPLICATE.sub(lambda m: f"{m.group(1)}#{m.group(2)}", text)
     return _OLD_WORDS.sub(lambda m: f"#{m.group(1) or m.group(2)}", text)
 
 
@@ -195,22 +224,34 @@ def mapped_number(body: str | None) -> int | None:
     return int(key) if key is not None and key.isdigit() else None
 
 
-# bugs.python.org's own duplicate record, as the migration copied its fields into a code block
-# under the header table: `resolution = 'duplicate'` and `superseder = '18'` (the old number of
-# the issue this one duplicates). A superseder set with another resolution ("rejected",
-# "out of date") names a successor, not an original.
-_BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])duplicate\1[ \t]*$", re.M)
+# bugs.python.org's own duplicate record, as the migration wrote it: the header table's
+# "Superseder | <li>bpo-18: title</li>" row (the issue this one was closed in favour of, by its
+# old number) and, in the fields block under it, `resolution = 'duplicate'` and `superseder =
+# '18'`. A superseder set with another resolution ("rejected", "out of date", "fixed") names a
+# successor, not an original.
+_BPO_SUPERSEDER_ROW = re.compile(
+    r"^[ \t]*Superseder\s*\|\s*<li>\s*(?:<a\b[^>]*>\s*)?bpo-(?P<old>\d+)\b", re.M
+)
 _BPO_SUPERSEDER = re.compile(r"^[ \t]*superseder\s*=\s*(['\"])(?P<old>\d+)\1[ \t]*$", re.M)
+_BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])(?P<value>[^'\"\n]+)\1[ \t]*$", re.M)
 
 
 def superseder_of(body: str | None) -> int | None:
     """The old number of the issue a bugs.python.org issue was closed as a duplicate of, from
-    the fields its migration wrote (None for any other issue, or another resolution)."""
+    the record its migration wrote (None for any other issue, or another resolution).
+
+    The table row and the fields line name the same issue; either is enough. The resolution
+    decides when the text shows it. A body cut before the resolution line (an excerpt, a
+    truncated copy: a full migrated body always has it) counts the superseder alone, the way
+    the tracker's practice has it: a superseder is set when an issue is closed as a duplicate."""
     found = _header(body)
     if found is None or found[0].name != "bpo_row":
         return None
-    head = (body or "")[:12000]  # the fields block sits under the table, above the first message
-    superseder = _BPO_SUPERSEDER.search(head)
-    if superseder is None or _BPO_RESOLUTION.search(head) is None:
+    head = (body or "")[:12000]  # the record sits under the table, above the first message
+    superseder = _BPO_SUPERSEDER_ROW.search(head) or _BPO_SUPERSEDER.search(head)
+    if superseder is None:
+        return None
+    resolution = _BPO_RESOLUTION.search(head)
+    if resolution is not None and resolution.group("value").strip().lower() != "duplicate":
         return None
     return int(superseder.group("old"))

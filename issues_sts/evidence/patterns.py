@@ -124,6 +124,8 @@ def _read_cue(
     if m.start() in used or (cue == SAME_AS and not first_person and not about_this(text, m)):
         return
     targets = governed_refs(text, refs, m.end(), strict, m.group(0))
+    if cue == SLASH and not targets:
+        targets = _command_target(text, refs, m, self_number)
     if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
         return  # "Duplicate of" then prose: let the wording pass look at it
     used.update(range(m.start(), m.end()))
@@ -153,6 +155,18 @@ def _read_cue(
         reading.skips.extend([reason] * len(targets))
         return
     _claim_targets(comment, pattern, cue, m, targets, antecedent is not None, first_person, reading)
+
+
+def _command_target(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> list[Ref]:
+    """A bare "/duplicate" line whose comment names one issue elsewhere ("the root cause of this
+    is #N" over it): that issue is the command's target, as the team member who typed both
+    meant. Several issues named, or only a fix, leave the command without one."""
+    if text[m.end() :].split("\n", 1)[0].strip():
+        return []  # "/duplicate" then words: not a bare command
+    named = [r for r in refs if r.number != self_number and not names_a_fix(text, r)]
+    if len({(r.repo.lower(), r.number) for r in named}) != 1:
+        return []
+    return [named[0]]
 
 
 def _claim_targets(

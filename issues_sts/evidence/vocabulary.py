@@ -95,6 +95,7 @@ RULES: tuple[Rule, ...] = (
             "dups with #12",
             "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
             "Isn't this a duplicate of #12? If not, please re-open.",
+            "Duplcate of #12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -102,8 +103,14 @@ RULES: tuple[Rule, ...] = (
             "This removes duplicate code, see #12.",
             "Possible duplicate code in #12 and #13.",
             "I would not call it a duplicate of #12.",
+            "Not a duplcate of #12.",
         ),
-        reads=(r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated)\b",),
+        # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
+        # "dup", so the screen sees it
+        reads=(
+            r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated"
+            r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate)\b",
+        ),
     ),
     Rule(
         "in_favour",
