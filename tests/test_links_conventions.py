@@ -465,6 +465,64 @@ def test_a_bare_command_takes_the_issue_its_comment_names(
     assert link is None or link.signal == Signal.SLASH_COMMAND.value
 
 
+# from conv-5's errors: a command that confirms a pointer, a maintainer's "This is #N", and an
+# author's "No, I couldn't make it work" that answers a question about the problem
+ASKED = c("helper", "Did you manage to solve the issue with the latest release?", "NONE", 50)
+CONV5_CASES: list[tuple[str, Thread, int | None]] = [
+    (
+        "a bystander's pointer, then a triager's untargeted command",
+        thread(
+            c("bystander", "See #12, duplicate", "NONE", 50),
+            c("tri", "/duplicate - thanks @bystander, triggering the bot.", "NONE", 60),
+            closed_by="tri",
+            closed_minute=60.1,
+        ),
+        12,
+    ),
+    ("the untargeted command alone", _at_close("/duplicate - thanks for the report."), None),
+    ("a maintainer's 'This is #N'", _at_close("This is #12"), 12),
+    ("'This is #N's fault'", _at_close("This is #12's fault, not ours."), None),
+    (
+        "'a duplicate of the following issue', its link after a sentence about it",
+        _at_close(
+            "This is a duplicate of the following issue, which has a workaround and is in our"
+            f" backlog. Thanks! {URL12}"
+        ),
+        12,
+    ),
+    ("... asked", _at_close(f"Is this a duplicate of the following issue? {URL12}"), None),
+    ("... denied", _at_close(f"This is not a duplicate of the following issue: {URL12}"), None),
+    (
+        "'No, I couldn't make it work' under a claim answers the earlier question",
+        thread(
+            ASKED,
+            c("dev", f"Duplicate of {URL12}", "NONE", 60),
+            c("reporter", "No, I couldn't seem to make it work, but it can wait.", "NONE", 70),
+            closed_by="reporter",
+            closed_minute=70,
+        ),
+        12,
+    ),
+    (
+        "'No, it is a different crash' under the claim still disagrees",
+        thread(
+            ASKED,
+            c("dev", f"Duplicate of {URL12}", "NONE", 60),
+            c("reporter", "No, it is a different crash.", "NONE", 70),
+            closed_by="reporter",
+            closed_minute=70,
+        ),
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "th", "expected"), CONV5_CASES, ids=[k[0] for k in CONV5_CASES])
+def test_conv5_shapes(case: str, th: Thread, expected: int | None) -> None:
+    link = canonical(extract_thread_links(th))
+    assert (link.target_number if link else None) == expected, case
+
+
 # -- migrated trackers -----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("form", "text", "key"),
@@ -718,9 +776,18 @@ def bugzilla(tmp_path: Path) -> Store:
     """A repository imported from Bugzilla: GitHub #301..#305 carry bugs 515..519; #516 is a
     GitHub number of its own (a naive reader's target)."""
     store = Store.open(tmp_path / "store", create=True)
+    later = (
+        "Note: the issue was created automatically with bugzilla2github\n\nBugzilla bug ID: BZ#{}\n"
+    )
+    field = "Duplicates:   [BZ#{}](https://github.com/acme/widgets/issues?q=BZ%23{})\n"
+    duplicate = {"labels": [{"name": "duplicate"}]}
     issues = [
         _issue(516, "A GitHub-era report.", login="someone"),
         *(_issue(300 + k, BUGZILLA.format(514 + k) + "Installer fails.") for k in range(1, 6)),
+        # the later header form, whose "Duplicates:" field is the bug this one duplicates
+        {**_issue(306, later.format(520) + field.format(515, 515)), **duplicate},
+        _issue(307, later.format(521) + field.format(515, 515)),  # no label: which way is it?
+        {**_issue(308, later.format(522) + field.format(999, 999)), **duplicate},
     ]
     marked = "*** This bug has been marked as a duplicate of {} ***"
     comments = [
@@ -745,9 +812,11 @@ def test_bugzilla_s_duplicate_words_are_old_numbers(bugzilla: Store) -> None:
     assert {k: v for k, v in _targets(table.links).items() if v[1]} == {
         301: (302, True),
         303: (301, True),
+        306: (301, True),  # its header's "Duplicates:" field, mapped
     }
     unmapped = table.links.filter(pl.col("excluded_reason") == "unmapped_old_ticket")
-    assert unmapped["number"].to_list() == [305]  # never GitHub's #777, nor #516 for #301
+    assert sorted(unmapped["number"].to_list()) == [305, 308]  # never GitHub's #777 / #999
+    assert table.counters["dropped:tracker_record_unlabelled"] == 1  # #307
 
 
 def test_the_bpo_header_maps_but_does_not_renumber() -> None:

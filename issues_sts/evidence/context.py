@@ -187,6 +187,11 @@ def _introduces(gap: str, cue_text: str) -> bool:
     )
 
 
+# "duplicate of the following issue ... <url>": the cue says where its target is, however
+# many words describe it first
+_FOLLOWING = re.compile(r"\s*(?:of\s+)?the\s+following\s+(?:issue|bug|ticket|report|one)\b", re.I)
+
+
 def governed_refs(
     text: str, refs: list[Ref], cue_end: int, strict: bool, cue_text: str = ""
 ) -> list[Ref]:
@@ -201,6 +206,8 @@ def governed_refs(
     )  # "duplicate (implementation-wise) of #4"
     if _BARE_DUP.fullmatch(cue_text):
         gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
+    if _FOLLOWING.match(gap) and len(gap) <= 300 and "?" not in gap:
+        return [first]  # "a duplicate of the following issue, which has a workaround: <url>"
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]

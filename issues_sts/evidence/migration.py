@@ -107,6 +107,22 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ("# Bugzilla bug 18 is back\nIt crashes again.", "Same as Bugzilla Bug 18"),
     ),
     HeaderForm(
+        # bugzilla2github's later header: "Bugzilla bug ID: BZ#18" (the title ends "(BZ#18)")
+        "bugzilla_bug_id",
+        r"^[ \t]*Bugzilla[ \t]+bug[ \t]+ID:[ \t]*(?:BZ#)?(?P<key>\d+)\b",
+        (
+            (
+                "Note: the issue was created automatically with bugzilla2github\n\n"
+                "Bugzilla bug ID: BZ#18",
+                "18",
+            ),
+        ),
+        ("Which Bugzilla bug ID: BZ#18 or BZ#19?",),
+        # this importer writes old bugs "BZ#18"; its "#N" are GitHub's (comments posted on
+        # import, "Duplicate of #514" typed later), so the thread's "#N" read as today
+        copies_old_numbers=False,
+    ),
+    HeaderForm(
         # CPython's 2022 bugs.python.org migration: a metadata table whose first row links the
         # old issue. Its messages cite old issues "bpo-N" or "issue N" (no rule reads those as
         # references); their "#N" are read as GitHub's, as before the form existed: 57 CPython
@@ -234,6 +250,34 @@ _BPO_SUPERSEDER_ROW = re.compile(
 )
 _BPO_SUPERSEDER = re.compile(r"^[ \t]*superseder\s*=\s*(['\"])(?P<old>\d+)\1[ \t]*$", re.M)
 _BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])(?P<value>[^'\"\n]+)\1[ \t]*$", re.M)
+
+
+# bugzilla2github's header field naming the bug this one was resolved a duplicate of (Bugzilla's
+# dup_id): "Duplicates:   #18", "Duplicates:   [BZ#18](https://github.com/.../issues?q=...)"
+_BUGZILLA_DUPLICATES = re.compile(r"^[ \t]*Duplicates:[ \t]*\[?(?:BZ)?#(?P<old>\d+)\b", re.M)
+
+
+def tracker_duplicate_of(body: str | None) -> int | None:
+    """The old number of the issue the old tracker recorded this one a duplicate of, from the
+    header its migration wrote: bugs.python.org's superseder (`superseder_of`) or a Bugzilla
+    import's "Duplicates:" field. None for any other issue. (The caller checks that GitHub shows
+    the issue closed, and for Bugzilla's field that it is labelled a duplicate: the field's name
+    reads both ways, so the label says which way the import meant it.)"""
+    found = _header(body)
+    if found is None:
+        return None
+    if found[0].name == "bpo_row":
+        return superseder_of(body)
+    if found[0].name.startswith("bugzilla"):
+        m = _BUGZILLA_DUPLICATES.search((body or "")[:2000])
+        return int(m.group("old")) if m else None
+    return None
+
+
+def needs_label(body: str | None) -> bool:
+    """Does the record `tracker_duplicate_of` reads need a duplicate label to count?"""
+    found = _header(body)
+    return found is not None and found[0].name.startswith("bugzilla")
 
 
 def superseder_of(body: str | None) -> int | None:

@@ -126,6 +126,11 @@ def _read_cue(
     targets = governed_refs(text, refs, m.end(), strict, m.group(0))
     if cue == SLASH and not targets:
         targets = _command_target(text, refs, m, self_number)
+        if not targets and not refs:
+            # "/duplicate - thanks, triggering the bot" under someone's pointer: the team's
+            # unhedged "closing as dup", which the thread's earlier claims and pointers answer
+            reading.affirms = True
+            reading.affirm_at = m.start() if reading.affirm_at < 0 else reading.affirm_at
     if cue in (KEYWORD, SLASH, SAME_AS) and not targets:
         return  # "Duplicate of" then prose: let the wording pass look at it
     used.update(range(m.start(), m.end()))

@@ -52,7 +52,12 @@ _MOVED = re.compile(
 # when it answers one (the comment just before made it, or the reply quotes it); "No, you don't
 # need the docker file" three comments after "Duplicate with #N" answers something else.
 _ANSWERS_NO = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!]|nope\b|i\s+don'?t\s+think\s+so\b)"
+    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!](?!\s*"
+    # "No, I couldn't make it work": the author answering "did you manage to solve it?" about
+    # the problem, not the claim above
+    r"i\s+(?:still\s+)?(?:couldn'?t|can'?t|cannot|could\s+not|haven'?t|didn'?t)\s+"
+    r"(?:seem\s+to\s+|manage\s+to\s+)?(?:make\s+it\s+work|get\s+it\s+(?:to\s+)?work|solve|fix)\b)"
+    r"|nope\b|i\s+don'?t\s+think\s+so\b)"
     r"|^\s*(?:@[\w-]+\s*:?\s*)?(?:is\s+it|are\s+they|really)\s*\?",
     re.I,
 )

@@ -52,6 +52,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     """Links of one thread plus counters of every candidate it dropped."""
     cfg = cfg or LinkConfig()
     reading = ThreadReading()
+    # the old tracker's own record is read from the header as the migration wrote it
+    records = superseder_statements(thread, cfg, reading.counters)
     thread = copied_view(thread, reading.counters)  # a migrated thread's old ticket numbers
     rest_marks = [
         e for e in thread.events if e.event.lower() in MARKED and e.canonical_number is None
@@ -69,7 +71,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements = after_closing_comment(statements, thread, cfg, reading.counters)
     statements = last_word_before_merge(statements, thread, cfg, reading.counters)
     # 2. pointers and events: targets no claim in words named
-    statements += superseder_statements(thread, cfg, reading.counters)
+    statements += records
     statements += event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if says_duplicate and not any(st.positive for st in statements):

@@ -260,21 +260,28 @@ def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
 
 
 # who a tracker's own record is by: the old tracker, not any GitHub account
-TRACKER = "bugs.python.org"
+TRACKER = "old-tracker"
 
 
 def superseder_statements(
     thread: Thread, cfg: LinkConfig, counters: Counter[str]
 ) -> list[Statement]:
-    """A migrated bugs.python.org issue its tracker closed as a duplicate: the fields the
-    migration copied (`resolution = 'duplicate'`, `superseder = '18'`) name the original by its
-    old number, which the stage maps to GitHub's like any old ticket (`links/migration.py`).
-    It is the team's recorded close, dated at the close and ranked with GitHub's own duplicate
-    events; an issue open again on GitHub no longer stands on it."""
+    """A migrated issue its old tracker closed as a duplicate: the record the migration copied
+    (bugs.python.org's `resolution = 'duplicate'` and `superseder = '18'`, a Bugzilla import's
+    "Duplicates: BZ#18" on an issue labelled duplicate) names the original by its old number,
+    which the stage maps to GitHub's like any old ticket (`links/migration.py`).
+    It is the team's recorded close, as firm as a maintainer's claim but dated when the issue
+    was written (the record came over with it): anything said on GitHub since, "Duplicate of
+    #514" typed after the import, is a later word and wins; an issue open again on GitHub no
+    longer stands on it."""
     if thread.state != "closed" or not thread.posts or thread.posts[0].kind != "body":
         return []
-    old = headers.superseder_of(thread.posts[0].body)
+    body_text = thread.posts[0].body
+    old = headers.tracker_duplicate_of(body_text)
     if old is None:
+        return []
+    if headers.needs_label(body_text) and Signal.LABEL not in thread_says_duplicate(thread, cfg):
+        counters["dropped:tracker_record_unlabelled"] += 1
         return []
     if old == headers.mapped_number(thread.posts[0].body):
         counters["dropped:self_link"] += 1
@@ -291,13 +298,12 @@ def superseder_statements(
             (old_repo(thread.repo), old),
             "issue",
             True,
-            thread.closed_at or body.created_at,
-            (999_999, 0),  # after every post's claims, before GitHub's events
+            body.created_at,
+            (0, -1),  # the body's, before its own words
             TRACKER,
             body.url,
             None,
             scored=scored,
-            from_event=True,
             standing=True,
         )
     ]
