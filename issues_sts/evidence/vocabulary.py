@@ -249,16 +249,15 @@ RULES: tuple[Rule, ...] = (
         Signal.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
-        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:(?:bug|issue)\s+)?is\s+#",
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:bug|issue)\s+is\s+#",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
-        r"|this\s+(?:(?:bug|issue)\s+)?is",
+        r"|this\s+(?:bug|issue)\s+is",
         (
             "Continued in #12.",
             "Reopened as #12.",
             "Continuing this in #12 where we can try it.",
             "This bug is #12.",
-            "This is #12",
         ),
         (
             "Continued in the next release, see #12 for the plan.",
@@ -272,9 +271,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
             r"(?:this|it|the\s+discussion)\s+(?:in|at|over\s+(?:in|at))\b",
             r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
-            # "This is #12." as the whole sentence: a maintainer's shorthand for "this is the
-            # same as #12"
-            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:(?:bug|issue)\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
+            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
         ),
     ),
     Rule(
