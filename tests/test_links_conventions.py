@@ -467,7 +467,18 @@ def test_a_bare_command_takes_the_issue_its_comment_names(
 
 # from conv-5's errors: a command that confirms a pointer, a maintainer's "This is #N", and an
 # author's "No, I couldn't make it work" that answers a question about the problem
-ASKED = c("helper", "Did you manage to solve the issue with the latest release?", "NONE", 50)
+def _answered(reply: str) -> Thread:
+    """A helper asks whether the problem is solved, a developer says "Duplicate of <url>", and the
+    reporter's `reply` is the last word (they close the issue with it)."""
+    return thread(
+        c("helper", "Did you manage to solve the issue with the latest release?", "NONE", 50),
+        c("dev", f"Duplicate of {URL12}", "NONE", 60),
+        c("reporter", reply, "NONE", 70),
+        closed_by="reporter",
+        closed_minute=70,
+    )
+
+
 CONV5_CASES: list[tuple[str, Thread, int | None]] = [
     (
         "a bystander's pointer, then a triager's untargeted command",
@@ -496,24 +507,12 @@ CONV5_CASES: list[tuple[str, Thread, int | None]] = [
     ("... denied", _at_close(f"This is not a duplicate of the following issue: {URL12}"), None),
     (
         "'No, I couldn't make it work' under a claim answers the earlier question",
-        thread(
-            ASKED,
-            c("dev", f"Duplicate of {URL12}", "NONE", 60),
-            c("reporter", "No, I couldn't seem to make it work, but it can wait.", "NONE", 70),
-            closed_by="reporter",
-            closed_minute=70,
-        ),
+        _answered("No, I couldn't seem to make it work, but it can wait."),
         12,
     ),
     (
         "'No, it is a different crash' under the claim still disagrees",
-        thread(
-            ASKED,
-            c("dev", f"Duplicate of {URL12}", "NONE", 60),
-            c("reporter", "No, it is a different crash.", "NONE", 70),
-            closed_by="reporter",
-            closed_minute=70,
-        ),
+        _answered("No, it is a different crash."),
         None,
     ),
 ]

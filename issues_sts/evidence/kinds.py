@@ -62,8 +62,8 @@ class Signal(str, Enum):
     CONSOLIDATION = "consolidation"
     # the target was an old tracker's ticket number, mapped through the migration headers
     OLD_TICKET = "old_tracker_number"
-    # the old tracker's own record, copied by the migration: bugs.python.org's `resolution =
-    # 'duplicate'` with its `superseder` (the original's old number, mapped like OLD_TICKET)
+    # the old tracker's own record, copied by the migration: bugs.python.org's superseder, a
+    # Bugzilla import's "Duplicates:" field (the original's old number, mapped like OLD_TICKET)
     TRACKER_RESOLUTION = "tracker_resolution"
     # the wording rules' own kinds (`vocabulary.RULES`): what a claim rests on before its author
     # and the close make it maintainer or comment wording (last: no link's signals hold them)

@@ -250,48 +250,56 @@ _BPO_SUPERSEDER_ROW = re.compile(
 )
 _BPO_SUPERSEDER = re.compile(r"^[ \t]*superseder\s*=\s*(['\"])(?P<old>\d+)\1[ \t]*$", re.M)
 _BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])(?P<value>[^'\"\n]+)\1[ \t]*$", re.M)
-
-
 # bugzilla2github's header field naming the bug this one was resolved a duplicate of (Bugzilla's
 # dup_id): "Duplicates:   #18", "Duplicates:   [BZ#18](https://github.com/.../issues?q=...)"
 _BUGZILLA_DUPLICATES = re.compile(r"^[ \t]*Duplicates:[ \t]*\[?(?:BZ)?#(?P<old>\d+)\b", re.M)
 
 
-def tracker_duplicate_of(body: str | None) -> int | None:
-    """The old number of the issue the old tracker recorded this one a duplicate of, from the
-    header its migration wrote: bugs.python.org's superseder (`superseder_of`) or a Bugzilla
-    import's "Duplicates:" field. None for any other issue. (The caller checks that GitHub shows
-    the issue closed, and for Bugzilla's field that it is labelled a duplicate: the field's name
-    reads both ways, so the label says which way the import meant it.)"""
+@dataclass(frozen=True)
+class TrackerRecord:
+    """The old tracker's record that a migrated issue was a duplicate: `old`, the original's old
+    number; `own`, the issue's own old number (a record naming it names nothing); `needs_label`:
+    the record counts only on an issue labelled duplicate (Bugzilla's "Duplicates:" field reads
+    both ways, so the label says which way the import meant it)."""
+
+    old: int
+    own: int | None
+    needs_label: bool
+
+
+def tracker_record(body: str | None) -> TrackerRecord | None:
+    """The duplicate record the migration header of `body` carries: bugs.python.org's superseder
+    (`superseder_of`) or a Bugzilla import's "Duplicates:" field. None for any other issue. (The
+    caller checks that GitHub shows the issue closed.)"""
     found = _header(body)
     if found is None:
         return None
-    if found[0].name == "bpo_row":
-        return superseder_of(body)
-    if found[0].name.startswith("bugzilla"):
+    form, key = found
+    own = int(key) if key.isdigit() else None
+    if form.name == "bpo_row":
+        old = _bpo_superseder(body or "")
+        return TrackerRecord(old, own, needs_label=False) if old is not None else None
+    if form.name.startswith("bugzilla"):
         m = _BUGZILLA_DUPLICATES.search((body or "")[:2000])
-        return int(m.group("old")) if m else None
+        return TrackerRecord(int(m.group("old")), own, needs_label=True) if m else None
     return None
-
-
-def needs_label(body: str | None) -> bool:
-    """Does the record `tracker_duplicate_of` reads need a duplicate label to count?"""
-    found = _header(body)
-    return found is not None and found[0].name.startswith("bugzilla")
 
 
 def superseder_of(body: str | None) -> int | None:
     """The old number of the issue a bugs.python.org issue was closed as a duplicate of, from
-    the record its migration wrote (None for any other issue, or another resolution).
-
-    The table row and the fields line name the same issue; either is enough. The resolution
-    decides when the text shows it. A body cut before the resolution line (an excerpt, a
-    truncated copy: a full migrated body always has it) counts the superseder alone, the way
-    the tracker's practice has it: a superseder is set when an issue is closed as a duplicate."""
+    the record its migration wrote (None for any other issue, or another resolution)."""
     found = _header(body)
     if found is None or found[0].name != "bpo_row":
         return None
-    head = (body or "")[:12000]  # the record sits under the table, above the first message
+    return _bpo_superseder(body or "")
+
+
+def _bpo_superseder(body: str) -> int | None:
+    """The table row and the fields line name the same issue; either is enough. The resolution
+    decides when the text shows it. A body cut before the resolution line (an excerpt, a
+    truncated copy: a full migrated body always has it) counts the superseder alone, the way
+    the tracker's practice has it: a superseder is set when an issue is closed as a duplicate."""
+    head = body[:12000]  # the record sits under the table, above the first message
     superseder = _BPO_SUPERSEDER_ROW.search(head) or _BPO_SUPERSEDER.search(head)
     if superseder is None:
         return None

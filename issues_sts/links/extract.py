@@ -26,7 +26,7 @@ from issues_sts.links.read.canonical import thread_links
 from issues_sts.links.read.pointers import (
     event_statements,
     label_pointer,
-    superseder_statements,
+    record_statements,
     tracked_statements,
 )
 from issues_sts.links.read.posts import read_post
@@ -53,7 +53,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     cfg = cfg or LinkConfig()
     reading = ThreadReading()
     # the old tracker's own record is read from the header as the migration wrote it
-    records = superseder_statements(thread, cfg, reading.counters)
+    records = record_statements(thread, cfg, reading.counters)
     thread = copied_view(thread, reading.counters)  # a migrated thread's old ticket numbers
     rest_marks = [
         e for e in thread.events if e.event.lower() in MARKED and e.canonical_number is None

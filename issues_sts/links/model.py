@@ -189,7 +189,8 @@ class LinkConfig(BaseModel):
     w_body: float = -1.0  # a claim in the issue's own body, before anyone looked at it
     graphql_confidence: float = 0.99
     # A migrated issue's old tracker recorded it a duplicate of another (bugs.python.org's
-    # resolution and superseder): the team's own close, as final as a duplicate event.
+    # superseder, a Bugzilla import's "Duplicates:"): the team's own close, as firm as a
+    # maintainer's claim (a later word on GitHub still wins).
     w_tracker_resolution: float = 3.0
     # Labels saying "duplicate": `duplicate`, `*duplicate`, `r: duplicate`, `triage/duplicate`,
     # `Resolution-Duplicate`, `dupe`... (searched case-insensitively in each label name).

@@ -263,9 +263,7 @@ def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
 TRACKER = "old-tracker"
 
 
-def superseder_statements(
-    thread: Thread, cfg: LinkConfig, counters: Counter[str]
-) -> list[Statement]:
+def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A migrated issue its old tracker closed as a duplicate: the record the migration copied
     (bugs.python.org's `resolution = 'duplicate'` and `superseder = '18'`, a Bugzilla import's
     "Duplicates: BZ#18" on an issue labelled duplicate) names the original by its old number,
@@ -276,26 +274,24 @@ def superseder_statements(
     longer stands on it."""
     if thread.state != "closed" or not thread.posts or thread.posts[0].kind != "body":
         return []
-    body_text = thread.posts[0].body
-    old = headers.tracker_duplicate_of(body_text)
-    if old is None:
+    body = thread.posts[0]
+    record = headers.tracker_record(body.body)
+    if record is None:
         return []
-    if headers.needs_label(body_text) and Signal.LABEL not in thread_says_duplicate(thread, cfg):
+    says = thread_says_duplicate(thread, cfg)
+    if record.needs_label and Signal.LABEL not in says:
         counters["dropped:tracker_record_unlabelled"] += 1
         return []
-    if old == headers.mapped_number(thread.posts[0].body):
+    if record.old == record.own:
         counters["dropped:self_link"] += 1
         return []
     counters["evidence:tracker_resolution"] += 1
-    body = thread.posts[0]
     scored = Scored(
-        cfg.w_tracker_resolution,
-        Signal.TRACKER_RESOLUTION,
-        (Signal.TRACKER_RESOLUTION, *thread_says_duplicate(thread, cfg)),
+        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
     )
     return [
         Statement(
-            (old_repo(thread.repo), old),
+            (old_repo(thread.repo), record.old),
             "issue",
             True,
             body.created_at,

@@ -37,7 +37,6 @@ class Statement:
     association: str | None
     hedged: bool = False
     scored: Scored | None = None
-    # a record, not words: GitHub's duplicate event, or an old tracker's duplicate field
     from_event: bool = False
     standing: bool = False  # maintainer, closer or the author (events: always)
     target_fixed: bool = False  # the claim said the target is fixed: a later "fixed" agrees with it
