@@ -106,6 +106,10 @@ _TRACKED_ELSEWHERE = re.compile(
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|will\s+be|was)|['\u2019]s)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|on|by|at|under|over\s+(?:in|at)|there)\b"
+    # conv-6's kibana miss: a member's "This is captured by <url>" at the close; only with the
+    # issue right after ("captured by the logs of #N" is about something else)
+    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+(?:now\s+|already\s+)*"
+    r"captured\s+(?:in|by)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
     # "I opened an issue in onnx/models (<url>) to track it": the issue this one is followed in
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"

@@ -96,6 +96,8 @@ RULES: tuple[Rule, ...] = (
             "This is a duplicate of https://github.com/acme/widgets/issues/12, closing.",
             "Isn't this a duplicate of #12? If not, please re-open.",
             "Duplcate of #12",
+            # conv-6's flutter miss: a member's "Deduplicating with <url>" at the close
+            "Deduplicating with https://github.com/acme/widgets/issues/12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -104,12 +106,17 @@ RULES: tuple[Rule, ...] = (
             "Possible duplicate code in #12 and #13.",
             "I would not call it a duplicate of #12.",
             "Not a duplcate of #12.",
+            "Deduplicating the cache entries with the helper from #12.",
+            "We should dedupe with a hash set, like #12 does.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
         reads=(
             r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated"
             r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate)\b",
+            # the verb, only when the issue follows it: "deduplicating with #N" names the one
+            # this is folded into; "deduplicate the entries with ..." is about code
+            r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -211,8 +218,9 @@ RULES: tuple[Rule, ...] = (
         "tracked_elsewhere",
         Signal.CONSOLIDATION,
         r"is\s+tracking|tracked\s+(?:in|on|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
-        r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track",
-        r"track|follow|subscribe|watch|tuned|refer",
+        r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track"
+        r"|(?:is|was|['\u2019]s)\s+(?:now\s+|already\s+)*captured\s+(?:in|by)\s+(?:#|https?://|[\w.-]+/[\w.-]+#)",
+        r"track|follow|subscribe|watch|tuned|refer|captured",
         (
             "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
             "follow that one.",
@@ -232,6 +240,7 @@ RULES: tuple[Rule, ...] = (
             " Please refer to that issue for updates.",
             "Please refer to #12 for updates. Closing.",
             "Closing, it's already tracked on #12.",
+            "This is captured by https://github.com/acme/widgets/issues/12.",
         ),
         (
             "Tracked in #12 and #13.",
@@ -242,6 +251,8 @@ RULES: tuple[Rule, ...] = (
             "We could use #12 to track the perf work, keeping this open?",
             "Please refer to the docs and to #12 and #13 for details.",
             "It's tracked on our internal board.",
+            "This is captured by the trace in #12, see the second log.",
+            "This is not captured by #12.",
         ),
     ),
     Rule(
