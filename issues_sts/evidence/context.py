@@ -52,6 +52,13 @@ _TRAILING_NEGATION = re.compile(
     re.I,
 )
 _CONDITIONAL = re.compile(r"\b(?:if|unless|whether|in\s+case)\b", re.I)
+# "similar if not a duplicate of #N" (conv-7's npm/cli miss, a triager's close): "if not" raises
+# the claim ("similar, perhaps even a duplicate"), it neither denies nor makes it conditional;
+# the claim is hedged
+_IF_NOT_EVEN = re.compile(
+    r"\b(?:similar|related|close|identical)(?:\s+to\s+it)?,?\s+if\s+not\s+(?:an?\s+)?(?:exact\s+)?\W*$",
+    re.I,
+)
 _REVERSE_AFTER = re.compile(r"^\s*by\b", re.I)
 _SUBJECT_VERB = re.compile(
     r"^\s*(?:(?:is|was|seems|looks|appears|has\s+been|got|being|also|really|probably|likely|"
@@ -322,6 +329,8 @@ _RHETORICAL = re.compile(
 def polarity(text: str, m: re.Match[str], end: int) -> tuple[bool, bool, bool]:
     """(negated, conditional, hedged) of the cue `m` whose governed text ends at `end`."""
     s, e = sentence_bounds(text, m.start(), m.end())
+    if _IF_NOT_EVEN.search(text[s : m.start()]):
+        return False, False, True
     negated = bool(NEGATION.search(text[max(s, m.start() - 60) : m.start()]))
     if negated and _RHETORICAL.match(text[s : m.start()]) and "?" in text[end : e + 1]:
         negated = (

@@ -106,6 +106,9 @@ _TRACKED_ELSEWHERE = re.compile(
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|will\s+be|was)|['\u2019]s)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|on|by|at|under|over\s+(?:in|at)|there)\b"
+    # "This is also tracked here: <url>" (conv-7's zed miss): "here" only with the issue after it
+    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+(?:now\s+|already\s+|also\s+)*"
+    r"tracked\s+here\s*:?\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
     # conv-6's kibana miss: a member's "This is captured by <url>" at the close; only with the
     # issue right after ("captured by the logs of #N" is about something else)
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+(?:now\s+|already\s+)*"

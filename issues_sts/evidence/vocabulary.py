@@ -98,6 +98,10 @@ RULES: tuple[Rule, ...] = (
             "Duplcate of #12",
             # conv-6's flutter miss: a member's "Deduplicating with <url>" at the close
             "Deduplicating with https://github.com/acme/widgets/issues/12",
+            # conv-7's dev rows: flutter's "Duple of: <url>", npm/cli's "similar if not a
+            # duplicate of an existing issue, #N" at a triager's close
+            "Duple of: https://github.com/acme/widgets/issues/12",
+            "Closing: this looks to be similar if not a duplicate of an existing issue, #12.",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -108,12 +112,14 @@ RULES: tuple[Rule, ...] = (
             "Not a duplcate of #12.",
             "Deduplicating the cache entries with the helper from #12.",
             "We should dedupe with a hash set, like #12 does.",
+            "The rhythm is in duple meter here, see #12.",
+            "If not a duplicate of #12, please reopen.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
         reads=(
             r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated"
-            r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate)\b",
+            r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate|duple(?=\s+of\b))\b",
             # the verb, only when the issue follows it: "deduplicating with #N" names the one
             # this is folded into; "deduplicate the entries with ..." is about code
             r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
@@ -219,7 +225,8 @@ RULES: tuple[Rule, ...] = (
         Signal.CONSOLIDATION,
         r"is\s+tracking|tracked\s+(?:in|on|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
         r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track"
-        r"|(?:is|was|['\u2019]s)\s+(?:now\s+|already\s+)*captured\s+(?:in|by)\s+(?:#|https?://|[\w.-]+/[\w.-]+#)",
+        r"|(?:is|was|['\u2019]s)\s+(?:now\s+|already\s+)*captured\s+(?:in|by)\s+(?:#|https?://|[\w.-]+/[\w.-]+#)"
+        r"|tracked\s+here\s*:?\s+(?:#|https?://|[\w.-]+/[\w.-]+#)",
         r"track|follow|subscribe|watch|tuned|refer|captured",
         (
             "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
@@ -241,6 +248,7 @@ RULES: tuple[Rule, ...] = (
             "Please refer to #12 for updates. Closing.",
             "Closing, it's already tracked on #12.",
             "This is captured by https://github.com/acme/widgets/issues/12.",
+            "This is also tracked here: https://github.com/acme/widgets/issues/12. Stay tuned!",
         ),
         (
             "Tracked in #12 and #13.",
@@ -253,6 +261,7 @@ RULES: tuple[Rule, ...] = (
             "It's tracked on our internal board.",
             "This is captured by the trace in #12, see the second log.",
             "This is not captured by #12.",
+            "The plan is tracked here in the wiki; the old design was #12.",
         ),
     ),
     Rule(
