@@ -95,6 +95,11 @@ GATES = {
 UNGATED = frozenset({_SAME})  # "same" is in most texts the reader reads: its gate costs more
 
 
+# the issue named right after the words: "#N", a URL, "owner/repo#N"
+_REF_NEXT = r"(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
+# "this is", "it was", "this issue's": the words are about this issue
+_THIS_IS = r"\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+"
+
 # "#N is tracking full support for this. Please follow that.", "We have opened an item for this:
 # <url>. Please stay tuned to that thread.": the issue is closed to be followed elsewhere. Only a
 # claim when the comment names exactly one issue and its author closes the issue (the extractor
@@ -107,12 +112,10 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|will\s+be|was)|['\u2019]s)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|on|by|at|under|over\s+(?:in|at)|there)\b"
     # "This is also tracked here: <url>" (conv-7's zed miss): "here" only with the issue after it
-    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+(?:now\s+|already\s+|also\s+)*"
-    r"tracked\s+here\s*:?\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
+    rf"|{_THIS_IS}(?:now\s+|already\s+|also\s+)*tracked\s+here\s*:?\s+{_REF_NEXT}"
     # conv-6's kibana miss: a member's "This is captured by <url>" at the close; only with the
     # issue right after ("captured by the logs of #N" is about something else)
-    r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|was)|['\u2019]s)\s+(?:now\s+|already\s+)*"
-    r"captured\s+(?:in|by)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
+    rf"|{_THIS_IS}(?:now\s+|already\s+)*captured\s+(?:in|by)\s+{_REF_NEXT}"
     # "I opened an issue in onnx/models (<url>) to track it": the issue this one is followed in
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
@@ -125,7 +128,7 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\blet'?s\s+track\s+(?:it\s+|this\s+)?(?:in|at|under|over\s+(?:in|at))\b"
     r"|\buse\s+(?:#\d+|https?://\S+)\s+to\s+track\b"
     # "Please follow #N for updates", "please subscribe to #N": the reference right after
-    r"|\bplease\s+(?:follow|subscribe\s+to|watch|track|refer\s+to)\s+(?=#\d|https?://|[\w.-]+/[\w.-]+#\d)"
+    rf"|\bplease\s+(?:follow|subscribe\s+to|watch|track|refer\s+to)\s+{_REF_NEXT}"
     # a triage bot's "Please look at the following meta issue: <url>. Please refer to that issue
     # for updates."
     r"|\bplease\s+refer\s+to\s+(?:that|the\s+(?:other|meta|tracking|following))(?:\s+meta)?\s+issue\s+for\b",
