@@ -479,6 +479,18 @@ def _answered(reply: str) -> Thread:
     )
 
 
+def _took_back(
+    who: str, reply: str = "I take it back, I am not sure what is going on yet."
+) -> Thread:
+    """The member `m` says "This is #12.", then `who` says `reply`; `m` closes the issue later."""
+    return thread(
+        c("m", "This is #12. The cause is the same.", "MEMBER", 60),
+        c(who, reply, "MEMBER", 61),
+        closed_by="m",
+        closed_minute=LATER,
+    )
+
+
 CONV5_CASES: list[tuple[str, Thread, int | None]] = [
     (
         "a bystander's pointer, then a triager's untargeted command",
@@ -491,10 +503,63 @@ CONV5_CASES: list[tuple[str, Thread, int | None]] = [
         12,
     ),
     ("the untargeted command alone", _at_close("/duplicate - thanks for the report."), None),
-    # not read: on the rust archive it linked one thread whose author took it back a comment
-    # later ("I take it back"), a shape no rule reads yet
-    ("a maintainer's bare 'This is #N', not read", _at_close("This is #12"), None),
+    ("a maintainer's bare 'This is #N'", _at_close("This is #12"), 12),
+    # conv-8: "This one is #N." after a word on searching first
+    (
+        "a maintainer's 'This one is #N.'",
+        _at_close("Please search for existing issues before filing. This one is #12."),
+        12,
+    ),
+    # the rust archive's shape that kept "This is #N" unread until the take-back was read
+    ("'This is #N', then the same person's 'I take it back'", _took_back("m"), None),
+    (
+        "... 'Hmm, actually, I could be mistaken.'",
+        _took_back("m", "Hmm, actually, I could be mistaken."),
+        None,
+    ),
+    ("... said by someone else, it withdraws nothing", _took_back("other"), 12),
+    (
+        "... 'I could be wrong, but' hedges what follows, not the claim before",
+        _took_back("m", "I could be wrong, but the second crash looks like the same one."),
+        12,
+    ),
     ("'This is #N's fault'", _at_close("This is #12's fault, not ours."), None),
+    # conv-8: a bystander's pointer to the feature another issue describes, the author's yes
+    (
+        "'sounds like the feature described in #N', the author agrees and closes",
+        thread(
+            c(
+                "bystander",
+                "This sounds like the tab tear-off feature described in #12.",
+                "NONE",
+                50,
+            ),
+            c("reporter", "Indeed it does. I searched for other words.", "NONE", 60),
+            closed_by="reporter",
+            closed_minute=60.5,
+        ),
+        12,
+    ),
+    (
+        "... a maintainer answers no",
+        thread(
+            c(
+                "bystander",
+                "This sounds like the tab tear-off feature described in #12.",
+                "NONE",
+                50,
+            ),
+            c("m", "No, that one is about the editor's tabs.", "MEMBER", 55),
+            closed_by="m",
+            closed_minute=LATER,
+        ),
+        None,
+    ),
+    (
+        "... 'would solve this': what would help, not what this is",
+        _at_close("It sounds like the feature described in #12 would solve this."),
+        None,
+    ),
     (
         "'a duplicate of the following issue', its link after a sentence about it",
         _at_close(

@@ -54,7 +54,13 @@ ROLLED_UP = re.compile(
 # "this is the same bug as #N": a duplicate claim when it is about this issue.
 _SAME = re.compile(
     r"\bsame\s+(?:(?:exact|underlying|basic|old|general)\s+)?(?:(?:bug|issue|problem|thing|error|ice|crash|"
-    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with|to)\b",
+    r"failure|one|ticket|report|request|regression|segfault)\s+)?(?:as|with|to)\b"
+    # conv-8's terminal miss: "This sounds like the tab tearoff feature described in #N." (the
+    # author said yes); only with the issue ending the sentence ("the feature described in #N
+    # would solve this" says what would help)
+    r"|\b(?:sounds|looks)\s+like\s+the\s+(?:[\w-]+\s+){0,4}?(?:feature|request|bug|issue|problem|crash)\s+"
+    r"(?:described|requested|discussed|proposed)\s+(?:in|at|by)\b"
+    r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
     re.I,
 )
 

@@ -104,6 +104,18 @@ _AGREES = re.compile(
     r"(?:\s+(?:thing|bug|issue|problem|one))?\s*(?:[.!]|$))",
     re.I,
 )
+# The claimer taking their own word back, with no reason given: "I take it back, I'm not sure
+# what's going on here", "Hmm, actually, I could be mistaken." It opens the comment; said of a
+# claim by someone else it is no answer to it (the link stage applies it to the poster's own
+# claims only).
+_TAKES_BACK = re.compile(
+    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:hmm+|oh|ok(?:ay)?|wait)\s*[,.!]*\s*)?(?:actually\s*,?\s*)?"
+    r"(?:i\s+take\s+(?:it|that)\s+back\b|scratch\s+that\b"
+    # "I could be mistaken." as the whole thought; "I could be wrong, but this is the same
+    # crash" hedges what follows instead of withdrawing what came before
+    r"|i\s+(?:could|may|might)\s+be\s+(?:wrong|mistaken)(?=\s*(?:[.!]|$)|\s+about\s+(?:that|this|it)\b))",
+    re.I,
+)
 # The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
 _ACKNOWLEDGES = re.compile(
     r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:ah|oh)\s*[,!.]?\s*)?(?:great|thanks|thank\s+you|thx|ok(?:ay)?\s*[,!.]|"
@@ -122,6 +134,7 @@ class Outcome:
     agrees: bool  # "Yes." (to the suggestion just above)
     acknowledges: bool = False  # "Great, thanks!" (counts when the issue's author says it)
     answers_no: bool = False  # "No, ..." / "Is it?": disagreement when it answers a claim
+    takes_back: bool = False  # "I take it back": the poster withdraws their own earlier claims
 
 
 _OTHER_RESOLUTION = re.compile(_NOT_A_DUPLICATE_RESOLUTION + r"|\bnot\s+a\s+\W?bug\b", re.I)
@@ -141,6 +154,7 @@ def find_outcome(text: str) -> Outcome:
         bool(_AGREES.match(text)),
         bool(_ACKNOWLEDGES.match(text)),
         bool(_ANSWERS_NO.search(text)),
+        bool(_TAKES_BACK.match(text)),
     )
 
 

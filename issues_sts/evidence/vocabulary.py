@@ -269,21 +269,25 @@ RULES: tuple[Rule, ...] = (
         Signal.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
-        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:bug|issue)\s+is\s+#",
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:one\s+|bug\s+|issue\s+)?is\s+#",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
-        r"|this\s+(?:bug|issue)\s+is",
+        r"|this\s+(?:one\s+|bug\s+|issue\s+)?is",
         (
             "Continued in #12.",
             "Reopened as #12.",
             "Continuing this in #12 where we can try it.",
             "This bug is #12.",
+            "Please search before filing. This one is #12.",
+            "This is #12",
         ),
         (
             "Continued in the next release, see #12 for the plan.",
             "This bug is #12 in the other tracker of the parser crate, or close to it.",
             "This is #12's fault, not ours.",
             "This is #12 all over again, but on Windows it is different.",
+            "This one is #12 plus a second crash in the parser.",
+            "This one is #12's cousin.",
         ),
         reads=(
             r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+"
@@ -291,16 +295,29 @@ RULES: tuple[Rule, ...] = (
             r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
             r"(?:this|it|the\s+discussion)\s+(?:in|at|over\s+(?:in|at))\b",
             r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
-            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:bug|issue)\s+is\b(?=\s*#\d+\s*(?:[.!]|$))",
+            # "This one is #12." as the whole sentence: a maintainer's shorthand for "the same as
+            # #12" (an "I take it back" from the same person later withdraws it: replies.py)
+            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
         ),
     ),
     Rule(
         "same_as",
         Signal.SAME_AS,
-        r"same",
-        r"same",
-        ("Same as #12.", "This is the same issue as #12, closing.", "same with #12"),
-        ("That error message is the same as in #12 but the cause differs.",),
+        r"same|(?:feature|request|bug|issue|problem|crash)\s+(?:described|requested|discussed|proposed)"
+        r"\s+(?:in|at|by)\s+(?:#|https?://)",
+        r"same|described|requested|discussed|proposed",
+        (
+            "Same as #12.",
+            "This is the same issue as #12, closing.",
+            "same with #12",
+            "This sounds like the tab tear-off feature described in #12.",
+        ),
+        (
+            "That error message is the same as in #12 but the cause differs.",
+            "It sounds like the feature described in #12 would solve this.",
+            "This looks like the behaviour described in the manual.",
+            "This is not the feature requested in #12.",
+        ),
     ),
     Rule(
         "reported_before",

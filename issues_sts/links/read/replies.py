@@ -166,6 +166,12 @@ def after_outcome(
             and Signal.QUESTION in st.scored.signals
             for st in statements
         )
+    if said.takes_back and not (said.disagrees or said.reopens):
+        # "This is #N." then "I take it back": only the poster's own word is withdrawn
+        own = own_claims(statements, post)
+        if own:
+            counters["retracted_by_own_correction"] += len(own)
+            return statements + withdrawals(post, index, own, True)
     if said.disagrees and not said.reopens and after_final_close(thread, post):
         earlier = own_claims(statements, post)  # nobody reopened: only the claimer can take it back
         counters[
