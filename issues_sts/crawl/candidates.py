@@ -48,6 +48,30 @@ def referenced_numbers(text: str | None, repo: str) -> set[int]:
     return found
 
 
+# "github.com/OWNER/NAME/issues/N" and "OWNER/NAME#N"
+_REPO_REF = re.compile(
+    r"github\.com/([\w.-]+)/([\w.-]+)/(?:issues|pull)/\d+|(?<![\w/.-])([\w.-]+)/([\w.-]+)#\d+"
+)
+
+
+def other_owner_refs(text: str | None, names: Iterable[str]) -> set[str]:
+    """`owner/name` references in `text` with the name of one of `names` (this repository as
+    asked and where it lives now) under another owner: "quicktype/quicktype#1347" in
+    glideapps/quicktype. Such a link may use the repository's name from before an owner
+    transfer (GitHub redirects it), which only GitHub can tell from a fork or a namesake."""
+    if not text:
+        return set()
+    known = {n.lower() for n in names}
+    wanted = {n.split("/", 1)[1] for n in known if "/" in n}
+    found = set()
+    for m in _REPO_REF.finditer(text):
+        owner, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        full = f"{owner}/{name}"
+        if name.lower() in wanted and full.lower() not in known:
+            found.add(full)
+    return found
+
+
 def keyword_closes(comments: list[dict[str, Any]]) -> set[int]:
     """Issue numbers of REST comments that use the "Duplicate of" keyword."""
     found = set()

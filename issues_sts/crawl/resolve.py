@@ -6,6 +6,7 @@ The crawl's first step per repository (`ResolveChain`, with If-None-Match) and `
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,10 @@ from issues_sts.crawl.apiroot import ApiRoot
 from issues_sts.crawl.client import GitHubClient, Page
 from issues_sts.errors import RepoNotFound
 from issues_sts.store import Checkpoint, Store
+
+log = logging.getLogger("issues_sts.crawl")
+
+OLD_NAME = "old-name:"  # the checkpoint of one other owner's name asked about (`OldNameChain`)
 
 
 def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
@@ -87,3 +92,39 @@ class ResolveChain:
         self.store.put_checkpoint(
             Checkpoint(self.repo, "repo", etag=page.etag if hops == 0 else None, done=True)
         )
+
+
+class OldNameChain:
+    """`GET /repos/{other owner}/{name}` for a name the duplicate wording links to: GitHub
+    redirects a repository's old name to where it lives now, so an answer that lands on this
+    repository makes the name one of its old ones, stored as a rename (`Store.renamed_repos`,
+    read by the link stage). Anything else (another repository, a fork, 404) stores nothing
+    but the answer's checkpoint, so the name is not asked again."""
+
+    def __init__(self, store: Store, repo: str, old: str, current: str) -> None:
+        self.store = store
+        self.repo = repo
+        self.old = old
+        self.current = current
+        self.finished = False
+
+    def next_step(self) -> Callable[[GitHubClient], tuple[Page, int]] | None:
+        if self.finished:
+            return None
+        return lambda client: get_following(client, f"repos/{self.old}")
+
+    def commit(self, result: tuple[Page, int]) -> None:
+        self.finished = True
+        page, hops = result
+        lands = (
+            str(page.data.get("full_name") or "")
+            if page.status == 200 and isinstance(page.data, dict)
+            else ""
+        )
+        asked = Checkpoint(
+            self.repo, f"{OLD_NAME}{self.old.lower()}", since=lands or str(page.status), done=True
+        )
+        renamed = bool(hops) and lands.lower() == self.current.lower()
+        if renamed:
+            log.info("%s: %s is its old name (GitHub redirects it there)", self.repo, self.old)
+        self.store.record_old_name(asked, (self.old, lands) if renamed else None)

@@ -9,7 +9,10 @@ Order per repository:
 4. numbers the lists did not return although the duplicate evidence names them (a comment's
    reference, an event's canonical): GET each once (transferred: 301, followed and recorded;
    deleted: 404/410, a tombstone). Known numbers are never asked again, and a gap in the
-   numbering that no evidence names costs nothing (deleted spam, transferred issues).
+   numbering that no evidence names costs nothing (deleted spam, transferred issues);
+5. another owner's repository of the same name that the duplicate wording links to
+   ("quicktype/quicktype#N" in glideapps/quicktype): `GET /repos/{o}/{r}` once per store; if
+   GitHub redirects it here, it is this repository's old name, stored as a rename.
 Without GraphQL, a REST timeline is asked only where its answer can change a link: REST
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
 keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
@@ -41,7 +44,7 @@ from issues_sts.crawl.config import CrawlConfig, RepoSummary
 from issues_sts.crawl.feed import CandidateFeed, strong_evidence
 from issues_sts.crawl.graphql import PageSizer
 from issues_sts.crawl.progress import CrawlProgress
-from issues_sts.crawl.resolve import ResolveChain
+from issues_sts.crawl.resolve import OldNameChain, ResolveChain
 from issues_sts.crawl.threads import Ask, ThreadChain, ThreadFeed, pack, want_of
 from issues_sts.store import Store, utcnow
 
@@ -121,11 +124,15 @@ class RepoSync:
         )
         # what the store holds depends on the mode: rows of the other mode go first (store.modes)
         self.store.switch_mode(repo, "graphql" if self.graphql_ok else "rest")
-        lists = RepoLists(self, ctx)
+        lists = RepoLists(self, ctx, resolver.current or repo)
         yield lists.chains()
         named = yield from self._side_passes(lists)
         limit = self.cfg.max_gap_checks
         yield (RefChain(ctx, n) for n in todo.named_missing(self.store, repo, named, limit))
+        # 5. other owners' names of this repository that the duplicate wording links to:
+        # GitHub says which are its old names (a rename the link stage then reads)
+        olds = todo.old_names_to_ask(self.store, repo, lists.other_owners, limit)
+        yield (OldNameChain(self.store, repo, old, lists.current) for old in olds)
         self._settle(repo, summary)
 
     def _side_passes(self, lists: RepoLists) -> Generator[Iterable[Chain], None, set[int]]:
@@ -157,7 +164,9 @@ class RepoSync:
         # the completeness invariant: every thread short of its count (or with a gap) is read
         # again over REST, once per `updated_at`
         yield (ThreadCheck(ctx, n, u) for n, u in todo.threads_to_check(self.store, ctx.repo))
-        worded, named, state.keyword_closed = todo.comment_evidence(self.store, ctx.repo)
+        found = todo.comment_evidence(self.store, ctx.repo, lists.current)
+        worded, named, state.keyword_closed = found.worded, found.named, found.keyword
+        lists.other_owners = found.other_owners
         state.open_numbers = self.store.open_numbers(ctx.repo)
         state.closed_duplicates = todo.closed_duplicates(self.store, ctx.repo, state.open_numbers)
         ranked, asks = self._candidates(ctx.repo, worded)
@@ -200,10 +209,12 @@ class RepoLists:
     GraphQL, the repo-wide comment list) feeds the candidate batches and, with GraphQL, the
     thread batches; each page also updates the repository's `RepoState`."""
 
-    def __init__(self, sync: RepoSync, ctx: RepoContext) -> None:
+    def __init__(self, sync: RepoSync, ctx: RepoContext, current: str) -> None:
         self.sync = sync
         self.ctx = ctx
+        self.current = current  # where the repository lives now (`GET /repos` followed)
         self.state = RepoState()
+        self.other_owners: set[str] = set()  # other owners' names of it the wording links to
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for,
         # and a closed issue's timeline comes with its thread.
         self.by_threads = sync.graphql_ok

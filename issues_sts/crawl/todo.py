@@ -9,32 +9,56 @@ flow (`sync.py`) turns each answer into chains.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from issues_sts.crawl.candidates import (
     Candidate,
     has_duplicate_wording,
+    other_owner_refs,
     rank_candidates,
     referenced_numbers,
     says_duplicate_itself,
 )
+from issues_sts.crawl.resolve import OLD_NAME
 from issues_sts.crawl.threads import Want, want
 from issues_sts.evidence import KEYWORD_LINE
 from issues_sts.store import Store
 
 
-def comment_evidence(store: Store, repo: str) -> tuple[set[int], set[int], set[int]]:
-    """One pass over the stored comments: issues with duplicate wording, the numbers such
-    comments point at, and issues closed with GitHub's "Duplicate of" keyword."""
-    worded: set[int] = set()
-    named: set[int] = set()
-    keyword: set[int] = set()
+@dataclass
+class CommentEvidence:
+    """What one pass over a repository's stored comments found."""
+
+    worded: set[int] = field(default_factory=set)  # issues with duplicate wording
+    named: set[int] = field(default_factory=set)  # the numbers such comments point at
+    keyword: set[int] = field(default_factory=set)  # closed with GitHub's "Duplicate of"
+    # other owners' repositories of this one's name that such comments link to (old names?)
+    other_owners: set[str] = field(default_factory=set)
+
+
+def comment_evidence(store: Store, repo: str, current: str | None = None) -> CommentEvidence:
+    """One pass over the stored comments of `repo` (living at `current` now)."""
+    found = CommentEvidence()
+    names = (repo, current or repo)
     for number, body in store.comment_bodies(repo):
         if has_duplicate_wording(body):
-            worded.add(number)
-            named |= referenced_numbers(body, repo)
+            found.worded.add(number)
+            found.named |= referenced_numbers(body, repo)
+            found.other_owners |= other_owner_refs(body, names)
             if KEYWORD_LINE.search(body):
-                keyword.add(number)
-    return worded, named, keyword
+                found.keyword.add(number)
+    return found
+
+
+def old_names_to_ask(store: Store, repo: str, other_owners: set[str], limit: int) -> list[str]:
+    """The other owners' names the duplicate wording links to that no crawl into this store
+    asked GitHub about yet (each is asked once: a repository's old name stays its old name);
+    at most `limit`."""
+    asked = store.checkpoint_watermarks(repo, OLD_NAME)
+    known = {old.lower() for old, _ in store.renamed_repos()}
+    return sorted(
+        n for n in other_owners if f"{OLD_NAME}{n.lower()}" not in asked and n.lower() not in known
+    )[:limit]
 
 
 def closed_duplicates(store: Store, repo: str, open_numbers: set[int]) -> set[int]:

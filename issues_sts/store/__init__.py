@@ -21,7 +21,7 @@ from __future__ import annotations
 from issues_sts.store.checkpoints import Checkpoint
 from issues_sts.store.codec import pack_raw, unpack_raw
 from issues_sts.store.frames import PART_ISSUES, Part
-from issues_sts.store.schema import CRAWL_CONFIG, DB_NAME, SCHEMA_VERSION, utcnow
+from issues_sts.store.schema import CRAWL_CONFIG, DB_NAME, RENAMED, SCHEMA_VERSION, utcnow
 from issues_sts.store.status import DuplicateScreen
 from issues_sts.store.store import Gap, Row, Store
 
@@ -29,6 +29,7 @@ __all__ = [
     "CRAWL_CONFIG",
     "DB_NAME",
     "PART_ISSUES",
+    "RENAMED",
     "SCHEMA_VERSION",
     "Checkpoint",
     "DuplicateScreen",

@@ -14,6 +14,7 @@ DB_NAME = "crawl.sqlite"
 # The effective configuration of the last crawl into this store (token left out): its
 # repositories are what the crawl was asked to fetch, so a build can tell which never started.
 CRAWL_CONFIG = "crawl-config.json"
+RENAMED = "renamed"  # the status of a repository row that only records an old name
 # 2: `raw` columns hold `pack_raw` blobs (compressed, texts kept once in their columns).
 # Version-1 stores hold JSON text there; readers accept both, so they keep working as they are.
 SCHEMA_VERSION = 2

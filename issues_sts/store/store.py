@@ -29,6 +29,7 @@ from issues_sts.store.schema import (
     DB_NAME,
     EVENT_COLUMNS,
     EVENT_UPSERT,
+    RENAMED,
     SCHEMA_VERSION,
     connect,
     upsert_sql,
@@ -219,6 +220,16 @@ class Store(FrameReader):
 
     def checkpoint(self, repo: str, resource: str) -> Checkpoint:
         return read_checkpoint(self._conn, repo, resource)
+
+    def record_old_name(self, asked: Checkpoint, rename: tuple[str, str] | None) -> None:
+        """The answer about one old name, in one transaction: the rename `(old, current)` it
+        proved (a repository row of status `renamed`), if any, and its checkpoint."""
+        with self.transaction() as conn:
+            if rename is not None:
+                old, current = rename
+                row = {"repo": old, "current_name": current, "status": RENAMED}
+                conn.execute(upsert_sql("repos", row, ("repo",)), tuple(row.values()))
+            put_checkpoint(conn, asked)
 
     def mark_tombstone(self, repo: str, number: int, kind: str) -> None:
         with self.transaction() as conn:
