@@ -38,8 +38,9 @@ from issues_sts.crawl.candidates import mentions_issue, says_duplicate_itself
 from issues_sts.crawl.chains import IDLE, RepoContext, Step, other_sides
 from issues_sts.crawl.client import GitHubClient, GraphQLUnavailable
 from issues_sts.crawl.graphql import (
-    EVENT_FRAGMENTS,
     EVENT_TYPES,
+    EVENTS,
+    EVENTS_FRAGMENT,
     PageSizer,
     event_row,
     points,
@@ -53,6 +54,9 @@ MAX_ALIASES = 100  # one request each: 100 aliases are one point
 MAX_FIRST = 100  # GitHub's largest page of a connection
 ACTOR = "author { __typename login }"
 COMMENT_FIELDS = f"id fullDatabaseId body createdAt updatedAt url authorAssociation {ACTOR}"
+# a comment's fields once per query, spread by every alias (as `graphql.EVENTS` is)
+COMMENT = "CommentFields"
+COMMENT_FRAGMENT = f"fragment {COMMENT} on IssueComment {{ {COMMENT_FIELDS} }}"
 
 
 EVENT_ALLOWANCE = 10  # timeline items asked beyond a closed issue's comments (more continue)
@@ -124,19 +128,21 @@ def build_query(repo: str, asks: list[Ask]) -> tuple[str, dict[str, Any]]:
             parts.append(
                 f"i{ask.number}: issue(number: {int(ask.number)}) {{ timelineItems(itemTypes: "
                 f"[{kinds}], first: {int(ask.first)}{cursor}) {{ nodes {{ __typename "
-                f"... on IssueComment {{ {COMMENT_FIELDS} }} {EVENT_FRAGMENTS} }} pageInfo {{ "
-                "hasNextPage endCursor } } }"
+                f"...{COMMENT} ...{EVENTS} }} pageInfo {{ hasNextPage endCursor }} }} }}"
             )
             continue
         parts.append(
             f"i{ask.number}: issue(number: {int(ask.number)}) {{ comments(first: "
-            f"{int(ask.first)}{cursor}) {{ totalCount nodes {{ {COMMENT_FIELDS} }} pageInfo {{ "
+            f"{int(ask.first)}{cursor}) {{ totalCount nodes {{ ...{COMMENT} }} pageInfo {{ "
             "hasNextPage endCursor } } }"
         )
+    # GitHub refuses a fragment the query defines and does not use
+    fragments = [COMMENT_FRAGMENT] + ([EVENTS_FRAGMENT] if any(a.events for a in asks) else [])
     query = (
         "query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { "
         + " ".join(parts)
-        + " } }"
+        + " } } "
+        + " ".join(fragments)
     )
     owner, name = repo.split("/", 1)
     return query, {"owner": owner, "name": name}
