@@ -130,6 +130,9 @@ _TRACKED_ELSEWHERE = re.compile(
     # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
     r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"
     r"|(?:^|[.!?]\s+|\n)\s*(?:now\s+)?tracking\s+(?:in|at|under)\b"
+    # conv-9's PowerToys miss: a closer's whole comment "tracked in <url>" (the sentence starts
+    # with the words, the issue right after them)
+    rf"|(?:^|[.!?]\s+|\n)\s*(?:already\s+|now\s+|also\s+)?tracked\s+(?:in|at|by|under|here)\s*:?\s+{_REF_NEXT}"
     # "Let's track this in #N", "we'll use #N to track it"
     r"|\blet'?s\s+track\s+(?:it\s+|this\s+)?(?:in|at|under|over\s+(?:in|at))\b"
     r"|\buse\s+(?:#\d+|https?://\S+)\s+to\s+track\b"

@@ -61,6 +61,12 @@ class Rule:
         return re.compile(self.cue, re.I | (re.M if self.by_line else 0))
 
 
+# "there is already an issue", "there's already a PR", "there already is an open ticket"
+_THERE_IS_ALREADY = (
+    r"there(?:(?:'s|\s+is)\s+already|\s+already\s+is)\s+(?:an?\s+)?(?:open\s+|existing\s+)?"
+    r"(?:issue|pr|pull\s+request|ticket)"
+)
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "duplicate_keyword",
@@ -249,6 +255,7 @@ RULES: tuple[Rule, ...] = (
             "Closing, it's already tracked on #12.",
             "This is captured by https://github.com/acme/widgets/issues/12.",
             "This is also tracked here: https://github.com/acme/widgets/issues/12. Stay tuned!",
+            "tracked in https://github.com/acme/widgets/issues/12",
         ),
         (
             "Tracked in #12 and #13.",
@@ -262,6 +269,8 @@ RULES: tuple[Rule, ...] = (
             "This is captured by the trace in #12, see the second log.",
             "This is not captured by #12.",
             "The plan is tracked here in the wiki; the old design was #12.",
+            "Tracked in the wiki, with the old plan in #12.",
+            "The parser crash is tracked in #12; this one is another.",
         ),
     ),
     Rule(
@@ -322,24 +331,31 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "reported_before",
         Signal.REPORTED_BEFORE,
-        r"reported|already\s+(?:filed|opened)",
-        r"reported|filed|opened",
+        r"reported|already\s+(?:filed|opened)|" + _THERE_IS_ALREADY,
+        r"reported|filed|opened|there",
         (
             "Already reported in #12.",
             "This was already filed as #12, closing.",
             "This has been reported in #12. Closing.",
+            "There is already an issue for this: #12",
+            "There's already a ticket for this, #12.",
         ),
         (
             "This was reported by a customer.",
             "I already opened a PR for it in #12? No, not yet.",
             "No need for a nomination beyond what is already tracked in #12.",
             "The crash in the parser has been reported in #12.",
+            "There is already an issue for the parser crash in #12, but this is another one.",
+            "Is there already an issue for this? I could not find one.",
         ),
         reads=(
             r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
             r"(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?",
             r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+"
             r"(?:in|at|as|over\s+(?:in|at))\b",
+            # conv-9's winget-pkgs miss: "There already is a PR for this, but it's blocked #N",
+            # which the author thanked for and closed on
+            r"\b" + _THERE_IS_ALREADY + r"\s+(?:for|about|covering)\s+(?:this|it|that)\b",
         ),
     ),
 )
