@@ -22,7 +22,7 @@ from issues_sts.links import (
     extract_thread,
     extract_thread_links,
 )
-from issues_sts.links.model import Signal, Thread
+from issues_sts.links.model import Post, Signal, Thread
 from issues_sts.passes import read_part
 from issues_sts.store import Store
 from tests.links_helpers import REPO, c, canonical, ev, thread
@@ -491,6 +491,17 @@ def _took_back(
     )
 
 
+def _sounds_like(reply: Post, closer: str = "reporter") -> Thread:
+    """A bystander's "This sounds like the tab tear-off feature described in #12.", then `reply`;
+    `closer` closes the issue (the reporter right after, anyone else two months later)."""
+    return thread(
+        c("bystander", "This sounds like the tab tear-off feature described in #12.", "NONE", 50),
+        reply,
+        closed_by=closer,
+        closed_minute=60.5 if closer == "reporter" else LATER,
+    )
+
+
 CONV5_CASES: list[tuple[str, Thread, int | None]] = [
     (
         "a bystander's pointer, then a triager's untargeted command",
@@ -527,32 +538,12 @@ CONV5_CASES: list[tuple[str, Thread, int | None]] = [
     # conv-8: a bystander's pointer to the feature another issue describes, the author's yes
     (
         "'sounds like the feature described in #N', the author agrees and closes",
-        thread(
-            c(
-                "bystander",
-                "This sounds like the tab tear-off feature described in #12.",
-                "NONE",
-                50,
-            ),
-            c("reporter", "Indeed it does. I searched for other words.", "NONE", 60),
-            closed_by="reporter",
-            closed_minute=60.5,
-        ),
+        _sounds_like(c("reporter", "Indeed it does. I searched for other words.", "NONE", 60)),
         12,
     ),
     (
         "... a maintainer answers no",
-        thread(
-            c(
-                "bystander",
-                "This sounds like the tab tear-off feature described in #12.",
-                "NONE",
-                50,
-            ),
-            c("m", "No, that one is about the editor's tabs.", "MEMBER", 55),
-            closed_by="m",
-            closed_minute=LATER,
-        ),
+        _sounds_like(c("m", "No, that one is about the editor's tabs.", "MEMBER", 55), "m"),
         None,
     ),
     (
