@@ -204,26 +204,35 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consolidated",
         Signal.CONSOLIDATION,
-        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track",
-        r"consolidat|aggregat|track",
+        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]",
+        r"consolidat|aggregat|track|centrali",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
             "Let's continue to track this in #12.",
             # conv-3's npm/cli 594: a triager's "aggregating into <url>"
             "Duplicate issue; aggregating into #12.",
+            # conv-10's minikube miss: a triager's close "to centralize these duplicated issues in
+            # <url>" (with "duplicated" in the words it counts as dup_wording's, the first rule
+            # whose word the cue holds)
+            "Going to close this issue to centralize these `cri-docker` issues in #12.",
         ),
         (
             "We should consolidate the docs; see #12.",
             "Related to #12.",
             "See also #12.",
             "Aggregating the metrics into one dashboard; see #12.",
+            "We centralize the logs in one place; see #12.",
+            "Let's centralize the config handling in the loader, as #12 did.",
         ),
         reads=(
             r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
             r"(?:under|in|at|over\s+(?:in|at))\b",
             # "aggregating into", not the noun: "splitting aggregates into their components"
             r"\b(?:consolidat(?:e|es|ed|ing)|aggregat(?:ed|ing))\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
+            # "centralize these duplicated issues in <url>": the issues, then the one issue after
+            r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"
+            r"(?:issues?|reports?|discussions?|bugs?)\s+(?:in|into|at|under)\b(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(
