@@ -6,6 +6,7 @@ The worlds are the fake GitHub's own; the comments naming old names are written 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from issues_sts.links import LinkConfig, build_links
 from issues_sts.sandbox.corpus import Corpus, RepoData
 from issues_sts.sandbox.github.server import FakeGitHub
 from issues_sts.store import Store
+from tests.cli_process import run
 from tests.crawl_support import crawl, small_world, snapshot
 
 OLD_OWNER = "oldco"
@@ -117,3 +119,21 @@ def test_a_killed_crawl_resumes_to_the_same_store(tmp_path: Path) -> None:
             == b.renamed_repos()
             == ((f"{OLD_OWNER}/{repo.name}", repo.full_name),)
         )
+
+
+def test_status_names_the_old_names_under_its_table(tmp_path: Path) -> None:
+    """`issues-sts status` lists repositories; an old name is no repository of its own, so it is
+    one line under the table (and a row of its own in `--json`, as stored)."""
+    corpus, repo, _, _ = _world()
+    with FakeGitHub(corpus) as gh:
+        assert crawl(gh, tmp_path / "s").ok
+    old = f"{OLD_OWNER}/{repo.name}"
+    table = run(["status", "--store", str(tmp_path / "s")])
+    assert table.code == 0, table.err
+    rows = [line for line in table.out.splitlines() if "│" in line]
+    assert any(repo.full_name in line for line in rows) and not any(old in line for line in rows)
+    assert f"old names (links to them land in the repository): {old} -> {repo.full_name}" in (
+        table.out
+    )
+    listed = run(["status", "--store", str(tmp_path / "s"), "--json"])
+    assert {row["repo"]: row["status"] for row in json.loads(listed.out)}[old] == "renamed"

@@ -31,7 +31,7 @@ from issues_sts.errors import TOKEN_PAGE, BadCredentials, GitHubError, Interrupt
 from issues_sts.evidence import labels_say_duplicate, says_duplicate
 from issues_sts.repos import load_repos, parse_repo_name
 from issues_sts.secrets import SCRUB
-from issues_sts.store import SCHEMA_VERSION, DuplicateScreen, Store
+from issues_sts.store import RENAMED, SCHEMA_VERSION, DuplicateScreen, Store
 
 log = logging.getLogger("issues_sts.crawl")
 
@@ -292,6 +292,7 @@ def status(
                 "without)"
             )
         counts = db.repo_counts(DuplicateScreen(labels_say_duplicate, says_duplicate))
+        renames = db.renamed_repos()
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)
         return
@@ -311,6 +312,8 @@ def status(
             column, justify="left" if column in ("repository", "status", "last sync") else "right"
         )
     for row in counts:
+        if row["status"] == RENAMED:  # an old name only: listed under the table
+            continue
         table.add_row(
             row["repo"],
             row["status"],
@@ -323,6 +326,18 @@ def status(
             row["last_sync"] or "never",
         )
     out.print(table)
+    old_names = [(old, new) for old, new in renames if _status_of(counts, old) == RENAMED]
+    if old_names:
+        out.print(
+            "old names (links to them land in the repository): "
+            + ", ".join(f"{old} -> {new}" for old, new in old_names),
+            markup=False,
+            highlight=False,
+        )
+
+
+def _status_of(counts: list[dict[str, Any]], repo: str) -> str | None:
+    return next((str(row["status"]) for row in counts if row["repo"] == repo), None)
 
 
 def _missing(row: dict[str, Any]) -> str:
