@@ -586,12 +586,23 @@ def test_conv5_shapes(case: str, th: Thread, expected: int | None) -> None:
     [(f.name, text, key) for f in HEADER_FORMS for text, key in f.examples],
 )
 def test_migration_headers_name_the_old_ticket(form: str, text: str, key: str) -> None:
-    assert ticket_of(text + "\n\nIt crashes when the widget is resized.") == key, form
+    title, body = _title_and_body(form, text)
+    assert ticket_of(body + "\n\nIt crashes when the widget is resized.", title) == key, form
 
 
-@pytest.mark.parametrize("text", [t for f in HEADER_FORMS for t in f.near_misses])
-def test_header_like_sentences_are_not_headers(text: str) -> None:
-    assert ticket_of(text) is None
+@pytest.mark.parametrize(
+    ("form", "text"), [(f.name, t) for f in HEADER_FORMS for t in f.near_misses]
+)
+def test_header_like_sentences_are_not_headers(form: str, text: str) -> None:
+    assert ticket_of(*reversed(_title_and_body(form, text))) is None
+
+
+def _title_and_body(form: str, text: str) -> tuple[str | None, str]:
+    """A form that reads the title writes its examples "title\nbody"."""
+    if next(f for f in HEADER_FORMS if f.name == form).title is None:
+        return None, text
+    title, _, body = text.partition("\n")
+    return title, body
 
 
 def test_copied_comments_are_told_from_comments_written_on_github() -> None:
@@ -715,6 +726,35 @@ def test_old_numbers_are_mapped_through_the_headers(migrated: Store) -> None:
     assert table.counters["mapped_old_ticket"] == 3
     mapped = table.links.filter(pl.col("number") == 102).row(0, named=True)
     assert Signal.OLD_TICKET.value in mapped["signals"]
+
+
+def test_a_mantis_import_keeps_its_ticket_in_the_title(tmp_path: Path) -> None:
+    """tine20's Mantis import (conv-11): the old id opens the title ("0000018: ..."), the body
+    opens with the reporter's line and a copied comment with its poster's. "duplicate of #18"
+    there is Mantis bug 18 (GitHub #101), not GitHub's #18; the same words in an issue of the
+    GitHub era, or under a title without the id, are GitHub's."""
+    reported = "**Reported by alice on 15 Mar 2012 15:40**\n\n"
+    posted = "**Comment posted by bob on 22 Aug 2012 09:17**\n\n"
+    issues = [
+        _issue(18, "A GitHub-era report about the toolbar.", login="someone"),
+        {**_issue(101, reported + "Import of contacts crashes."), "title": "0000018: import"},
+        {**_issue(102, reported + "Allow skipping the check."), "title": "0000019: checks"},
+        {**_issue(103, reported + "Fonts blur."), "title": "Fonts blur (no id kept)"},
+        _issue(104, "Importing crashes again.", login="someone"),
+    ]
+    comments = [
+        _comment(102, 1, posted + "duplicate of #18"),
+        _comment(103, 2, posted + "duplicate of #18"),
+        _comment(104, 3, "Duplicate of #18", login="m", assoc="MEMBER"),
+    ]
+    with Store.open(tmp_path / "store", create=True) as store:
+        store.write_page(
+            REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments)
+        )
+        table = build_links(store, LinkConfig())
+    targets = {k: v for k, v in _targets(table.links).items() if v[1]}
+    assert targets == {102: (101, True), 103: (18, True), 104: (18, True)}
+    assert table.counters["mapped_old_ticket"] == 1
 
 
 def test_the_map_spans_parts(migrated: Store) -> None:

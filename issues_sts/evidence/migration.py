@@ -34,6 +34,9 @@ class HeaderForm:
     # the copied words number tickets the old way ("#18" is ticket 18). False for a migration
     # that rewrote them: its "#N" are GitHub's, and only its header maps old numbers.
     copies_old_numbers: bool = True
+    # the old key is in the issue's TITLE (this regex, group `key`); `pattern` is then the
+    # body's mark of the import, without a key. Examples and near misses are "title\nbody".
+    title: str | None = None
 
 
 # Anchored to the start of a line: a migration writes its header as a line of its own; the same
@@ -137,9 +140,28 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ),
         copies_old_numbers=False,
     ),
+    HeaderForm(
+        # a Mantis import (conv-11's tine20 miss, where "duplicate of #6692" read as GitHub's
+        # linked an unrelated issue): the title keeps Mantis's seven-digit id ("0006066: ..."),
+        # the body opens with the reporter's line, each copied comment with its poster's
+        "mantis_title",
+        r"^[ \t]*\*\*Reported\s+by\s+\S+\s+on\s+\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+\d\d:\d\d\*\*",
+        (
+            (
+                "0000018: the widget crashes on resize\n**Reported by alice on 15 Mar 2012 15:40**",
+                "18",
+            ),
+        ),
+        (
+            "Release 2012: notes\n**Reported by alice on 15 Mar 2012 15:40**",
+            "0000018: the widget crashes on resize\nReported by alice in the forum, see #18.",
+        ),
+        title=r"^(?=\d{7}:)0*(?P<key>\d+):\s",
+    ),
 )
 _HEADERS = tuple(
-    (form, re.compile(form.pattern, re.I | re.M)) for form in HEADER_FORMS
+    (form, re.compile(form.pattern, re.I | re.M), re.compile(form.title) if form.title else None)
+    for form in HEADER_FORMS
 )  # JIRA keys are upper case: the key group is checked below, case-sensitively
 # a copied comment's own header: "_@alice wrote on 2009-05-01_", "_trac user bob wrote on ..._",
 # "Comment by alice on trac",
@@ -148,6 +170,8 @@ _COMMENT_HEADER = re.compile(
     r"^[ \t]*(?:(?:[_*]+@?|@)[\w.@-]+(?:\s+[\w.@-]+){0,2}(?:\s+\([^)\n]*\))?[_*]*\s+wrote\s+on\s+"
     r"\d{4}-\d\d-\d\d"
     r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b"
+    # the Mantis import's "**Comment posted by alice on 22 Aug 2012 09:17**"
+    r"|\*\*comment\s+posted\s+by\s+\S+\s+on\s+\d{1,2}\s+[a-z]{3}\s+\d{4}\b"
     r"|#{1,3}[ \t]*comment[ \t]+\d+[ \t]*$)",
     re.I | re.M,
 )
@@ -178,6 +202,7 @@ HEADER_WORDS = (
     "originally",
     "bugs.python.org",
     "bugzilla",
+    "reported by",
 )
 
 
@@ -186,23 +211,29 @@ def _may_have_header(head: str) -> bool:
     return any(word in low for word in HEADER_WORDS)
 
 
-def ticket_of(body: str | None) -> str | None:
-    """The old ticket a migration header at the top of `body` names, or None."""
-    found = _header(body)
+def ticket_of(body: str | None, title: str | None = None) -> str | None:
+    """The old ticket a migration header at the top of `body` (or, for an import that keeps it
+    there, the issue's `title`) names, or None."""
+    found = _header(body, title)
     return found[1] if found is not None else None
 
 
-def header_form(body: str | None) -> str | None:
+def header_form(body: str | None, title: str | None = None) -> str | None:
     """The name of the header form that matched (`HEADER_FORMS`), for tests and counters."""
-    found = _header(body)
+    found = _header(body, title)
     return found[0].name if found is not None else None
 
 
-def _header(body: str | None) -> tuple[HeaderForm, str] | None:
+def _header(body: str | None, title: str | None = None) -> tuple[HeaderForm, str] | None:
     head = (body or "")[:2000]
     if not _may_have_header(head):
         return None
-    for form, pattern in _HEADERS:
+    for form, pattern, in_title in _HEADERS:
+        if in_title is not None:  # the key in the title, the body only marks the import
+            t = in_title.match(title or "")
+            if t is not None and pattern.search(head) is not None:
+                return form, t.group("key")
+            continue
         m = pattern.search(head)
         if m is not None and _KEY_CASE.fullmatch(m.group("key")):
             return form, m.group("key")
@@ -222,21 +253,21 @@ def old_numbers(text: str) -> str:
     return _OLD_WORDS.sub(lambda m: f"#{m.group(1) or m.group(2)}", text)
 
 
-def old_number(body: str | None) -> int | None:
+def old_number(body: str | None, title: str | None = None) -> int | None:
     """The old ticket number of a migrated issue whose copied words number tickets the old way
     (trac, Bugzilla, Google Code: a numeric key). A JIRA migration names its key ("WID-18") and
     rewrote the "#N" of its copied words to GitHub's numbers, so its "#N" read as today; so did
     bugs.python.org's (`copies_old_numbers`)."""
-    found = _header(body)
+    found = _header(body, title)
     if found is None or not found[0].copies_old_numbers:
         return None
-    return mapped_number(body)
+    return mapped_number(body, title)
 
 
-def mapped_number(body: str | None) -> int | None:
+def mapped_number(body: str | None, title: str | None = None) -> int | None:
     """The old number a migrated issue's header names, whatever its copied words do: what the
     repository's old-number map (`links/migration.ticket_map`) holds for it."""
-    key = ticket_of(body)
+    key = ticket_of(body, title)
     return int(key) if key is not None and key.isdigit() else None
 
 

@@ -55,7 +55,7 @@ def copied_view(thread: Thread, counters: Counter[str]) -> Thread:
     """`thread` with its copied posts' old numbers written as old-ticket references (the
     thread itself when it is not a migrated one whose tickets were numbered the old way)."""
     body = thread.posts[0].body if thread.posts and thread.posts[0].kind == "body" else None
-    if headers.old_number(body) is None:
+    if headers.old_number(body, thread.title) is None:
         return thread
     counters["migrated_threads_read"] += 1
     target = old_repo(thread.repo) + "#"
@@ -73,11 +73,11 @@ def copied_view(thread: Thread, counters: Counter[str]) -> Thread:
 def ticket_map(store: Store, repo: str, counters: Counter[str]) -> dict[int, int]:
     """Old ticket number -> GitHub number, from the migration headers of `repo`'s issues. An old
     number two issues claim is left out (counted): neither can be trusted."""
-    issues = store.issues_frame(repo=repo, columns=("repo", "number", "body"))
+    issues = store.issues_frame(repo=repo, columns=("repo", "number", "title", "body"))
     issues = issues.filter(pl.col("body").str.contains(_HEADER_WORDS).fill_null(False))
     found: dict[int, set[int]] = {}
-    for number, body in issues.select("number", "body").iter_rows():
-        old = headers.mapped_number(body)
+    for number, title, body in issues.select("number", "title", "body").iter_rows():
+        old = headers.mapped_number(body, title)
         if old is not None:
             found.setdefault(old, set()).add(number)
     counters["old_tickets_ambiguous"] += sum(len(v) > 1 for v in found.values())

@@ -319,6 +319,7 @@ def iter_threads(
             posts=tuple(body_post + thread_posts),
             events=tuple(replace(e, url=html + e.url) for e in timeline),
             withdrawn_at=history.withdrawn_at,
+            title=row.get("title") or "",
         )
 
 
