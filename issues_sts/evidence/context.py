@@ -197,6 +197,13 @@ def _introduces(gap: str, cue_text: str) -> bool:
 # "duplicate of the following issue ... <url>": the cue says where its target is, however
 # many words describe it first
 _FOLLOWING = re.compile(r"\s*(?:of\s+)?the\s+following\s+(?:issue|bug|ticket|report|one)\b", re.I)
+# "a duplicate of the problem described in <url>" (conv-11's bitwarden miss): the words say the
+# issue right after them holds the original
+_DESCRIBED_IN = re.compile(
+    r"^\s*(?:of\s+)?the\s+(?:problem|issue|bug|crash|behaviou?r|feature|request|error)\s+"
+    r"(?:described|reported|discussed|mentioned|tracked)\s+(?:in|at|here)\s*:?\s*$",
+    re.I,
+)
 
 
 def governed_refs(
@@ -215,6 +222,8 @@ def governed_refs(
         gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
     if _FOLLOWING.match(gap) and len(gap) <= 300 and "?" not in gap:
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"
+    if _DESCRIBED_IN.match(gap):
+        return [first]  # "a duplicate of the problem described in <url>"
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]

@@ -86,6 +86,10 @@ _DISAGREES = re.compile(
     r"|\bnot\s+necessar(?:il)?y\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
     # "#4 does not sound like a duplicate of this issue"
     r"|\b(?:does|did)(?:n'?t|\s+not)\s+(?:sound|seem|look)\s+like\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
+    # "I don't see how they are related" (conv-11's Signal miss: the author's answer to "Maybe a
+    # dupe of #N?")
+    r"|\b(?:don'?t|do\s+not|can'?t|cannot)\s+see\s+how\s+(?:they|these|the\s+two|those|both)\s+"
+    r"(?:are|would\s+be|could\s+be)\s+(?:related|the\s+same|connected|linked)\b"
     # "#4 does not have this issue": the suggested issue is another problem
     r"|\b(?:does|did)(?:n'?t|\s+not)\s+have\s+(?:this|the\s+same|that)\s+(?:issue|problem|bug)\b"
     # "Indeed, but I think it's easier to continue here": the other issue is closed, not this one

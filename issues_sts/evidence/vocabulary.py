@@ -108,6 +108,7 @@ RULES: tuple[Rule, ...] = (
             # duplicate of an existing issue, #N" at a triager's close
             "Duple of: https://github.com/acme/widgets/issues/12",
             "Closing: this looks to be similar if not a duplicate of an existing issue, #12.",
+            "Duping to #12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -120,6 +121,7 @@ RULES: tuple[Rule, ...] = (
             "We should dedupe with a hash set, like #12 does.",
             "The rhythm is in duple meter here, see #12.",
             "If not a duplicate of #12, please reopen.",
+            "Duping to a new branch first, then see #12.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
@@ -129,6 +131,8 @@ RULES: tuple[Rule, ...] = (
             # the verb, only when the issue follows it: "deduplicating with #N" names the one
             # this is folded into; "deduplicate the entries with ..." is about code
             r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
+            # conv-11's brave miss: a triager's "Duping to #N" (the verb, the issue right after)
+            r"\bdup(?:ing|ed|e)\s+(?:to|into|against)(?=\s+(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -204,8 +208,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consolidated",
         Signal.CONSOLIDATION,
-        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]",
-        r"consolidat|aggregat|track|centrali",
+        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)",
+        r"consolidat|aggregat|track|centrali|merging",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
@@ -216,6 +220,7 @@ RULES: tuple[Rule, ...] = (
             # <url>" (with "duplicated" in the words it counts as dup_wording's, the first rule
             # whose word the cue holds)
             "Going to close this issue to centralize these `cri-docker` issues in #12.",
+            "Merging with #12",
         ),
         (
             "We should consolidate the docs; see #12.",
@@ -224,12 +229,18 @@ RULES: tuple[Rule, ...] = (
             "Aggregating the metrics into one dashboard; see #12.",
             "We centralize the logs in one place; see #12.",
             "Let's centralize the config handling in the loader, as #12 did.",
+            "Merging with #12 should wait until the release is out.",
+            "Merging into main broke the build, see #12 for the log.",
         ),
         reads=(
             r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
             r"(?:under|in|at|over\s+(?:in|at))\b",
             # "aggregating into", not the noun: "splitting aggregates into their components"
             r"\b(?:consolidat(?:e|es|ed|ing)|aggregat(?:ed|ing))\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
+            # conv-11's Files miss: a closer's whole-sentence "Merging with #N" (in an issue: a
+            # pull request's "merged into #N" is a rollup, `ROLLED_UP`)
+            r"(?:^|[.!?]\s+|\n)\s*merging\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
+            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
             # "centralize these duplicated issues in <url>": the issues, then the one issue after
             r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"
             r"(?:issues?|reports?|discussions?|bugs?)\s+(?:in|into|at|under)\b(?=\s*(?:#\d|https?://))",
