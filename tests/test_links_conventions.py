@@ -535,6 +535,20 @@ CONV5_CASES: list[tuple[str, Thread, int | None]] = [
         12,
     ),
     ("'This is #N's fault'", _at_close("This is #12's fault, not ours."), None),
+    # conv-12's fish-shell miss: "@Campano," was read as "No," (the mention's login split)
+    (
+        "a mention of a login ending in 'no' is no 'No,'",
+        _at_close(
+            "Yes, I think it's #12, so I'm going to close this as a duplicate. @Bruno, this"
+            " should be fixed in the next release."
+        ),
+        12,
+    ),
+    (
+        "... while '@Bruno no, ...' still answers no",
+        _answered("@Bruno no, it is a different crash."),
+        None,
+    ),
     # conv-8: a bystander's pointer to the feature another issue describes, the author's yes
     (
         "'sounds like the feature described in #N', the author agrees and closes",

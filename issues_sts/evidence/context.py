@@ -331,7 +331,8 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
 
 
 _RHETORICAL = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b", re.I
+    r"^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?:isn'?t|is\s+not|wasn'?t|aren'?t)\s+(?:this|it|that)\b",
+    re.I,
 )
 
 

@@ -52,13 +52,13 @@ _MOVED = re.compile(
 # when it answers one (the comment just before made it, or the reply quotes it); "No, you don't
 # need the docker file" three comments after "Duplicate with #N" answers something else.
 _ANSWERS_NO = re.compile(
-    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+\s*:?\s*)?(?:no\s*[,.!](?!\s*"
+    r"(?:^|[.!?]\s+|\n)\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?:no\s*[,.!](?!\s*"
     # "No, I couldn't make it work": the author answering "did you manage to solve it?" about
     # the problem, not the claim above
     r"i\s+(?:still\s+)?(?:couldn'?t|can'?t|cannot|could\s+not|haven'?t|didn'?t)\s+"
     r"(?:seem\s+to\s+|manage\s+to\s+)?(?:make\s+it\s+work|get\s+it\s+(?:to\s+)?work|solve|fix)\b)"
     r"|nope\b|i\s+don'?t\s+think\s+so\b)"
-    r"|^\s*(?:@[\w-]+\s*:?\s*)?(?:is\s+it|are\s+they|really)\s*\?",
+    r"|^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?:is\s+it|are\s+they|really)\s*\?",
     re.I,
 )
 # Sentence punctuation after "not the same": ASCII, a colon ("Not the same: #N is about X"),
@@ -80,7 +80,7 @@ _DISAGREES = re.compile(
     r"|^\s*actually,?\s+(?:this|it)\s+(?:is|was|looks\s+like|seems\s+to\s+be)\s+(?:a\s+bug|an\s+issue|a\s+problem)"
     r"\s+(?:in|with)\b"
     # "This was about X failing, not the build process."
-    r"|^\s*(?:@[\w-]+\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
+    r"|^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?this\s+(?:issue\s+|bug\s+|one\s+)?(?:is|was)\s+(?:about|regarding)\b[^.!?\n]{0,80}\bnot\b"
     # a reply that opens with doubt about the suggestion: "I'm not sure, and here's why"
     # "#4 looks similar but it's not necessarily a duplicate"
     r"|\bnot\s+necessar(?:il)?y\s+(?:an?\s+)?(?:dup|dupe|duplicate)\b"
@@ -96,12 +96,12 @@ _DISAGREES = re.compile(
     r"|\b(?:continue|keep\s+(?:the\s+discussion|discussing|things|tracking(?:\s+it)?))\s+(?:it\s+)?"
     r"(?:here|in\s+this\s+(?:one|issue|thread))\b"
     r"|\bclose\s+the\s+other\s+(?:one|issue)\b"
-    r"|^\s*(?:@[\w-]+\s*:?\s*)?i'?m\s+not\s+(?:so\s+|entirely\s+|really\s+|quite\s+)?sure"
+    r"|^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?i'?m\s+not\s+(?:so\s+|entirely\s+|really\s+|quite\s+)?sure"
     r"(?=\s*(?:[,.!;:]|and\b|about\s+(?:that|this)\b|(?:that'?s|it'?s|this\s+is)\s+(?:the\s+case|right|true)\b))",
     re.I,
 )
 _AGREES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?!yes\s+and\s+no\b)(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
+    r"^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?!yes\s+and\s+no\b)(?:(?:yes|yep|yeah|yup|indeed|agreed|right(?!\s+now)|correct|confirmed|you'?re\s+right|"
     r"(?:looks|seems)\s+(?:like\s+it|so)|that'?s\s+(?:right|it|correct))\b|sure(?=\s*(?:[,.!]|$))"
     # "Probably the same.": a short reply that takes the suggestion up ("same here" is a me-too)
     r"|(?:(?:probably|likely|definitely|certainly|indeed|yes,?)\s+)?(?:it'?s\s+|that'?s\s+)?(?:the\s+)?same"
@@ -113,7 +113,7 @@ _AGREES = re.compile(
 # claim by someone else it is no answer to it (the link stage applies it to the poster's own
 # claims only).
 _TAKES_BACK = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:hmm+|oh|ok(?:ay)?|wait)\s*[,.!]*\s*)?(?:actually\s*,?\s*)?"
+    r"^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?:(?:hmm+|oh|ok(?:ay)?|wait)\s*[,.!]*\s*)?(?:actually\s*,?\s*)?"
     r"(?:i\s+take\s+(?:it|that)\s+back\b|scratch\s+that\b"
     # "I could be mistaken." as the whole thought; "I could be wrong, but this is the same
     # crash" hedges what follows instead of withdrawing what came before
@@ -122,7 +122,7 @@ _TAKES_BACK = re.compile(
 )
 # The reporter acknowledging a pointer: "Great, thanks!", "Ah, makes sense."
 _ACKNOWLEDGES = re.compile(
-    r"^\s*(?:@[\w-]+\s*:?\s*)?(?:(?:ah|oh)\s*[,!.]?\s*)?(?:great|thanks|thank\s+you|thx|ok(?:ay)?\s*[,!.]|"
+    r"^\s*(?:@[\w-]+(?![\w-])\s*:?\s*)?(?:(?:ah|oh)\s*[,!.]?\s*)?(?:great|thanks|thank\s+you|thx|ok(?:ay)?\s*[,!.]|"
     r"makes\s+sense|good\s+(?:catch|find|point)|cool|indeed)\b",
     re.I,
 )
