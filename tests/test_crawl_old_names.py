@@ -137,3 +137,34 @@ def test_status_names_the_old_names_under_its_table(tmp_path: Path) -> None:
     )
     listed = run(["status", "--store", str(tmp_path / "s"), "--json"])
     assert {row["repo"]: row["status"] for row in json.loads(listed.out)}[old] == "renamed"
+
+
+def test_a_name_changed_under_the_same_owner_is_found_too(tmp_path: Path) -> None:
+    """pixijs/pixi.js became pixijs/pixijs: another name under the repository's own owner may be
+    its old name as well. A sibling repository of that owner is asked once and stores nothing;
+    a repository the store holds is never asked."""
+    corpus, repo, numbers, target = _world()
+    old = f"{repo.owner}/{repo.name}.js"
+    repo.renamed_from[:] = [old]
+    bodies = {
+        numbers["source"]: f"Duplicate of {old}#{target}",
+        numbers["namesake"]: f"Duplicate of {repo.owner}/sibling-tool#{target}",
+        numbers["other"]: f"Duplicate of {repo.full_name}#{target}",
+    }
+    for number, body in bodies.items():
+        repo.comments_of(number)[0]["body"] = body
+    repo.reindex()
+    with FakeGitHub(corpus) as gh:
+        assert crawl(gh, tmp_path / "s").ok
+        assert _asked(gh, f"/repos/{old}") == 1
+        assert _asked(gh, f"/repos/{repo.owner}/sibling-tool") == 1
+        assert _asked(gh, f"/repos/{repo.full_name}") == 1  # the crawl's own first question
+    with Store.open(tmp_path / "s") as db:
+        assert db.renamed_repos() == ((old, repo.full_name),)
+        links = build_links(db, LinkConfig()).links
+    source = links.filter(links["number"] == numbers["source"]).row(0, named=True)
+    assert (source["target_repo"], source["target_number"], source["usable"]) == (
+        repo.full_name,
+        target,
+        True,
+    )

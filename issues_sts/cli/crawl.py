@@ -60,8 +60,9 @@ What each request buys (two separate budgets of 5,000 an hour: REST requests, Gr
                                       candidates
     REST GET /issues/{n}              a number the duplicate evidence names but the lists did not
                                       return
-    REST GET /repos/{other}/{name}    once per store, another owner's repository of this name
-                                      that the duplicate wording links to: a rename if GitHub
+    REST GET /repos/{o}/{r}, linked   once per store, a repository the duplicate wording links
+                                      to that may be this one under an earlier name (same name,
+                                      other owner; same owner, other name): a rename if GitHub
                                       redirects it here
     --no-graphql: REST comment page   100 comments (PRs' included); REST timeline only for
                                       closed issues GitHub calls duplicates (label,

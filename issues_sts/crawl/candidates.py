@@ -54,20 +54,22 @@ _REPO_REF = re.compile(
 )
 
 
-def other_owner_refs(text: str | None, names: Iterable[str]) -> set[str]:
-    """`owner/name` references in `text` with the name of one of `names` (this repository as
-    asked and where it lives now) under another owner: "quicktype/quicktype#1347" in
-    glideapps/quicktype. Such a link may use the repository's name from before an owner
-    transfer (GitHub redirects it), which only GitHub can tell from a fork or a namesake."""
+def maybe_old_names(text: str | None, names: Iterable[str]) -> set[str]:
+    """`owner/name` references in `text` that may be one of `names` (this repository as asked
+    and where it lives now) under an earlier name: the same name under another owner
+    ("quicktype/quicktype#1347" in glideapps/quicktype, an owner transfer) or another name
+    under the same owner ("pixijs/pixi.js#N" in pixijs/pixijs, a rename). Only GitHub can tell
+    an old name from a fork, a namesake or a sibling repository."""
     if not text:
         return set()
     known = {n.lower() for n in names}
-    wanted = {n.split("/", 1)[1] for n in known if "/" in n}
+    owners = {n.split("/", 1)[0] for n in known if "/" in n}
+    repo_names = {n.split("/", 1)[1] for n in known if "/" in n}
     found = set()
     for m in _REPO_REF.finditer(text):
         owner, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         full = f"{owner}/{name}"
-        if name.lower() in wanted and full.lower() not in known:
+        if full.lower() not in known and (name.lower() in repo_names or owner.lower() in owners):
             found.add(full)
     return found
 

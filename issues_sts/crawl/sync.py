@@ -10,9 +10,10 @@ Order per repository:
    reference, an event's canonical): GET each once (transferred: 301, followed and recorded;
    deleted: 404/410, a tombstone). Known numbers are never asked again, and a gap in the
    numbering that no evidence names costs nothing (deleted spam, transferred issues);
-5. another owner's repository of the same name that the duplicate wording links to
-   ("quicktype/quicktype#N" in glideapps/quicktype): `GET /repos/{o}/{r}` once per store; if
-   GitHub redirects it here, it is this repository's old name, stored as a rename.
+5. a repository the duplicate wording links to that may be this one under an earlier name
+   (its name under another owner, "quicktype/quicktype#N" in glideapps/quicktype; another name
+   under its owner, "pixijs/pixi.js#N" in pixijs/pixijs): `GET /repos/{o}/{r}` once per store;
+   if GitHub redirects it here, it is this repository's old name, stored as a rename.
 Without GraphQL, a REST timeline is asked only where its answer can change a link: REST
 events do not name the canonical, so only an issue closed with GitHub's "Duplicate of #N"
 keyword and open again (where an `unmarked_as_duplicate` event may have retracted it) is
@@ -129,9 +130,9 @@ class RepoSync:
         named = yield from self._side_passes(lists)
         limit = self.cfg.max_gap_checks
         yield (RefChain(ctx, n) for n in todo.named_missing(self.store, repo, named, limit))
-        # 5. other owners' names of this repository that the duplicate wording links to:
-        # GitHub says which are its old names (a rename the link stage then reads)
-        olds = todo.old_names_to_ask(self.store, repo, lists.other_owners, limit)
+        # 5. names the duplicate wording links to that may be this repository's old ones (its
+        # name under another owner, another name under its owner): GitHub says which are
+        olds = todo.old_names_to_ask(self.store, repo, lists.maybe_old, limit)
         yield (OldNameChain(self.store, repo, old, lists.current) for old in olds)
         self._settle(repo, summary)
 
@@ -166,7 +167,7 @@ class RepoSync:
         yield (ThreadCheck(ctx, n, u) for n, u in todo.threads_to_check(self.store, ctx.repo))
         found = todo.comment_evidence(self.store, ctx.repo, lists.current)
         worded, named, state.keyword_closed = found.worded, found.named, found.keyword
-        lists.other_owners = found.other_owners
+        lists.maybe_old = found.maybe_old
         state.open_numbers = self.store.open_numbers(ctx.repo)
         state.closed_duplicates = todo.closed_duplicates(self.store, ctx.repo, state.open_numbers)
         ranked, asks = self._candidates(ctx.repo, worded)
@@ -214,7 +215,7 @@ class RepoLists:
         self.ctx = ctx
         self.current = current  # where the repository lives now (`GET /repos` followed)
         self.state = RepoState()
-        self.other_owners: set[str] = set()  # other owners' names of it the wording links to
+        self.maybe_old: set[str] = set()  # names the wording links to that may be its old ones
         # With GraphQL, comments come per issue (threads.py): PRs' comments are never paid for,
         # and a closed issue's timeline comes with its thread.
         self.by_threads = sync.graphql_ok

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from issues_sts.crawl.candidates import (
     Candidate,
     has_duplicate_wording,
-    other_owner_refs,
+    maybe_old_names,
     rank_candidates,
     referenced_numbers,
     says_duplicate_itself,
@@ -32,8 +32,8 @@ class CommentEvidence:
     worded: set[int] = field(default_factory=set)  # issues with duplicate wording
     named: set[int] = field(default_factory=set)  # the numbers such comments point at
     keyword: set[int] = field(default_factory=set)  # closed with GitHub's "Duplicate of"
-    # other owners' repositories of this one's name that such comments link to (old names?)
-    other_owners: set[str] = field(default_factory=set)
+    # repositories such comments link to that may be this one under an earlier name
+    maybe_old: set[str] = field(default_factory=set)
 
 
 def comment_evidence(store: Store, repo: str, current: str | None = None) -> CommentEvidence:
@@ -44,20 +44,21 @@ def comment_evidence(store: Store, repo: str, current: str | None = None) -> Com
         if has_duplicate_wording(body):
             found.worded.add(number)
             found.named |= referenced_numbers(body, repo)
-            found.other_owners |= other_owner_refs(body, names)
+            found.maybe_old |= maybe_old_names(body, names)
             if KEYWORD_LINE.search(body):
                 found.keyword.add(number)
     return found
 
 
-def old_names_to_ask(store: Store, repo: str, other_owners: set[str], limit: int) -> list[str]:
-    """The other owners' names the duplicate wording links to that no crawl into this store
-    asked GitHub about yet (each is asked once: a repository's old name stays its old name);
-    at most `limit`."""
+def old_names_to_ask(store: Store, repo: str, maybe_old: set[str], limit: int) -> list[str]:
+    """The names the duplicate wording links to that may be this repository's old ones and that
+    no crawl into this store asked GitHub about yet (each is asked once: a repository's old name
+    stays its old name); at most `limit`."""
     asked = store.checkpoint_watermarks(repo, OLD_NAME)
-    known = {old.lower() for old, _ in store.renamed_repos()}
+    # a repository the store holds (crawled, or a rename already known) is no one's old name
+    known = {name.lower() for name in store.repo_states()}
     return sorted(
-        n for n in other_owners if f"{OLD_NAME}{n.lower()}" not in asked and n.lower() not in known
+        n for n in maybe_old if f"{OLD_NAME}{n.lower()}" not in asked and n.lower() not in known
     )[:limit]
 
 
