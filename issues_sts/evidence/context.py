@@ -177,6 +177,8 @@ def _gap_ok(gap: str) -> bool:
 
 _BARE_DUP = re.compile(r"dup|dupe|dupes|duplicate|duplicates|duplicated", re.I)
 _FOR = re.compile(r"^\s*for\b", re.I)
+_IF_FOR_OF = re.compile(r"^\s*if\s*$", re.I)
+_CLAUSE_END = re.compile(r"^[)\]]*\s*(?:[.,;!]|$)")
 _DESCRIBED = re.compile(r"^\s*(?:of\s+|by\s+|in\s+)?(?:the|a|an|this|that|our|its|your)\b", re.I)
 
 
@@ -220,6 +222,11 @@ def governed_refs(
     )  # "duplicate (implementation-wise) of #4"
     if _BARE_DUP.fullmatch(cue_text):
         gap = _FOR.sub(" ", gap)  # "a duplicate for #4" (not "in favour of a solution for #4")
+        # conv-13's PowerToys miss: "Duplicate if <url>, tracked in #N", "if" typed for "of";
+        # only with the issue ending its clause ("duplicate if #4 is the same crash" is a
+        # condition)
+        if _IF_FOR_OF.match(gap) and _CLAUSE_END.match(text[first.end :]):
+            gap = " "
     if _FOLLOWING.match(gap) and len(gap) <= 300 and "?" not in gap:
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"
     if _DESCRIBED_IN.match(gap):

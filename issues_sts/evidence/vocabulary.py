@@ -109,6 +109,8 @@ RULES: tuple[Rule, ...] = (
             "Duple of: https://github.com/acme/widgets/issues/12",
             "Closing: this looks to be similar if not a duplicate of an existing issue, #12.",
             "Duping to #12",
+            # conv-13's PowerToys miss: "if" typed for "of", the issue ending the clause
+            "Duplicate if https://github.com/acme/widgets/issues/12, tracked in #13",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -122,6 +124,7 @@ RULES: tuple[Rule, ...] = (
             "The rhythm is in duple meter here, see #12.",
             "If not a duplicate of #12, please reopen.",
             "Duping to a new branch first, then see #12.",
+            "Duplicate if #12 is the same crash, otherwise not.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
