@@ -293,7 +293,7 @@ def status(
                 "without)"
             )
         counts = db.repo_counts(DuplicateScreen(labels_say_duplicate, says_duplicate))
-        renames = db.renamed_repos()
+        renames = dict(db.renamed_repos())
     if as_json:
         out.print(json.dumps(counts, indent=2), markup=False, highlight=False)
         return
@@ -327,18 +327,17 @@ def status(
             row["last_sync"] or "never",
         )
     out.print(table)
-    old_names = [(old, new) for old, new in renames if _status_of(counts, old) == RENAMED]
+    old_names = [
+        f"{row['repo']} -> {renames[row['repo']]}"
+        for row in counts
+        if row["status"] == RENAMED and row["repo"] in renames
+    ]
     if old_names:
         out.print(
-            "old names (links to them land in the repository): "
-            + ", ".join(f"{old} -> {new}" for old, new in old_names),
+            "old names (links to them land in the repository): " + ", ".join(old_names),
             markup=False,
             highlight=False,
         )
-
-
-def _status_of(counts: list[dict[str, Any]], repo: str) -> str | None:
-    return next((str(row["status"]) for row in counts if row["repo"] == repo), None)
 
 
 def _missing(row: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from issues_sts.evidence import (
     labels_say_duplicate,
     says_duplicate,
 )
+from issues_sts.evidence.refs import find_refs
 
 _ISSUE_REF = re.compile(r"(?<![\w/])#(\d+)\b")
 _URL_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
@@ -48,29 +49,22 @@ def referenced_numbers(text: str | None, repo: str) -> set[int]:
     return found
 
 
-# "github.com/OWNER/NAME/issues/N" and "OWNER/NAME#N"
-_REPO_REF = re.compile(
-    r"github\.com/([\w.-]+)/([\w.-]+)/(?:issues|pull)/\d+|(?<![\w/.-])([\w.-]+)/([\w.-]+)#\d+"
-)
-
-
-def maybe_old_names(text: str | None, names: Iterable[str]) -> set[str]:
-    """`owner/name` references in `text` that may be one of `names` (this repository as asked
-    and where it lives now) under an earlier name: the same name under another owner
+def maybe_old_names(text: str | None, names: tuple[str, str]) -> set[str]:
+    """`owner/name` references in `text` that may be `names` (this repository as asked, and
+    where it lives now) under an earlier name: the same name under another owner
     ("quicktype/quicktype#1347" in glideapps/quicktype, an owner transfer) or another name
     under the same owner ("pixijs/pixi.js#N" in pixijs/pixijs, a rename). Only GitHub can tell
     an old name from a fork, a namesake or a sibling repository."""
     if not text:
         return set()
     known = {n.lower() for n in names}
-    owners = {n.split("/", 1)[0] for n in known if "/" in n}
-    repo_names = {n.split("/", 1)[1] for n in known if "/" in n}
+    owners = {n.split("/", 1)[0] for n in known}
+    repo_names = {n.split("/", 1)[1] for n in known}
     found = set()
-    for m in _REPO_REF.finditer(text):
-        owner, name = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        full = f"{owner}/{name}"
-        if full.lower() not in known and (name.lower() in repo_names or owner.lower() in owners):
-            found.add(full)
+    for ref in find_refs(text, names[0]):
+        owner, name = ref.repo.lower().split("/", 1)
+        if ref.repo.lower() not in known and (name in repo_names or owner in owners):
+            found.add(ref.repo)
     return found
 
 

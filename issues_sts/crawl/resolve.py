@@ -17,7 +17,7 @@ from issues_sts.store import Checkpoint, Store
 
 log = logging.getLogger("issues_sts.crawl")
 
-OLD_NAME = "old-name:"  # the checkpoint of one other owner's name asked about (`OldNameChain`)
+OLD_NAME = "old-name:"  # the checkpoint of one possible old name asked about (`OldNameChain`)
 
 
 def get_following(client: GitHubClient, path: str, etag: str | None = None) -> tuple[Page, int]:
@@ -95,7 +95,7 @@ class ResolveChain:
 
 
 class OldNameChain:
-    """`GET /repos/{other owner}/{name}` for a name the duplicate wording links to: GitHub
+    """`GET /repos/{o}/{r}` for a name the duplicate wording links to: GitHub
     redirects a repository's old name to where it lives now, so an answer that lands on this
     repository makes the name one of its old ones, stored as a rename (`Store.renamed_repos`,
     read by the link stage). Anything else (another repository, a fork, 404) stores nothing

@@ -131,7 +131,7 @@ class RepoSync:
         limit = self.cfg.max_gap_checks
         yield (RefChain(ctx, n) for n in todo.named_missing(self.store, repo, named, limit))
         # 5. names the duplicate wording links to that may be this repository's old ones (its
-        # name under another owner, another name under its owner): GitHub says which are
+        # name under another owner, another name under its owner): GitHub's redirect decides
         olds = todo.old_names_to_ask(self.store, repo, lists.maybe_old, limit)
         yield (OldNameChain(self.store, repo, old, lists.current) for old in olds)
         self._settle(repo, summary)

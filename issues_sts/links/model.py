@@ -85,7 +85,7 @@ class Thread:
     events: tuple[Event, ...] = ()
     # a duplicate label removed together with a reopen: what was said before no longer stands
     withdrawn_at: str | None = None
-    title: str = ""  # (an import that keeps the old ticket's id there: evidence/migration.py)
+    title: str = ""  # read by the migration forms that keep the old ticket's id there
 
 
 @dataclass(frozen=True)

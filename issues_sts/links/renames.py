@@ -3,11 +3,10 @@
 Old comments link to a repository's earlier names (`mozilla/rust` for `rust-lang/rust`);
 GitHub redirects them, so a link stage that compared names literally would call those
 targets missing. The store's `repos` table is where renames live: the crawler records the
-`current_name` GitHub reports for each requested repository and the other owners' names of it
-that the duplicate wording links to and GitHub redirects to it (`crawl.resolve.OldNameChain`),
-an archive loader records its
-repository's known old names (`record_renames`), and `issues-sts build --alias old=new` /
-`issues-sts links extract --alias old=new` add more for one run (`parse_aliases`).
+`current_name` GitHub reports for each requested repository and the names the duplicate
+wording links to that GitHub redirects to it (`crawl.resolve.OldNameChain`), an archive loader
+records its repository's known old names (`record_renames`), and `issues-sts build --alias
+old=new` / `issues-sts links extract --alias old=new` add more for one run (`parse_aliases`).
 """
 
 from __future__ import annotations
