@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 TORCH ?= torch==2.13.0
 BIN := $(VENV)/bin
+# test workers: one per core, at most 4 (each loads its own models); a whole test file stays on
+# one worker so that its module fixtures are built once
+TEST_JOBS ?= auto
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo test lint bench clean
@@ -24,7 +27,7 @@ demo: $(STAMP)
 	$(BIN)/issues-sts demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_JOBS) --maxprocesses 4 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check issues_sts training tests benchmarks
