@@ -141,13 +141,22 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "in_favour",
         Signal.IN_FAVOUR,
-        r"favou?r",
-        r"favou?r",
-        ("Closing in favour of #12.", "closing this in favor of #12"),
-        ("I am in favour of #12 landing first.", "The team is in favour of the approach in #12."),
+        r"favou?r|lieu",
+        r"favou?r|lieu",
+        (
+            "Closing in favour of #12.",
+            "closing this in favor of #12",
+            # conv-15's capacitor miss: the closer's "Closing in lieu of #N" (instead of it)
+            "Closing in lieu of #12",
+        ),
+        (
+            "I am in favour of #12 landing first.",
+            "The team is in favour of the approach in #12.",
+            "We use a config file in lieu of the flag; #12 has the details.",
+        ),
         reads=(
             r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
-            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+favou?r\s+of\b",
+            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:favou?r|lieu)\s+of\b",
         ),
     ),
     Rule(
@@ -196,7 +205,8 @@ RULES: tuple[Rule, ...] = (
         r"(?:landed|landing|merged|rolled|included|incorporated|folded|taken\s+care\s+of)\s+"
         r"(?:up\s+)?(?:in|into|with|as|via)\s+(?:part\s+of\s+)?(?:#|https?://)"
         r"|doing\s+(?:this\s+|it\s+)?(?:manually\s+)?(?:in|as\s+part\s+of)\s+(?:#|https?://)",
-        r"landed|landing|merged|rolled|included|incorporated|folded|taken|doing",
+        # ("merged these references into #N" in an issue is `consolidated`'s)
+        r"landed|landing|merged(?!\s+(?:this|these|it|them)\b)|rolled|included|incorporated|folded|taken|doing",
         (
             "Landing with #12.",
             "Rolled into #12",
@@ -211,8 +221,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "consolidated",
         Signal.CONSOLIDATION,
-        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)",
-        r"consolidat|aggregat|track|centrali|merging",
+        r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)"
+        r"|redirect(?:ing|ed)?\s+(?:this\s+)?(?:one\s+|issue\s+)?(?:to|into)\s+(?:#|https?://)"
+        r"|merged\s+(?:this|these|it|them)\s+(?:[\w]+\s+)?into\s+(?:#|https?://)",
+        r"consolidat|aggregat|track|centrali|merging|redirect|merged\s+(?:this|these|it|them)\b",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
@@ -224,6 +236,11 @@ RULES: tuple[Rule, ...] = (
             # whose word the cue holds)
             "Going to close this issue to centralize these `cri-docker` issues in #12.",
             "Merging with #12",
+            # conv-15's koreader miss: a closer's whole sentence "Redirect to #N."
+            "Redirect to #12.",
+            "Redirecting to https://github.com/acme/widgets/issues/12",
+            # conv-15's NativeScript miss: a closer's "Merged these references into #N"
+            "Merged these references into #12",
         ),
         (
             "We should consolidate the docs; see #12.",
@@ -234,6 +251,10 @@ RULES: tuple[Rule, ...] = (
             "Let's centralize the config handling in the loader, as #12 did.",
             "Merging with #12 should wait until the release is out.",
             "Merging into main broke the build, see #12 for the log.",
+            "Redirect to #12 breaks the login page.",
+            "The redirect to https://github.com/acme/widgets/issues/12 is broken.",
+            "Merged this into main, see #12.",
+            "Merged these changes into #12 and #13.",
         ),
         reads=(
             r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
@@ -247,6 +268,16 @@ RULES: tuple[Rule, ...] = (
             # "centralize these duplicated issues in <url>": the issues, then the one issue after
             r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"
             r"(?:issues?|reports?|discussions?|bugs?)\s+(?:in|into|at|under)\b(?=\s*(?:#\d|https?://))",
+            # conv-15's koreader miss: "Redirect to #N." as the closer's whole sentence (an
+            # issue about HTTP redirects says more after the reference)
+            r"(?:^|[.!?]\s+|\n)\s*redirect(?:ing|ed)?\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:to|into)\b"
+            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
+            # conv-15's NativeScript miss: a closer's whole sentence "Merged these references
+            # into #N" (this issue's content folded into another; a pull request's "merged
+            # into #N" is a rollup, `ROLLED_UP`)
+            r"(?:^|[.!?]\s+|\n)\s*(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?merged\s+(?:this|these|it|them)"
+            r"(?:\s+(?:one|issue|issues|references|links|items|notes|requests|reports)){0,1}\s+into\b"
+            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
         ),
     ),
     Rule(
