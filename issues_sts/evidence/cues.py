@@ -9,7 +9,12 @@ from __future__ import annotations
 import re
 
 from issues_sts.evidence.gated import Gated
-from issues_sts.evidence.vocabulary import KEYWORD_LINE, SLASH_LINE, wording_regex
+from issues_sts.evidence.vocabulary import (
+    ISSUE_ENDS_SENTENCE,
+    KEYWORD_LINE,
+    SLASH_LINE,
+    wording_regex,
+)
 
 # -- cues ------------------------------------------------------------------------------
 # Words without which no text can carry a claim come from the one vocabulary
@@ -59,8 +64,7 @@ _SAME = re.compile(
     # author said yes); only with the issue ending the sentence ("the feature described in #N
     # would solve this" says what would help)
     r"|\b(?:sounds|looks)\s+like\s+the\s+(?:[\w-]+\s+){0,4}?(?:feature|request|bug|issue|problem|crash)\s+"
-    r"(?:described|requested|discussed|proposed)\s+(?:in|at|by)\b"
-    r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
+    r"(?:described|requested|discussed|proposed)\s+(?:in|at|by)\b" + ISSUE_ENDS_SENTENCE,
     re.I,
 )
 

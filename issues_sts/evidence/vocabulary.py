@@ -61,6 +61,12 @@ class Rule:
         return re.compile(self.cue, re.I | (re.M if self.by_line else 0))
 
 
+# the words start a sentence (or a line)
+SENTENCE_START = r"(?:^|[.!?]\s+|\n)\s*"
+# the one issue right after the words ends the sentence: "Merging with #12." ("Merging with #12
+# should wait" is about something else)
+ISSUE_ENDS_SENTENCE = r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))"
+
 # "there is already an issue", "there's already a PR", "there already is an open ticket"
 _THERE_IS_ALREADY = (
     r"there(?:(?:'s|\s+is)\s+already|\s+already\s+is)\s+(?:an?\s+)?(?:open\s+|existing\s+)?"
@@ -190,9 +196,9 @@ RULES: tuple[Rule, ...] = (
         reads=(
             r"\bsuper(?:s|c)eded\s+by\b",
             r"\bsubsumed\s+(?:by|in)\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+"
+            SENTENCE_START + r"(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?absorbed\s+"
             r"(?:into|by|in)\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+"
+            SENTENCE_START + r"(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+"
             r"(?:with|by)\b",
         ),
     ),
@@ -223,7 +229,7 @@ RULES: tuple[Rule, ...] = (
         Signal.CONSOLIDATION,
         r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)"
         r"|redirect(?:ing|ed)?\s+(?:this\s+)?(?:one\s+|issue\s+)?(?:to|into)\s+(?:#|https?://)"
-        r"|merged\s+(?:this|these|it|them)\s+(?:[\w]+\s+)?into\s+(?:#|https?://)",
+        r"|merged\s+(?:this|these|it|them)\s+(?:\w+\s+)?into\s+(?:#|https?://)",
         r"consolidat|aggregat|track|centrali|merging|redirect|merged\s+(?:this|these|it|them)\b",
         (
             "Consolidating to tracking issue #12.",
@@ -263,21 +269,23 @@ RULES: tuple[Rule, ...] = (
             r"\b(?:consolidat(?:e|es|ed|ing)|aggregat(?:ed|ing))\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
             # conv-11's Files miss: a closer's whole-sentence "Merging with #N" (in an issue: a
             # pull request's "merged into #N" is a rollup, `ROLLED_UP`)
-            r"(?:^|[.!?]\s+|\n)\s*merging\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
-            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
+            SENTENCE_START
+            + r"merging\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
+            + ISSUE_ENDS_SENTENCE,
             # "centralize these duplicated issues in <url>": the issues, then the one issue after
             r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"
             r"(?:issues?|reports?|discussions?|bugs?)\s+(?:in|into|at|under)\b(?=\s*(?:#\d|https?://))",
             # conv-15's koreader miss: "Redirect to #N." as the closer's whole sentence (an
             # issue about HTTP redirects says more after the reference)
-            r"(?:^|[.!?]\s+|\n)\s*redirect(?:ing|ed)?\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:to|into)\b"
-            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
+            SENTENCE_START
+            + r"redirect(?:ing|ed)?\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:to|into)\b"
+            + ISSUE_ENDS_SENTENCE,
             # conv-15's NativeScript miss: a closer's whole sentence "Merged these references
             # into #N" (this issue's content folded into another; a pull request's "merged
             # into #N" is a rollup, `ROLLED_UP`)
-            r"(?:^|[.!?]\s+|\n)\s*(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?merged\s+(?:this|these|it|them)"
-            r"(?:\s+(?:one|issue|issues|references|links|items|notes|requests|reports)){0,1}\s+into\b"
-            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))",
+            SENTENCE_START + r"(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?merged\s+(?:this|these|it|them)"
+            r"(?:\s+(?:one|issue|issues|references|links|items|notes|requests|reports))?\s+into\b"
+            + ISSUE_ENDS_SENTENCE,
         ),
     ),
     Rule(
@@ -355,12 +363,12 @@ RULES: tuple[Rule, ...] = (
         reads=(
             r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+"
             r"(?:as|in|at|into)\b",
-            r"(?:^|[.!?]\s+|\n)\s*(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
+            SENTENCE_START + r"(?:(?:i'?m|we'?re|let'?s)\s+)?continu(?:ing|e)\s+"
             r"(?:this|it|the\s+discussion)\s+(?:in|at|over\s+(?:in|at))\b",
-            r"(?:^|[.!?]\s+|\n)\s*this\s+is\s+now\b(?=\s*(?:#|https?://))",
+            SENTENCE_START + r"this\s+is\s+now\b(?=\s*(?:#|https?://))",
             # "This one is #12." as the whole sentence: a maintainer's shorthand for "the same as
             # #12" (an "I take it back" from the same person later withdraws it: replies.py)
-            r"(?:^|[.!?]\s+|\n)\s*this\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
+            SENTENCE_START + r"this\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
         ),
     ),
     Rule(
