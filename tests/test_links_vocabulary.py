@@ -48,6 +48,8 @@ def _said(rule: str, text: str) -> Thread:
     """An example in the context its rule is read in: a maintainer who then closes the issue, or
     a triage bot that closes it seconds later (as not planned, as a bot's close often reads)."""
     declared = RULE_BY_NAME[rule]
+    if declared.said_by == "author":  # the reporter's own words, then their own close
+        return thread(c("reporter", text, "NONE", 60), closed_by="reporter", closed_minute=61)
     if declared.said_by == "bot":
         return thread(
             c(TRIAGE_BOT, text, "NONE", 60),
@@ -79,9 +81,21 @@ def test_crawl_screen_and_link_stage_agree_on_every_example(rule: str, text: str
 def test_near_misses_make_no_link(rule: str, text: str) -> None:
     is_pr = RULE_BY_NAME[rule].pull_request_only  # read where the rule is read
     th = thread(c("u", text, "CONTRIBUTOR", 60), closed_by="m", closed_minute=61, is_pr=is_pr)
-    if RULE_BY_NAME[rule].said_by == "bot":  # the bot's own words, though it closes right after
+    if RULE_BY_NAME[rule].said_by in ("bot", "author"):  # the words where they would count
         th = _said(rule, text)
     assert canonical(extract_thread_links(th)) is None
+
+
+@pytest.mark.parametrize("rule", [r.name for r in RULES if r.first_person])
+def test_first_person_rules_count_only_from_the_issue_author(rule: str) -> None:
+    """ "Sorry, I missed #12 before" is the reporter's own search; a bystander's words, even
+    when a maintainer closes right after, are about their own comment."""
+    for text in RULE_BY_NAME[rule].examples:
+        th = thread(c("bystander", text, "CONTRIBUTOR", 60), closed_by="m", closed_minute=61)
+        reading = extract_thread(th)
+        assert canonical(reading.links) is None, text
+        assert reading.counters["dropped:me_too"] >= 1, text
+        assert canonical(extract_thread(_said(rule, text)).links) is not None, text
 
 
 def test_pull_request_only_rules_make_no_link_in_an_issue() -> None:

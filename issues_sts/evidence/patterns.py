@@ -54,6 +54,7 @@ from issues_sts.evidence.cues import (
 )
 from issues_sts.evidence.gated import lowered
 from issues_sts.evidence.refs import Ref, find_refs
+from issues_sts.evidence.vocabulary import speaks_of_own_report
 
 __all__ = [
     "KEYWORD",
@@ -120,7 +121,10 @@ def _read_cue(
 ) -> None:
     """The claims (or the skips) of one cue's match `m`."""
     text, refs, self_number = comment.text, comment.refs, comment.self_number
-    first_person = cue == SAME_AS and in_first_person(text, m)
+    # "I have the same problem as #N", "Sorry, I missed #N before": the speaker's own report
+    first_person = (cue == SAME_AS and in_first_person(text, m)) or (
+        cue == WORDING and speaks_of_own_report(text[m.start() :])
+    )
     if m.start() in used or (cue == SAME_AS and not first_person and not about_this(text, m)):
         return
     targets = governed_refs(text, refs, m.end(), strict, m.group(0))

@@ -48,8 +48,13 @@ class Rule:
     # table's order, into the one regex that finds "dup of #N", "superseded by #N"...)
     reads: tuple[str, ...] = ()
     # who says the examples and near misses in the tests: "maintainer" (who then closes the
-    # issue), or "bot" (a triage bot, which closes the issue seconds later, as not planned)
+    # issue), "author" (the issue's author, who then closes it), or "bot" (a triage bot, which
+    # closes the issue seconds later, as not planned)
     said_by: str = "maintainer"
+    # the words speak of the speaker's own report ("I missed #N before"): a claim only from the
+    # issue's author; a bystander's is `dropped:me_too` (the tests' examples are then the
+    # author's, who closes the issue)
+    first_person: bool = False
 
     @property
     def counter(self) -> str:
@@ -71,6 +76,23 @@ ISSUE_ENDS_SENTENCE = r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))"
 _THERE_IS_ALREADY = (
     r"there(?:(?:'s|\s+is)\s+already|\s+already\s+is)\s+(?:an?\s+)?(?:open\s+|existing\s+)?"
     r"(?:issue|pr|pull\s+request|ticket)"
+)
+
+# "Sorry, I missed #N before", "didn't see <url> when I searched": the speaker's own earlier
+# search that missed the report named right after the words, and when ("before", "when I
+# searched": "I missed #N in the changelog" is about something else)
+_MISSED_SCREEN = (
+    r"(?:missed|overlooked|(?:didn'?t|did\s+not)\s+(?:see|find|notice|spot))\s+"
+    r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?(?:issue\s+|one\s+|report\s+)?"
+    r"(?:#\d|\[#?\d|https?://|[\w.-]+/[\w.-]+#\d)"
+)
+_MISSED = (
+    r"(?:\b(?:i|we)\s+(?:must\s+have\s+|had\s+|have\s+|'ve\s+)?|\b(?:sorry|oops|whoops)[,!.]?\s+(?:i\s+)?)"
+    r"(?:missed|overlooked|(?:didn'?t|did\s+not)\s+(?:see|find|notice|spot))\s+"
+    r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?(?:issue\s+|one\s+|report\s+)?"
+    r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://\S+?)[)\]]*"
+    r"\s+(?:before|earlier|when\s+(?:i\s+|we\s+)?(?:search|look|open|fil|report|creat|post|wrote|writ)"
+    r"|while\s+search|in\s+(?:my|our|the)\s+search))"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -420,6 +442,33 @@ RULES: tuple[Rule, ...] = (
             r"\b" + _THERE_IS_ALREADY + r"\s+(?:for|about|covering)\s+(?:this|it|that)\b",
         ),
     ),
+    Rule(
+        # the reporter's own admission: the earlier report they did not find when they searched,
+        # named right after the words ("Sorry, I missed #N before", conv-11's miss). The words
+        # are the speaker's own search: a bystander's "Oh, I didn't see #N." (rust #1120, on an
+        # issue closed long before) is about their comment, not this issue (`dropped:me_too`)
+        "missed_earlier",
+        Signal.REPORTED_BEFORE,
+        _MISSED_SCREEN,
+        r"\b(?:missed|overlooked|didn'?t|did\s+not)\b",
+        (
+            "Oops, I missed #12 when searching. Closing.",
+            "Sorry, I missed [#12](https://github.com/acme/widgets/issues/12) before.",
+            "Sorry, didn't see #12 when I searched.",
+            "We must have overlooked https://github.com/acme/widgets/issues/12 earlier.",
+        ),
+        (
+            "We missed #12 in the changelog.",
+            "I didn't find #12 helpful for this crash.",
+            "Sorry, I missed #12, I will review it tomorrow.",
+            "I didn't see #12 fixed in the release notes.",
+            "I didn't miss #12 before: it is a different crash.",
+            "Oh, I didn't see #12.",
+        ),
+        reads=(_MISSED,),
+        said_by="author",
+        first_person=True,
+    ),
 )
 RULES += (
     Rule(
@@ -615,6 +664,19 @@ def rule_of(cue_text: str, cue_kind: str) -> Rule:
         ):
             return rule
     return RULE_BY_NAME["dup_wording"]
+
+
+_FIRST_PERSON_WORDS = re.compile(
+    "|".join(f"(?:{piece})" for rule in RULES if rule.first_person for piece in rule.reads)
+    or "(?!)",
+    re.I,
+)
+
+
+def speaks_of_own_report(cue_text: str) -> bool:
+    """Are the reader's cue words (a wording match) a first-person rule's ("I missed", "sorry,
+    didn't see")? Then the claim is the speaker's own: only the issue's author's counts."""
+    return _FIRST_PERSON_WORDS.match(cue_text) is not None
 
 
 def wording_regex() -> str:
