@@ -122,6 +122,7 @@ MISSING_INPUTS = [
     (["links", "show", "a/b#1", "--store", "{missing}"], 3),
     (["pretrain-ran", "--store", "{missing}", "--out", "{root}/ran"], 3),
     (["links", "evaluate", "--annotations", "{missing}"], 2),  # a file of the user's, as repos
+    (["links", "evaluate-excerpts", "{missing}"], 2),  # the user's round folder
 ]
 
 

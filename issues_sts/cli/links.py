@@ -15,11 +15,13 @@ from rich.table import Table
 
 from issues_sts.annotations.archives import ARCHIVES, load_archive
 from issues_sts.annotations.evaluate import (
+    Evaluation,
     Results,
     evaluate,
     report_lines,
     rounds_and_strata_lines,
     summary_lines,
+    wilson,
 )
 from issues_sts.annotations.labels import (
     DEFAULT_ANNOTATIONS,
@@ -290,6 +292,129 @@ def evaluate_cmd(
         )
         out.print(f"\n{subset}:", markup=False)
         out.print("\n".join(report_lines(results.scores(subset))) + "\n", markup=False)
+
+
+@links_app.command("evaluate-excerpts")
+def evaluate_excerpts_cmd(
+    round_dir: Path = typer.Argument(
+        ...,
+        help="A round folder: labels.csv (annotation columns), excerpts/*.txt, "
+        "optionally support/.",
+    ),
+    association: str = typer.Option(
+        "none",
+        "--association",
+        help="What the excerpts do not show, filled in: none (every author NONE) or member "
+        "(every human but the issue's author MEMBER, a sensitivity check).",
+    ),
+    errors: bool = typer.Option(
+        False, "--errors", help="List each wrong link and miss (only after the round's one score)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON on stdout."),
+    quiet: bool = quiet_option(),
+) -> None:
+    """Precision and recall on a conventions round read as search-tool excerpts (issue 32).
+
+    Each excerpt becomes a thread of an archive, served by the fake GitHub and crawled over
+    GraphQL; the link stage's claims are scored per class (`bot-class`, `migrated-class` note
+    tags), with and without the rows tagged ambiguous, with 95 % Wilson intervals. What an
+    excerpt does not show (closer, author association, state_reason) is filled in the same way
+    for every extractor version (annotations/excerpts.py). The labels come from AI assistant
+    readers following a written brief (data/annotations/README.md).
+
+    Examples:
+
+        issues-sts links evaluate-excerpts rounds/conv-16
+
+        issues-sts links evaluate-excerpts rounds/conv-16 --association member --json
+    """
+    import tempfile
+
+    from issues_sts.annotations.excerpts import ASSOCIATIONS, score_round
+
+    if association not in ASSOCIATIONS:
+        raise ConfigError(
+            f"unknown --association {association!r}", hint=f"use one of {', '.join(ASSOCIATIONS)}"
+        )
+    if not round_dir.is_dir():
+        raise ConfigError(
+            f"no round folder at {round_dir}",
+            hint="pass a folder holding labels.csv and excerpts/",
+        )
+    with (
+        tempfile.TemporaryDirectory(prefix="issues-sts-excerpts-") as work,
+        _spinner(f"crawling {round_dir.name}'s excerpts and extracting links...", quiet),
+    ):
+        result = score_round(round_dir, _crawled_archive, Path(work), association=association)
+    if as_json:
+        report = {
+            "excerpts": result.excerpts,
+            "rows": len(result.annotations),
+            "association": association,
+            "classes": {
+                c.name: {
+                    "rows": c.rows,
+                    "all": _defined(c.all),
+                    "rows_without_ambiguous": c.unambiguous_rows,
+                    "without_ambiguous": _defined(c.unambiguous),
+                }
+                for c in result.classes
+            },
+        }
+        out.print(json.dumps(report, indent=2, allow_nan=False), markup=False, highlight=False)
+        return
+    out.print(
+        f"{round_dir}: {result.excerpts} excerpts, {len(result.annotations)} labelled rows "
+        f"(labels by AI assistant readers); association {association}",
+        markup=False,
+    )
+    for c in result.classes:
+        for label, rows, ev in (
+            ("all", c.rows, c.all),
+            ("without ambiguous", c.unambiguous_rows, c.unambiguous),
+        ):
+            out.print(f"{c.name:9}{label:19}rows {rows:3}  {_excerpt_line(ev)}", markup=False)
+        if errors:  # the scores keep numbers only: the rows' repositories of that number
+            wrong = [("wrong link", n, true, got) for n, true, got in c.all.fp]
+            missed = [("miss", n, true, got) for n, true, got in c.all.fn]
+            for kind, number, labelled, claimed in wrong + missed:
+                repos = ", ".join(
+                    sorted({a.repo for a in result.annotations if a.number == number})
+                )
+                out.print(
+                    f"    {kind:11} {repos}#{number}: labelled {labelled}, claimed {claimed}",
+                    markup=False,
+                )
+
+
+def _defined(ev: Evaluation) -> dict[str, float | None]:
+    """`ev.metrics()`, with a proportion of nothing (no claim, no named target) as null, not 1.0."""
+    m: dict[str, float | None] = dict(ev.metrics())
+    for name, trials in (
+        ("precision", len(ev.tp) + len(ev.fp)),
+        ("recall", len(ev.tp) + len(ev.fn)),
+    ):
+        if not trials:
+            m[name] = m[f"{name}_low"] = m[f"{name}_high"] = None
+    return m
+
+
+def _excerpt_line(ev: Evaluation) -> str:
+    """`precision 1.000 [0.90, 1.00] (33 of 33)  recall ...`; a count of zero says so instead of
+    printing a proportion of nothing."""
+    tp, fp, fn = len(ev.tp), len(ev.fp), len(ev.fn)
+
+    def share(name: str, hits: int, trials: int, none: str) -> str:
+        if not trials:
+            return f"{name} {none}"
+        lo, hi = wilson(hits, trials)
+        return f"{name} {hits / trials:.3f} [{lo:.3f}, {hi:.3f}] ({hits} of {trials})"
+
+    return (
+        f"{share('precision', tp, tp + fp, 'no claim'):40}  "
+        f"{share('recall', tp, tp + fn, 'no named target'):38}  TN {ev.tn}  no-target "
+        f"{ev.unknown_target}"
+    )
 
 
 def _crawled_archive(archive: Path, cache: Path) -> Store:

@@ -1,0 +1,327 @@
+"""Score a conventions round: real threads read as search-tool excerpts (issue 32).
+
+Issue 32's held-out rounds are drawn from a search index of public GitHub threads: each thread
+is an excerpt, a header line (`owner/name · issue #N · closed`), an optional `labels:` line, the
+`# title`, then its posts, each opened by `login · description|comment · YYYY-MM-DD`. Readers
+label the threads (`labels.csv`, the annotation columns plus `round` and `split`, tags
+`bot-class` / `migrated-class` in `note`); this module turns the excerpts into a thread archive
+in the neovim archive's shape and scores the link stage on it, the way `issues-sts links
+evaluate` scores the archived rounds. The excerpts are third-party text and never enter the
+repository: a round lives in a folder of its own.
+
+What an excerpt does not show is filled in the same way for every extractor version, so
+two freezes compare:
+- every date is a day: posts get that day plus one minute per position (order kept);
+- a closed issue closed one minute after its last post, by the author of its last comment (the
+  issue's author when it has none), `state_reason` null;
+- every `author_association` is NONE (`association="member"`: MEMBER for every human but the
+  issue's author, a sensitivity check); account type Bot only for logins ending in `[bot]`;
+- labels as the `labels:` line lists them.
+
+Run: `issues-sts links evaluate-excerpts ROUND_DIR`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import gzip
+import json
+import re
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from issues_sts.annotations.evaluate import Evaluation, claimed_canonicals, score
+from issues_sts.annotations.labels import Annotation, read_annotations
+from issues_sts.errors import ConfigError
+from issues_sts.links import LinkConfig, build_links
+from issues_sts.store import Store
+
+_HEAD = re.compile(
+    r"^(?P<repo>[\w.-]+/[\w.-]+) · (?P<kind>issue|pull request) #(?P<n>\d+) · (?P<state>\w+)"
+)
+_POST = re.compile(r"^(?P<login>\S+) · (?P<kind>description|comment) · (?P<day>\d{4}-\d{2}-\d{2})$")
+_API, _WEB = "https://api.github.com", "https://github.com"
+# where a round keeps its threads: the labelled ones, and targets a reader looked up to map an
+# old tracker number (they complete the world, they are not scored)
+EXCERPT_FOLDERS = ("excerpts", "support")
+# the note tags that name a class of issue 32 (rows with neither are scored as "other")
+CLASSES = {"bot": "bot-class", "migrated": "migrated-class"}
+ASSOCIATIONS = ("none", "member")
+# comment ids above 2^31, as github.com issues them today
+_FIRST_COMMENT_ID = 3_000_000_000
+
+
+@dataclass(frozen=True)
+class ExcerptPost:
+    login: str
+    kind: str  # "description" | "comment"
+    day: str  # YYYY-MM-DD
+    body: str
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    repo: str
+    number: int
+    is_pull_request: bool
+    state: str  # "open" | "closed"
+    labels: tuple[str, ...]
+    title: str
+    posts: tuple[ExcerptPost, ...]
+    length: int  # characters of the excerpt (the longest copy of a thread wins)
+
+
+def parse_excerpt(text: str, source: str = "excerpt") -> Excerpt:
+    """One excerpt's thread; a text that does not open with an excerpt header is a ConfigError."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    head = _HEAD.match(lines[0])
+    if head is None:
+        raise ConfigError(
+            f"{source} does not start with an excerpt header: {lines[0][:60]!r}",
+            hint="save the search tool's excerpt verbatim: 'owner/name · issue #N · state' first",
+        )
+    i = 1
+    labels: tuple[str, ...] = ()
+    if i < len(lines) and lines[i].startswith("labels: "):
+        labels = tuple(x.strip() for x in lines[i][len("labels: ") :].split(",") if x.strip())
+        i += 1
+    title = ""
+    if i < len(lines) and lines[i].startswith("# "):
+        title = lines[i][2:]
+        i += 1
+    posts: list[tuple[str, str, str, list[str]]] = []
+    for line in lines[i:]:
+        post = _POST.match(line)
+        if post:
+            posts.append((post["login"], post["kind"], post["day"], []))
+        elif posts:
+            posts[-1][3].append(line)
+    return Excerpt(
+        repo=head["repo"],
+        number=int(head["n"]),
+        is_pull_request=head["kind"] != "issue",
+        state="closed" if head["state"] in ("closed", "merged") else "open",
+        labels=labels,
+        title=title,
+        posts=tuple(
+            ExcerptPost(login, kind, day, "\n".join(body).strip("\n"))
+            for login, kind, day, body in posts
+        ),
+        length=len(text),
+    )
+
+
+def load_excerpts(round_dir: Path) -> list[Excerpt]:
+    """Every thread of the round's excerpt folders, one per issue (the longest excerpt)."""
+    seen: dict[tuple[str, int], Excerpt] = {}
+    for folder in EXCERPT_FOLDERS:
+        for path in sorted((round_dir / folder).glob("*.txt")):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise ConfigError(
+                    f"{path} is not UTF-8 text", hint="save excerpts as the tool returned them"
+                ) from None
+            excerpt = parse_excerpt(text, str(path))
+            key = (excerpt.repo.lower(), excerpt.number)
+            if key not in seen or excerpt.length > seen[key].length:
+                seen[key] = excerpt
+    return sorted(seen.values(), key=lambda e: (e.repo.lower(), e.number))
+
+
+def _user(login: str) -> dict[str, object]:
+    uid = zlib.crc32(login.encode()) & 0x7FFFFFFF
+    return {
+        "login": login,
+        "id": uid,
+        "node_id": f"U_kgDO{uid:08X}",
+        "type": "Bot" if login.endswith("[bot]") else "User",
+        "site_admin": False,
+        "url": f"{_API}/users/{login}",
+        "html_url": f"{_WEB}/{login}",
+    }
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _stamps(posts: tuple[ExcerptPost, ...]) -> list[int]:
+    """Each post's time: its day plus a minute per position, strictly increasing."""
+    stamps: list[int] = []
+    for k, post in enumerate(posts):
+        t = calendar.timegm(time.strptime(post.day, "%Y-%m-%d")) + 60 * (k + 1)
+        stamps.append(max(t, stamps[-1] + 60) if stamps else t)
+    return stamps
+
+
+def _records(
+    excerpt: Excerpt, association: str, ids: Iterator[int]
+) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """The issue (REST shape) and its comments, as the archive stores them."""
+    repo, n = excerpt.repo, excerpt.number
+    posts = excerpt.posts or (ExcerptPost("ghost", "description", "2020-01-01", ""),)
+    body = posts[0] if posts[0].kind == "description" else None
+    author = posts[0].login
+    stamps = _stamps(posts)
+    comments = [(p, t) for p, t in zip(posts, stamps, strict=True) if p is not body]
+    closed = excerpt.state == "closed"
+    closer = comments[-1][0].login if comments else author
+
+    def role(login: str) -> str:
+        if association == "member" and login != author and not login.endswith("[bot]"):
+            return "MEMBER"
+        return "NONE"
+
+    issue_id = (zlib.crc32(f"{repo}#{n}".encode()) & 0x7FFFFFFF) + 2_000_000_000
+    kind = "pull" if excerpt.is_pull_request else "issues"
+    issue: dict[str, object] = {
+        "repo": repo,
+        "url": f"{_API}/repos/{repo}/issues/{n}",
+        "repository_url": f"{_API}/repos/{repo}",
+        "comments_url": f"{_API}/repos/{repo}/issues/{n}/comments",
+        "events_url": f"{_API}/repos/{repo}/issues/{n}/events",
+        "html_url": f"{_WEB}/{repo}/{kind}/{n}",
+        "timeline_url": f"{_API}/repos/{repo}/issues/{n}/timeline",
+        "id": issue_id,
+        "node_id": f"I_kwDO{issue_id:011X}",
+        "number": n,
+        "title": excerpt.title,
+        "user": _user(author),
+        "labels": [
+            {
+                "id": zlib.crc32(name.encode()),
+                "node_id": f"LA_{zlib.crc32(name.encode()):08X}",
+                "name": name,
+                "color": "ededed",
+                "default": False,
+            }
+            for name in excerpt.labels
+        ],
+        "state": "closed" if closed else "open",
+        "locked": False,
+        "assignee": None,
+        "assignees": [],
+        "milestone": None,
+        "comments": len(comments),
+        "created_at": _iso(stamps[0]),
+        "updated_at": _iso(stamps[-1] + (60 if closed else 0)),
+        "closed_at": _iso(stamps[-1] + 60) if closed else None,
+        "author_association": "NONE",
+        "active_lock_reason": None,
+        "body": body.body if body else "",
+        "closed_by": _user(closer) if closed else None,
+        "reactions": {"total_count": 0, "+1": 0, "-1": 0},
+        "state_reason": None,
+    }
+    if excerpt.is_pull_request:
+        issue["pull_request"] = {
+            "url": f"{_API}/repos/{repo}/pulls/{n}",
+            "html_url": f"{_WEB}/{repo}/pull/{n}",
+            "merged_at": None,
+        }
+    rows = []
+    for post, t in comments:
+        cid = next(ids)
+        rows.append(
+            {
+                "url": f"{_API}/repos/{repo}/issues/comments/{cid}",
+                "html_url": f"{_WEB}/{repo}/issues/{n}#issuecomment-{cid}",
+                "issue_url": f"{_API}/repos/{repo}/issues/{n}",
+                "id": cid,
+                "node_id": f"IC_kwDO{cid:011X}",
+                "user": _user(post.login),
+                "created_at": _iso(t),
+                "updated_at": _iso(t),
+                "author_association": role(post.login),
+                "body": post.body,
+            }
+        )
+    return issue, rows
+
+
+def write_archive(excerpts: list[Excerpt], out: Path, association: str = "none") -> None:
+    """The excerpts as a thread archive (`issues.jsonl.gz` + `threads.jsonl.gz`)."""
+    if association not in ASSOCIATIONS:
+        raise ConfigError(
+            f"unknown association {association!r}", hint=f"use one of {', '.join(ASSOCIATIONS)}"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    ids = iter(range(_FIRST_COMMENT_ID + 1, 1 << 62))
+    with (
+        gzip.open(out / "issues.jsonl.gz", "wt", encoding="utf-8") as issues,
+        gzip.open(out / "threads.jsonl.gz", "wt", encoding="utf-8") as threads,
+    ):
+        for excerpt in excerpts:
+            issue, comments = _records(excerpt, association, ids)
+            issues.write(json.dumps(issue) + "\n")
+            row = {"repo": excerpt.repo, "number": excerpt.number, "comments": comments}
+            threads.write(json.dumps(row) + "\n")
+
+
+@dataclass(frozen=True)
+class ClassScore:
+    name: str  # "bot", "migrated" or "other"
+    rows: int
+    all: Evaluation
+    unambiguous_rows: int
+    unambiguous: Evaluation  # without the rows tagged `ambiguous`
+
+
+@dataclass
+class ExcerptRound:
+    excerpts: int
+    annotations: list[Annotation]
+    classes: list[ClassScore] = field(default_factory=list)
+
+
+# builds the store of an archive folder, crawled as GitHub serves it (the CLI passes the
+# sandbox's `crawl_archive_store`: this package does not load the fake GitHub itself)
+Crawl = Callable[[Path, Path], Store]
+
+
+def score_round(
+    round_dir: Path,
+    crawl: Crawl,
+    work: Path,
+    *,
+    association: str = "none",
+    cfg: LinkConfig | None = None,
+) -> ExcerptRound:
+    """Score the link stage on one round folder (`labels.csv` + `excerpts/`, `support/`)."""
+    annotations = read_annotations(round_dir / "labels.csv")
+    if not annotations:
+        raise ConfigError(
+            f"{round_dir / 'labels.csv'} has no labelled row: there is nothing to score",
+            hint="label the round's threads first",
+        )
+    excerpts = load_excerpts(round_dir)
+    have = {(e.repo.lower(), e.number) for e in excerpts}
+    missing = [
+        f"{a.repo}#{a.number}" for a in annotations if (a.repo.lower(), a.number) not in have
+    ]
+    if missing:
+        raise ConfigError(
+            f"{len(missing)} labelled threads have no excerpt (first: {missing[0]})",
+            hint=f"save each thread's excerpt to {round_dir / 'excerpts'}/OWNER__NAME__N.txt",
+        )
+    write_archive(excerpts, work / "archive", association)
+    store = crawl(work / "archive", work / "cache")
+    try:
+        claimed = claimed_canonicals(build_links(store, cfg or LinkConfig()))
+    finally:
+        store.close()
+    result = ExcerptRound(len(excerpts), annotations)
+    tagged = set(CLASSES.values())
+    groups = [(name, [a for a in annotations if tag in a.tags]) for name, tag in CLASSES.items()]
+    groups.append(("other", [a for a in annotations if not a.tags & tagged]))
+    for name, rows in groups:
+        if rows:
+            plain = [a for a in rows if not a.ambiguous]
+            result.classes.append(
+                ClassScore(name, len(rows), score(rows, claimed), len(plain), score(plain, claimed))
+            )
+    return result
