@@ -20,6 +20,11 @@ CASES = [
     ("quoted reply", "> Duplicate of #12\n\nI disagree, it's different.", []),
     ("nested quote", "> > dupe of #12\n> yes\nNo it is not #14", [14]),
     ("email quote block", "On Mon, X wrote:\n> closing as dup of #12\n", []),
+    # GitHub's alerts are the author's own words in a box, not a quoted reply
+    ("alert", "> [!NOTE]\n>\n> Closed as a **duplicate**.\n> - See #12\n", [12]),
+    ("alert, lower case", "> [!tip]\n> see #12", [12]),
+    ("quote after an alert", "> [!NOTE]\n> see #12\n\n> dup of #13\n", [12]),
+    ("not an alert", "> [NOTE] dup of #12\n", []),
     ("html comment", "<!-- Duplicate of #12 -->\nMy bug is about the menu.", []),
     (
         "template html comment",

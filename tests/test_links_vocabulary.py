@@ -478,6 +478,35 @@ def test_form_fields_are_stripped_up_to_the_next_heading() -> None:
     assert "#12" not in strip_form_fields(body) and "1.0" in strip_form_fields(body)
 
 
+_COPIED = (
+    "Duplicate of https://github.com/acme/widgets/issues/12\n\n"
+    "_Originally posted by @maint in "
+    "https://github.com/acme/widgets/issues/11#issuecomment-3000000001_"
+)
+
+
+def test_a_body_copied_from_another_threads_comment_is_not_the_reporters_claim() -> None:
+    # GitHub's "Reference in new issue": the copied "Duplicate of <url>" said #11 was one
+    reading = extract_thread(thread(body=_COPIED, closed_by="m", closed_minute=61))
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:copied_comment"] == 1
+    # what the reporter wrote below the signature is theirs; a body without one is read as is
+    below = thread(body=_COPIED + "\n\nThis one is a dupe of #14.", closed_by="reporter")
+    assert [link.target_number for link in extract_thread(below).links] == [14]
+    plain = thread(body="Duplicate of #12", closed_by="reporter", closed_minute=61)
+    assert canonical(extract_thread(plain).links).target_number == 12  # type: ignore[union-attr]
+
+
+def test_a_github_alert_is_the_authors_own_words() -> None:
+    # winget-pkgs' reporters close their own requests with an alert box (conv-16)
+    note = "> [!NOTE]\n>\n> Close with reason: **Duplicate**.\n>\n> - See #12"
+    own = thread(c("reporter", note, "NONE", 60), closed_by="reporter", closed_minute=61)
+    assert canonical(extract_thread(own).links).target_number == 12  # type: ignore[union-attr]
+    quoted = note.replace("> [!NOTE]\n", "")  # the same lines as a plain quote: someone's reply
+    reply = thread(c("reporter", quoted, "NONE", 60), closed_by="reporter", closed_minute=61)
+    assert canonical(extract_thread(reply).links) is None
+
+
 @pytest.mark.parametrize("text", [t for _, t in EXAMPLES + NEAR_MISSES])
 def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: str) -> None:
     import re

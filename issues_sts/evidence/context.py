@@ -155,7 +155,10 @@ _UNTARGETED_AFTER = re.compile(
     r"|^\s*(?:of|to|with)\s+(?:another|an\s+(?:earlier|existing|older)|the\s+(?:linked|above|previous|mentioned))"
     r"\s+(?:issue|one|bug|report)\b(?:\s*\((?:linked|above)\))?\s*(?:[.,;:!]|$)"
     # "not a dup exactly, but made obsolete by": a qualified denial
-    r"|^\s*(?:exactly|per\s+se|as\s+such|strictly(?:\s+speaking)?|quite)\b",
+    r"|^\s*(?:exactly|per\s+se|as\s+such|strictly(?:\s+speaking)?|quite)\b"
+    # "This is a duplicate issue, so I am closing it." (conv-16's iris-grib close): the noun
+    # the word qualifies, its clause ending there
+    r"|^\s*(?:issue|bug|report|ticket)\s*(?:[.,;:!]|$)",
     re.I,
 )
 _PARENTHESES = re.compile(r"\([^()]*\)")

@@ -41,6 +41,24 @@ def strip_code(text: str) -> str:
     return _INLINE_CODE.sub(CODE_TOKEN, text) if "`" in text else text
 
 
+# GitHub's alerts ("> [!NOTE]" then "> " lines) are the author's own words set in a box, not a
+# quoted reply: winget-pkgs' reporters close their own requests with "> [!NOTE]\n> Close with
+# reason: **Duplicate**.\n> - See #N" (conv-16)
+_ALERT = re.compile(
+    r"^[ \t]{0,3}>[ \t]*\[!(?:note|tip|important|warning|caution)\][ \t]*(?:\n|$)"
+    r"((?:[ \t]{0,3}>[^\n]*(?:\n|$))*)",
+    re.M | re.I,
+)
+_ALERT_MARKER = re.compile(r"^[ \t]{0,3}>[ \t]?", re.M)
+
+
+def unwrap_alerts(text: str) -> str:
+    """An alert's lines without their `>` markers (a blank line before and after)."""
+    if "[!" not in text:
+        return text
+    return _ALERT.sub(lambda m: "\n" + _ALERT_MARKER.sub("", m.group(1)) + "\n", text)
+
+
 def strip_quotes(text: str) -> str:
     """Drop quoted reply lines; a blank line keeps the paragraphs around them apart."""
     return _QUOTE_LINE.sub("", text) if ">" in text else text
@@ -48,7 +66,7 @@ def strip_quotes(text: str) -> str:
 
 def quoted_lines(text: str | None) -> str:
     """Only the quoted (`> `) lines of a comment, without their markers, code stripped."""
-    body = strip_code(strip_html_comments(text or ""))
+    body = unwrap_alerts(strip_code(strip_html_comments(text or "")))
     return "\n".join(m.group(0).lstrip(" \t")[1:] for m in _QUOTE_LINE.finditer(body))
 
 
@@ -78,6 +96,24 @@ _FORM_FIELD = re.compile(
 )
 
 
+# GitHub's "Reference in new issue" opens an issue whose body is a copy of another thread's
+# comment, signed "_Originally posted by @user in <url>_" (the emphasis gone once cleaned): the
+# words above the line are that comment's, about that thread ("Duplicate of <url>" there says
+# the other thread is one)
+_COPIED_COMMENT = re.compile(
+    r"\A.*?^[ \t]*_?Originally posted by @[\w-]+(?:\[bot\])? in https?://\S+?_?[ \t]*$\n?",
+    re.M | re.S | re.I,
+)
+
+
+def strip_copied_comment(text: str) -> str:
+    """An issue body made from another thread's comment, without the copy and its signature
+    (whatever the reporter wrote below the signature stays)."""
+    if "riginally posted by" not in text:
+        return text
+    return _COPIED_COMMENT.sub("\n", text, count=1)
+
+
 def strip_form_fields(text: str) -> str:
     """Drop issue-form sections about possible duplicates or related issues (body only)."""
     return _FORM_FIELD.sub("\n", text)
@@ -95,6 +131,6 @@ def clean(text: str | None) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = strip_html_comments(text)
     text = strip_code(text)
-    text = strip_quotes(text)
+    text = strip_quotes(unwrap_alerts(text))
     text = strip_strikethrough(text)
     return strip_emphasis(strip_placeholders(text))

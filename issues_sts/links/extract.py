@@ -20,8 +20,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from issues_sts.evidence import text as text_mod
+from issues_sts.evidence.claim import Reading
+from issues_sts.evidence.refs import find_refs
 from issues_sts.links.migration import copied_view
-from issues_sts.links.model import DuplicateLink, LinkConfig, Thread
+from issues_sts.links.model import DuplicateLink, LinkConfig, Post, Thread
 from issues_sts.links.read.canonical import thread_links
 from issues_sts.links.read.pointers import (
     event_statements,
@@ -37,7 +40,7 @@ from issues_sts.links.read.settle import (
     last_word_before_merge,
 )
 from issues_sts.links.read.statement import MARKED, Statement
-from issues_sts.links.scoring import is_bot, thread_says_duplicate
+from issues_sts.links.scoring import closed_soon_after, is_bot, thread_says_duplicate
 
 __all__ = ["ThreadReading", "extract_thread", "extract_thread_links", "is_bot"]
 
@@ -46,6 +49,23 @@ __all__ = ["ThreadReading", "extract_thread", "extract_thread_links", "is_bot"]
 class ThreadReading:
     links: list[DuplicateLink] = field(default_factory=list)
     counters: Counter[str] = field(default_factory=Counter)
+
+
+def _closer_says_duplicate(post: Post, said: Reading, thread: Thread, cfg: LinkConfig) -> bool:
+    """A firm, untargeted "closing as duplicate" by the person (not a bot) who then closed the
+    issue, at the close, in a comment that names no issue ("Closing as a duplicate. Related
+    discussion in the forum: #12" names something else; the pointer is another comment)."""
+    return (
+        said.affirms
+        and not said.claims
+        and not find_refs(text_mod.clean(post.body), thread.repo)
+        and thread.state == "closed"
+        and bool(post.author)
+        and post.author == thread.closed_by
+        and not is_bot(post.author, cfg)
+        and post.kind == "comment"
+        and closed_soon_after(thread, post.created_at, cfg)
+    )
 
 
 def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReading:
@@ -60,8 +80,10 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     ]
     # 1. the posts, in order: each one's claims, and what it says of the claims before it
     statements: list[Statement] = []
+    closer_says_duplicate = False
     for i, post in enumerate(thread.posts):
         found, said = read_post(post, i, thread, cfg, reading.counters, rest_marks)
+        closer_says_duplicate |= _closer_says_duplicate(post, said, thread, cfg)
         if not found and not said.denies and not said.affirms and not said.affirms_hedged:
             statements = after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = (
@@ -74,6 +96,11 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements += records
     statements += event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    if not says_duplicate and closer_says_duplicate and not any(st.positive for st in statements):
+        # the closer's own untargeted "This is a duplicate issue, so I am closing it." says what
+        # a duplicate label says: their pointer ("#253" right after) is the target
+        reading.counters["evidence:closer_says_duplicate"] += 1
+        says_duplicate = True
     if says_duplicate and not any(st.positive for st in statements):
         statements += label_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):

@@ -167,10 +167,16 @@ def _claims(text: str, thread: Thread) -> Reading:
 
 def _own_words(post: Post, thread: Thread, counters: Counter[str]) -> str:
     """The post cleaned, an issue form's "### Possible duplicates" fields gone: "#12" filled in
-    there is not a claim (counted as dropped)."""
+    there is not a claim (counted as dropped); a body copied from another thread's comment
+    ("Reference in new issue") is that comment's words, not the reporter's (counted too)."""
     cleaned = text_mod.clean(post.body)
     if post.kind != "body":
         return cleaned
+    own = text_mod.strip_copied_comment(cleaned)
+    if own != cleaned:
+        dropped = len(_claims(cleaned, thread).claims) - len(_claims(own, thread).claims)
+        counters["dropped:copied_comment"] += max(0, dropped)
+        cleaned = own
     form = text_mod.strip_form_fields(cleaned)
     if form == cleaned:
         return cleaned
