@@ -507,6 +507,30 @@ def test_a_github_alert_is_the_authors_own_words() -> None:
     assert canonical(extract_thread(reply).links) is None
 
 
+def test_the_closers_untargeted_duplicate_statement_makes_their_pointer_the_target() -> None:
+    # conv-16's iris-grib close: the words, then the bare number in the next comment
+    said = "This is a duplicate issue, so I am closing it."
+    th = thread(c("m", said, "NONE", 60), c("m", "#253", "NONE", 60.5), **_CLOSED_BY_M)
+    reading = extract_thread(th)
+    assert canonical(reading.links).target_number == 253  # type: ignore[union-attr]
+    assert reading.counters["evidence:closer_says_duplicate"] == 1
+    # a bystander's words are no close; a closer's comment that names an issue itself says
+    # what that issue is ("Related discussion ...: #12" is not the original)
+    other = thread(c("u", said, "NONE", 60), c("m", "#253", "NONE", 60.5), **_CLOSED_BY_M)
+    assert canonical(extract_thread(other).links) is None
+    related = "Closing as a duplicate. Related discussion in the forum: #12"
+    own = thread(c("m", related, "NONE", 60), **_CLOSED_BY_M)
+    assert canonical(extract_thread(own).links) is None
+    # long before the close the words were about something else
+    late = thread(
+        c("m", said, "NONE", 60), c("m", "#253", "NONE", 61), closed_by="m", closed_minute=14400
+    )
+    assert canonical(extract_thread(late).links) is None
+
+
+_CLOSED_BY_M = {"closed_by": "m", "closed_minute": 61}
+
+
 @pytest.mark.parametrize("text", [t for _, t in EXAMPLES + NEAR_MISSES])
 def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: str) -> None:
     import re
