@@ -113,8 +113,9 @@ RULES: tuple[Rule, ...] = (
         r"dup",
         # ansible's triage bot reads a maintainer's "duplicate_of #N" and closes the issue
         r"^[ \t]*(?:/(?:duplicate|dupe|dup)\b[ \t]*(?:of\b)?|duplicate_of\b)[ \t]*",
-        ("/duplicate #12", "/dup #12", "duplicate_of #12"),
-        ("/duplicate", "duplicate_of"),
+        # conv-17's dreck: a command's bare number, the line's last word
+        ("/duplicate #12", "/dup #12", "duplicate_of #12", "/duplicate 12"),
+        ("/duplicate", "duplicate_of", "/duplicate 3 times did nothing, see the log."),
         by_line=True,
     ),
     Rule(
