@@ -416,14 +416,20 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "reported_before",
         Signal.REPORTED_BEFORE,
-        r"reported|already\s+(?:filed|opened)|" + _THERE_IS_ALREADY,
-        r"reported|filed|opened|there",
+        r"reported|already\s+(?:filed|opened)|"
+        + _THERE_IS_ALREADY
+        + r"|already\s+have\s+(?:an?\s|#|https?:)",
+        r"reported|filed|opened|there|already\s+have",
         (
             "Already reported in #12.",
             "This was already filed as #12, closing.",
             "This has been reported in #12. Closing.",
             "There is already an issue for this: #12",
             "There's already a ticket for this, #12.",
+            # conv-18's ish and conv-16's IATI closes: "we already have an issue for <it>, #N",
+            # "closing this doubled issue because we already have #N"
+            "We already have an issue for htop, #12. You can follow progress there.",
+            "closing this because we already have #12",
         ),
         (
             "This was reported by a customer.",
@@ -432,6 +438,10 @@ RULES: tuple[Rule, ...] = (
             "The crash in the parser has been reported in #12.",
             "There is already an issue for the parser crash in #12, but this is another one.",
             "Is there already an issue for this? I could not find one.",
+            "We already have #12 merged, so this works in the next release.",
+            "We already have https://github.com/acme/widgets/pull/12 and #13, which one is it?",
+            "We already have an issue template; see #12 for how to use it.",
+            "Do we already have an issue for htop? #12 is about top.",
         ),
         reads=(
             r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
@@ -441,6 +451,13 @@ RULES: tuple[Rule, ...] = (
             # conv-9's winget-pkgs miss: "There already is a PR for this, but it's blocked #N",
             # which the author thanked for and closed on
             r"\b" + _THERE_IS_ALREADY + r"\s+(?:for|about|covering)\s+(?:this|it|that)\b",
+            # "We already have an issue for htop, #273." (the issue right after the topic), "we
+            # already have #755" ending its clause
+            r"(?<!\?\s)\bwe\s+already\s+have\s+(?:an?\s+)?(?:open\s+|existing\s+)?(?:issue|ticket|report|bug)"
+            r"\s+(?:for|about|covering|tracking)\b[^.\n#?]{0,40}?(?=[,:]?\s*(?:#\d|https?://))",
+            # (a full stop inside a URL ends nothing: the punctuation ends the clause only
+            # before a space or the end)
+            r"\bwe\s+already\s+have(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.,;!](?:\s|$)|$))",
         ),
     ),
     Rule(
