@@ -123,7 +123,7 @@ def _read_cue(
     text, refs, self_number = comment.text, comment.refs, comment.self_number
     # "I have the same problem as #N", "Sorry, I missed #N before": the speaker's own report
     first_person = (cue == SAME_AS and in_first_person(text, m)) or (
-        cue == WORDING and speaks_of_own_report(text[m.start() :])
+        cue == WORDING and speaks_of_own_report(text, m.start())
     )
     if m.start() in used or (cue == SAME_AS and not first_person and not about_this(text, m)):
         return

@@ -24,8 +24,7 @@ _BARE = re.compile(
     r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"
     r"|(?<=\bof )(\d{3,6})(?=\s*(?:[.,;:!?)]\s|[.,;:!?)]?$|\n|and\b|or\b))"
     # a triage command's bare number, the line's last word: "/duplicate 146" (conv-17's dreck)
-    r"|(?<=/duplicate )(\d{1,7})(?=[ \t]*$)|(?<=/dupe )(\d{1,7})(?=[ \t]*$)"
-    r"|(?<=/dup )(\d{1,7})(?=[ \t]*$)|(?<=duplicate_of )(\d{1,7})(?=[ \t]*$)",
+    r"|(?:(?<=/duplicate )|(?<=/dupe )|(?<=/dup )|(?<=duplicate_of ))(\d{1,7})(?=[ \t]*$)",
     re.I | re.M,
 )
 

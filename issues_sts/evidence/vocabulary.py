@@ -81,16 +81,15 @@ _THERE_IS_ALREADY = (
 # "Sorry, I missed #N before", "didn't see <url> when I searched": the speaker's own earlier
 # search that missed the report named right after the words, and when ("before", "when I
 # searched": "I missed #N in the changelog" is about something else)
-_MISSED_SCREEN = (
+_MISSED_WORDS = (
     r"(?:missed|overlooked|(?:didn'?t|did\s+not)\s+(?:see|find|notice|spot))\s+"
     r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?(?:issue\s+|one\s+|report\s+)?"
-    r"(?:#\d|\[#?\d|https?://|[\w.-]+/[\w.-]+#\d)"
 )
+_MISSED_SCREEN = _MISSED_WORDS + r"(?:#\d|\[#?\d|https?://|[\w.-]+/[\w.-]+#\d)"
 _MISSED = (
     r"(?:\b(?:i|we)\s+(?:must\s+have\s+|had\s+|have\s+|'ve\s+)?|\b(?:sorry|oops|whoops)[,!.]?\s+(?:i\s+)?)"
-    r"(?:missed|overlooked|(?:didn'?t|did\s+not)\s+(?:see|find|notice|spot))\s+"
-    r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?(?:issue\s+|one\s+|report\s+)?"
-    r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://\S+?)[)\]]*"
+    + _MISSED_WORDS
+    + r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://\S+?)[)\]]*"
     r"\s+(?:before|earlier|when\s+(?:i\s+|we\s+)?(?:search|look|open|fil|report|creat|post|wrote|writ)"
     r"|while\s+search|in\s+(?:my|our|the)\s+search))"
 )
@@ -696,10 +695,11 @@ _FIRST_PERSON_WORDS = re.compile(
 )
 
 
-def speaks_of_own_report(cue_text: str) -> bool:
-    """Are the reader's cue words (a wording match) a first-person rule's ("I missed", "sorry,
-    didn't see")? Then the claim is the speaker's own: only the issue's author's counts."""
-    return _FIRST_PERSON_WORDS.match(cue_text) is not None
+def speaks_of_own_report(text: str, start: int = 0) -> bool:
+    """Are the reader's cue words at `start` of `text` (a wording match) a first-person rule's
+    ("I missed", "sorry, didn't see")? Then the claim is the speaker's own: only the issue's
+    author's counts."""
+    return _FIRST_PERSON_WORDS.match(text, start) is not None
 
 
 def wording_regex() -> str:

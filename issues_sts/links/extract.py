@@ -58,13 +58,12 @@ def _closer_says_duplicate(post: Post, said: Reading, thread: Thread, cfg: LinkC
     return (
         said.affirms
         and not said.claims
-        and not find_refs(text_mod.clean(post.body), thread.repo)
-        and thread.state == "closed"
+        and post.kind == "comment"
         and bool(post.author)
         and post.author == thread.closed_by
         and not is_bot(post.author, cfg)
-        and post.kind == "comment"
         and closed_soon_after(thread, post.created_at, cfg)
+        and not find_refs(text_mod.clean(post.body), thread.repo)
     )
 
 
@@ -96,13 +95,14 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements += records
     statements += event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
-    if not says_duplicate and closer_says_duplicate and not any(st.positive for st in statements):
-        # the closer's own untargeted "This is a duplicate issue, so I am closing it." says what
-        # a duplicate label says: their pointer ("#253" right after) is the target
-        reading.counters["evidence:closer_says_duplicate"] += 1
-        says_duplicate = True
-    if says_duplicate and not any(st.positive for st in statements):
-        statements += label_pointer(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements):
+        if closer_says_duplicate and not says_duplicate:
+            # the closer's own untargeted "This is a duplicate issue, so I am closing it." says
+            # what a duplicate label says: their pointer ("#253" right after) is the target
+            reading.counters["evidence:closer_says_duplicate"] += 1
+            says_duplicate = True
+        if says_duplicate:
+            statements += label_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += tracked_statements(thread, cfg, reading.counters)
     # 3. settle: in time order, what the issue's state withdrew
