@@ -1021,3 +1021,69 @@ def test_the_world_s_near_misses_make_no_link(
     for counter in ("dropped:bot_suggestion", "dropped:unmapped_old_ticket"):
         assert table.counters.get(counter, 0) >= 1, counter
     assert table.counters["mapped_old_ticket"] >= 3
+
+
+GOOGLE_CODE = "https://code.google.com/p/widgets/issues/detail?id={}"
+
+
+def _google_code(old: int, text: str) -> str:
+    """A description as google-code-issues-migrator wrote it: who and when on top, the original
+    issue's URL as the last line."""
+    return (
+        "_From [alice](https://code.google.com/u/alice/) on 2011-07-15T14:57:15Z_\n\n"
+        f"{text}\n\n_Original issue: {GOOGLE_CODE.format(old)}_"
+    )
+
+
+def _status(status: str, merged: str | None = None) -> str:
+    lines = f"**Status:** {status}  \n" + (f"  **Mergedinto:** {merged}\n" if merged else "")
+    return "_From [bob](https://code.google.com/u/bob/) on 2011-07-19T12:56:02Z_\n\n" + lines
+
+
+@pytest.fixture()
+def google_code(tmp_path: Path) -> Store:
+    """A repository migrated from Google Code: GitHub #201..#206 carry old issues 710..715 (in
+    another order than GitHub's, as a migration resumed after a failure would); #710 is a
+    GitHub number of its own."""
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(710, "A GitHub-era report.", login="someone"),
+        _issue(201, _google_code(712, "Closing the editor crashes.")),
+        _issue(202, _google_code(710, "The editor crashes on close.")),
+        _issue(203, _google_code(713, "Crash on close " + "again. " * 400)),  # a long body
+        _issue(204, _google_code(714, "Fonts blur.")),
+        _issue(205, _google_code(715, "Toolbar flickers.")),
+        _issue(206, _google_code(711, "Toolbar is gone.")),
+    ]
+    comments = [
+        _comment(201, 31, _status("Duplicate", "710")),  # old 710 = GitHub #202
+        _comment(
+            201,
+            32,
+            "_From [alice](https://code.google.com/u/alice/) on 2011-07-19T13:06:29Z_"
+            "\n\nThanks, it works with the other fix.",
+        ),  # a later copied word, no change
+        _comment(203, 33, _status("Duplicate", "712")),  # the long body's header still maps
+        # set a duplicate, then accepted again: the last change decides
+        _comment(204, 34, _status("Duplicate", "710")),
+        _comment(204, 35, _status("Accepted")),
+        _comment(205, 36, _status("Duplicate", "other-project:710")),  # another project's
+        _comment(206, 37, _status("Duplicate", "999")),  # no issue carries old 999
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    return store
+
+
+def test_google_codes_merged_into_record_is_mapped_through_the_headers(google_code: Store) -> None:
+    table = build_links(google_code, LinkConfig())
+    assert _targets(table.links) == {201: (202, True), 203: (201, True), 206: (999, False)}
+    assert table.counters["evidence:tracker_resolution"] == 3
+    assert table.counters["dropped:merged_into_other_project"] == 1
+    assert table.counters["dropped:unmapped_old_ticket"] == 1
+
+
+def test_google_code_headers_and_copied_comments() -> None:
+    long = _google_code(18, "word " * 1000)
+    assert ticket_of(long) == "18"  # the header is the body's last line
+    assert comment_was_migrated(_status("Fixed"))
+    assert not comment_was_migrated("From alice on 2011-07-19: it crashes, see #18.")

@@ -199,3 +199,15 @@ def test_empty_store_gives_empty_table(tmp_path: Path) -> None:
     table = build_links(Store.open(tmp_path / "empty", create=True))
     assert table.links.is_empty() and table.clusters.is_empty()
     assert "usable" in table.links.columns
+
+
+def test_a_closed_issue_whose_title_alone_names_its_original_is_read(tmp_path: Path) -> None:
+    # no comment, no label, an empty body: only the title says it (conv-19's QGIS close)
+    st = Store.open(tmp_path / "store", create=True)
+    titled = issue(2) | {"title": f"Duplicate of https://github.com/{REPO}/issues/1", "body": ""}
+    still_open = issue(3, state="open") | {"title": "Duplicate of #1", "body": ""}
+    st.write_page(REPO, issues=issue_rows(REPO, [issue(1), titled, still_open]), comments=[])
+    table = build_links(st)
+    assert _row(table.links, 2)["target_number"] == 1
+    assert table.links.filter(pl.col("number") == 3).is_empty()
+    assert table.counters["evidence:title_statement"] == 1

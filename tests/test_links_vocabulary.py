@@ -8,6 +8,8 @@ table per phenomenon of modern threads, each with a positive and a negative case
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -29,7 +31,7 @@ from issues_sts.evidence.vocabulary import (
     screens,
 )
 from issues_sts.links import extract_thread, extract_thread_links
-from issues_sts.links.model import LinkConfig, Signal, Thread
+from issues_sts.links.model import LinkConfig, Post, Signal, Thread
 from issues_sts.store import DuplicateScreen, Store
 from tests.links_helpers import c, canonical, ev, thread
 
@@ -505,6 +507,43 @@ def test_a_github_alert_is_the_authors_own_words() -> None:
     quoted = note.replace("> [!NOTE]\n", "")  # the same lines as a plain quote: someone's reply
     reply = thread(c("reporter", quoted, "NONE", 60), closed_by="reporter", closed_minute=61)
     assert canonical(extract_thread(reply).links) is None
+
+
+def _titled(title: str, *posts: Post, **kw: Any) -> Thread:
+    return replace(thread(*posts, body=kw.pop("body", ""), **kw), title=title)
+
+
+def test_a_closed_issues_title_that_names_its_original_is_read_when_no_post_does() -> None:
+    # conv-19's QGIS and matplotlib closes: the title is the only statement, the body empty
+    reading = extract_thread(_titled("Duplicate of https://github.com/acme/widgets/issues/12"))
+    assert canonical(reading.links).target_number == 12  # type: ignore[union-attr]
+    assert reading.counters["evidence:title_statement"] == 1
+    said = _titled("Crash on start, a duplicate of #12", closed_by="m")
+    assert canonical(extract_thread(said).links).target_number == 12  # type: ignore[union-attr]
+    # a post that names a target decides; the title is only the fallback
+    told = _titled("Duplicate of #12", c("m", "Duplicate of #14", "MEMBER", 60), closed_by="m")
+    assert canonical(extract_thread(told).links).target_number == 14  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("title", "kw"),
+    [
+        ("Duplicate of #12", {"state": "open"}),  # nobody acted on it
+        ("Duplicate of #12?", {}),  # asked
+        ("Not a duplicate of #12", {}),
+        ("Maybe a duplicate of #12", {}),
+        ("Duplicate of #12 or #13", {}),  # which one?
+        ("I have the same problem as #12", {}),  # the reporter's own problem, not the issue
+        ("Duplicate of #12", {"is_pr": True}),  # a pull request's title names what it redoes
+        ("Duplicate rows in the export", {}),  # the word, no target
+        # "Reference in new issue" fills the title from the comment the body copies
+        ("Duplicate of #12", {"body": _COPIED}),
+    ],
+)
+def test_a_title_that_does_not_firmly_name_one_original_says_nothing(
+    title: str, kw: dict[str, Any]
+) -> None:
+    assert canonical(extract_thread(_titled(title, **kw)).links) is None
 
 
 def test_the_closers_untargeted_duplicate_statement_makes_their_pointer_the_target() -> None:

@@ -37,6 +37,8 @@ class HeaderForm:
     # the old key is in the issue's TITLE (this regex, group `key`); `pattern` is then the
     # body's mark of the import, without a key. Examples and near misses are "title\nbody".
     title: str | None = None
+    # the migration wrote its header as the body's last line, under the copied description
+    at_end: bool = False
 
 
 # Anchored to the start of a line: a migration writes its header as a line of its own; the same
@@ -158,6 +160,28 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ),
         title=r"^(?=\d{7}:)0*(?P<key>\d+):\s",
     ),
+    HeaderForm(
+        # google-code-issues-migrator (spyder, 2015; conv-19's miss): the description opens
+        # "_From [alice](https://code.google.com/u/alice/) on 2011-07-15T14:57:15Z_" and ends
+        # "_Original issue: http://code.google.com/p/widgets/issues/detail?id=18_"; the copied
+        # comments open with the same "_From ..._" line
+        "google_code_original_issue",
+        r"^[ \t]*_?original\s+issue:\s*<?https?://code\.google\.com/p/[\w.-]+/issues/detail\?"
+        r"(?:[\w=&]*&)?id=(?P<key>\d+)",
+        (
+            (
+                "_From [alice](https://code.google.com/u/alice/) on 2011-07-15T14:57:15Z_\n\n"
+                "It crashes.\n\n_Original issue: http://code.google.com/p/widgets/issues/detail"
+                "?id=18_",
+                "18",
+            ),
+        ),
+        (
+            "The original issue: http://code.google.com/p/widgets/issues/detail?id=18 is gone.",
+            "See http://code.google.com/p/widgets/issues/detail?id=18 for the original issue.",
+        ),
+        at_end=True,
+    ),
 )
 _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M), re.compile(form.title) if form.title else None)
@@ -172,7 +196,9 @@ _COMMENT_HEADER = re.compile(
     r"|original\s+comment\s+by\b|comment\s+by\s+\S+\s+on\s+(?:trac|bugzilla|launchpad|jira)\b"
     # the Mantis import's "**Comment posted by alice on 22 Aug 2012 09:17**"
     r"|\*\*comment\s+posted\s+by\s+\S+\s+on\s+\d{1,2}\s+[a-z]{3}\s+\d{4}\b"
-    r"|#{1,3}[ \t]*comment[ \t]+\d+[ \t]*$)",
+    r"|#{1,3}[ \t]*comment[ \t]+\d+[ \t]*$"
+    # google-code-issues-migrator's "_From [alice](https://code.google.com/u/alice/) on 2011-..._"
+    r"|_from\s+\[[^\]\n]+\]\([^)\s]*\)\s+on\s+\d{4}-\d\d-\d\d)",
     re.I | re.M,
 )
 _KEY_CASE = re.compile(r"\d+|[A-Z][A-Z0-9]+-\d+")
@@ -203,6 +229,7 @@ HEADER_WORDS = (
     "bugs.python.org",
     "bugzilla",
     "reported by",
+    "code.google.com",
 )
 
 
@@ -224,11 +251,23 @@ def header_form(body: str | None, title: str | None = None) -> str | None:
     return found[0].name if found is not None else None
 
 
+# where a form written at the body's end is looked for: its last line (a long description
+# pushes it past the head)
+_TAIL = 600
+
+
 def _header(body: str | None, title: str | None = None) -> tuple[HeaderForm, str] | None:
-    head = (body or "")[:2000]
-    if not _may_have_header(head):
+    text = body or ""
+    head = text[:2000]
+    tail = text[-_TAIL:] if len(text) > 2000 else ""
+    if not _may_have_header(head) and not (tail and _may_have_header(tail)):
         return None
     for form, pattern, in_title in _HEADERS:
+        if form.at_end:
+            m = pattern.search(head) or (pattern.search(tail) if tail else None)
+            if m is not None:
+                return form, m.group("key")
+            continue
         if in_title is not None:  # the key in the title, the body only marks the import
             t = in_title.match(title or "")
             if t is not None and pattern.search(head) is not None:
@@ -314,6 +353,42 @@ def tracker_record(body: str | None) -> TrackerRecord | None:
         m = _BUGZILLA_DUPLICATES.search((body or "")[:2000])
         return TrackerRecord(int(m.group("old")), own, needs_label=True) if m else None
     return None
+
+
+# google-code-issues-migrator's copy of a status change, in the copied comment that made it:
+# "**Status:** Duplicate" and "**Mergedinto:** 18" (Google Code's merged-into field: the
+# original's old number; "other-project:18" is another project's issue)
+_GOOGLE_CODE_STATUS = re.compile(r"^[ \t]*\*\*Status:\*\*[ \t]*(?P<status>\w[\w-]*)", re.M | re.I)
+_GOOGLE_CODE_MERGED = re.compile(
+    r"^[ \t]*\*\*Mergedinto:\*\*[ \t]*(?:(?P<project>[\w.-]+):)?(?P<old>\d+)\b", re.M | re.I
+)
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """A status change a migration copied: the new `status` and, for a merge, the original's
+    old number (`merged_into`; None when the change names none) and whether that number is
+    another project's (`elsewhere`)."""
+
+    status: str
+    merged_into: int | None = None
+    elsewhere: bool = False
+
+
+def status_change(body: str | None) -> StatusChange | None:
+    """The status change a copied Google Code comment records, or None."""
+    text = body or ""
+    if "**Status:**" not in text and "**status:**" not in text.lower():
+        return None
+    status = _GOOGLE_CODE_STATUS.search(text)
+    if status is None:
+        return None
+    merged = _GOOGLE_CODE_MERGED.search(text)
+    return StatusChange(
+        status.group("status"),
+        int(merged.group("old")) if merged else None,
+        bool(merged and merged.group("project")),
+    )
 
 
 def superseder_of(body: str | None) -> int | None:

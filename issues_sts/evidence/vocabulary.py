@@ -512,11 +512,13 @@ RULES += (
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 KEYWORD_LINE = RULE_BY_NAME["duplicate_keyword"].pattern  # "Duplicate of #N"
 SLASH_LINE = RULE_BY_NAME["slash_command"].pattern  # "/duplicate #N"
-# and two that are no rule's: a pointer made the target by a duplicate label (or the closer's
-# untargeted "closing as duplicate", which says what the label says)
+# and three that are no rule's: a pointer made the target by a duplicate label (or the closer's
+# untargeted "closing as duplicate", which says what the label says), and a closed issue's
+# title read when no post names a target (any rule's words, read in the title)
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
     "evidence:label_pointer",
     "evidence:closer_says_duplicate",
+    "evidence:title_statement",
 )
 
 # Words without which no text can carry a claim: the union of every rule's screen.

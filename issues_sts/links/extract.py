@@ -30,6 +30,7 @@ from issues_sts.links.read.pointers import (
     event_statements,
     label_pointer,
     record_statements,
+    title_statement,
     tracked_statements,
 )
 from issues_sts.links.read.posts import read_post
@@ -105,6 +106,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             statements += label_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += tracked_statements(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements):
+        statements += title_statement(thread, cfg, reading.counters)
     # 3. settle: in time order, what the issue's state withdrew
     statements.sort(key=lambda st: (st.time, st.order))
     statements = after_withdrawal(statements, thread, cfg, reading.counters)

@@ -273,8 +273,25 @@ def iter_threads(
         comments,
     )
     cued_bodies = set(cued_frame.iter_rows())
+    # a closed issue whose title alone may say what it duplicates ("Duplicate of <url>",
+    # `pointers.title_statement`): read even when nothing else in it could
+    cued_titles = set(
+        issues.filter(
+            (pl.col("state") == "closed")
+            & ~pl.col("is_pull_request").fill_null(False)
+            & pl.col("title").str.contains(CUE_REGEX).fill_null(False)
+        )
+        .select("repo", "number")
+        .iter_rows()
+    )
     # only issues that can become a thread (the test below) are turned into Python rows
-    candidates = set(posts) | cued_bodies | set(events) | {(r["repo"], r["number"]) for r in said}
+    candidates = (
+        set(posts)
+        | cued_bodies
+        | cued_titles
+        | set(events)
+        | {(r["repo"], r["number"]) for r in said}
+    )
     live = issues.filter(pl.col("tombstone").is_null())
     live = live.filter(
         pl.Series(
@@ -299,7 +316,9 @@ def iter_threads(
                 key in cued_bodies,
             )
         ]
-        if not (thread_posts or key in cued_bodies or key in events or flagged):
+        if not (
+            thread_posts or key in cued_bodies or key in cued_titles or key in events or flagged
+        ):
             continue
         html = row["html_url"] or ""
         timeline = all_events.get(key, [])

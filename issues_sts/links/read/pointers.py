@@ -15,12 +15,14 @@ from issues_sts.evidence.patterns import (
     WORDING,
     Claim,
     Ref,
+    find_claims,
     find_refs,
     is_hedged_reply,
     names_a_fix,
     tracked_elsewhere,
 )
 from issues_sts.evidence.replies import find_outcome
+from issues_sts.evidence.vocabulary import CUE
 from issues_sts.links import conventions as conv
 from issues_sts.links.migration import old_repo
 from issues_sts.links.model import (
@@ -235,6 +237,51 @@ def tracked_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) 
     return []
 
 
+def title_statement(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A closed issue whose title says what it duplicates ("Duplicate of <url>", conv-19's two
+    QGIS and matplotlib misses: the title is the only statement) when no post names a target.
+    The title is read as the body's words, with the body's weight: the reporter's, or an
+    editor's who retitled it. Only one firm claim counts: a hedged, negated or asked one
+    ("Duplicate of #12?"), a successor's words, or a title naming two targets says nothing
+    here (counted); nor does the title of a body copied from another thread's comment."""
+    if (
+        thread.is_pull_request
+        or thread.state != "closed"
+        or not thread.posts
+        or thread.posts[0].kind != "body"
+        or not CUE.matches(thread.title)
+    ):
+        return []
+    reading = find_claims(text_mod.clean(thread.title), thread.repo, thread.number)
+    if not reading.claims:
+        return []
+    body = thread.posts[0]
+    cleaned = text_mod.clean(body.body)
+    if text_mod.strip_copied_comment(cleaned) != cleaned:
+        # "Reference in new issue" fills the title with the other thread's comment, which
+        # the body copies: the words are that thread's (conv-16's react miss)
+        counters["dropped:copied_comment"] += len(reading.claims)
+        return []
+    claim = reading.claims[0]
+    if (
+        len(reading.claims) != 1
+        or claim.negated
+        or claim.hedged
+        or claim.question
+        or claim.successor
+        or claim.first_person
+    ):
+        counters["dropped:title_not_firm"] += len(reading.claims)
+        return []
+    key = normalise(claim.target, thread, cfg)
+    if key == (thread.repo, thread.number):
+        counters["dropped:self_link"] += 1
+        return []
+    counters["evidence:title_statement"] += 1
+    scored = score_claim(claim, body, thread, cfg)
+    return [Statement.said(body, key, claim.target.kind, (0, -2), scored=scored, standing=True)]
+
+
 def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     base = math.log(cfg.graphql_confidence / (1.0 - cfg.graphql_confidence))
     extra = tuple(thread_says_duplicate(thread, cfg))
@@ -261,6 +308,50 @@ def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
 
 # who a tracker's own record is by: the old tracker, not any GitHub account
 TRACKER = "old-tracker"
+GOOGLE_CODE = "google_code_original_issue"  # the header form whose comments copy status changes
+
+
+def _status_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A Google Code issue merged into another: the migration copied each status change into the
+    comment that made it ("**Status:** Duplicate", "**Mergedinto:** 18"). The last copied change
+    decides (an issue set Duplicate and later Accepted is no duplicate); its merged-into number
+    is the original's old number, mapped like any old ticket, dated when the comment was
+    copied. A merge into another project's issue names nothing this map can find (counted)."""
+    last: tuple[int, Post, headers.StatusChange] | None = None
+    for index, post in enumerate(thread.posts[1:], start=1):
+        if headers.comment_was_migrated(post.body):
+            change = headers.status_change(post.body)
+            if change is not None:
+                last = (index, post, change)
+    if last is None or last[2].status.lower() != "duplicate" or last[2].merged_into is None:
+        return []
+    index, post, change = last
+    old = last[2].merged_into
+    if change.elsewhere:
+        counters["dropped:merged_into_other_project"] += 1
+        return []
+    if old == headers.mapped_number(thread.posts[0].body, thread.title):
+        counters["dropped:self_link"] += 1
+        return []
+    counters["evidence:tracker_resolution"] += 1
+    says = thread_says_duplicate(thread, cfg)
+    scored = Scored(
+        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
+    )
+    return [
+        Statement(
+            (old_repo(thread.repo), old),
+            "issue",
+            True,
+            post.created_at,
+            (index, -1),
+            TRACKER,
+            post.url,
+            None,
+            scored=scored,
+            standing=True,
+        )
+    ]
 
 
 def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -275,6 +366,8 @@ def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
     if thread.state != "closed" or not thread.posts or thread.posts[0].kind != "body":
         return []
     body = thread.posts[0]
+    if headers.header_form(body.body, thread.title) == GOOGLE_CODE:
+        return _status_record(thread, cfg, counters)
     record = headers.tracker_record(body.body)
     if record is None:
         return []
