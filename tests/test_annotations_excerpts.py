@@ -103,6 +103,33 @@ def test_an_excerpt_reads_as_its_thread() -> None:
     assert ex.posts[1].body.startswith("This issue is a duplicate of https://")
 
 
+def test_an_excerpt_that_opens_inside_a_post_names_its_author() -> None:
+    """The search tool cuts long threads: "[turn 0 by LOGIN, continued]" is the rest of the
+    description (its author is the issue's), "[turn 3 by LOGIN, continued]" of a comment; neither
+    has a date, so each takes the next post's day (the previous one's when it is the last)."""
+    text = """acme/widget · issue #30 · closed · TypeScript
+# Kernel dies
+
+[turn 0 by ivy, continued]
+### Version
+
+1.2
+
+kai · comment · 2024-06-02
+@lee your issue is a duplicate of #12
+
+[turn 3 by lee, continued]
+thanks
+"""
+    ex = parse_excerpt(text)
+    assert [(p.login, p.kind, p.day) for p in ex.posts] == [
+        ("ivy", "description", "2024-06-02"),
+        ("kai", "comment", "2024-06-02"),
+        ("lee", "comment", "2024-06-02"),
+    ]
+    assert ex.posts[0].body.startswith("### Version") and ex.posts[2].body == "thanks"
+
+
 def test_the_archive_fills_in_what_an_excerpt_does_not_show(tmp_path: Path) -> None:
     write_archive([parse_excerpt(THREADS[22]), parse_excerpt(THREADS[24])], tmp_path)
     with gzip.open(tmp_path / "issues.jsonl.gz", "rt") as f:

@@ -35,6 +35,11 @@ CASES = [
     ("placeholder angle", "Duplicate of #<number>", []),
     ("placeholder NNN", "Closes #NNN", []),
     ("strikethrough", "~~dupe of #12~~ sorry, wrong issue, dupe of #15", [15]),
+    # GitHub strikes a single tilde's span too; a path's or an estimate's tilde strikes nothing
+    ("one tilde", "~Maybe related to #12?~ Unrelated, dupe of #15", [15]),
+    ("home paths", "see ~/.config/a and ~/bin, dupe of #12", [12]),
+    ("estimates", "takes ~5 s, ~10 at most; dupe of #12", [12]),
+    ("a tilde inside a word", "a~b~c dupe of #12", [12]),
     ("html pre", "<pre>dup of #12</pre> and #16", [16]),
     ("keeps text around code", "dup of `foo` then #17", [17]),
 ]

@@ -570,6 +570,50 @@ def test_the_closers_untargeted_duplicate_statement_makes_their_pointer_the_targ
 _CLOSED_BY_M = {"closed_by": "m", "closed_minute": 61}
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Merging with https://github.com/acme/widgets/pull/12.patch applied by hand fails.",
+        "Redirect to https://github.com/acme/widgets/issues/12.json returns the old page.",
+    ],
+)
+def test_a_full_stop_inside_a_url_does_not_end_the_sentence(said: str) -> None:
+    """Whole-sentence rules ("Merging with #12.", "Redirect to <url>.") want the issue to end
+    the sentence: a maintainer's close that goes on after a URL with a dot in it is about
+    something else."""
+    th = thread(c("m", said, "MEMBER", 60), **_CLOSED_BY_M)
+    assert canonical(extract_thread(th).links) is None
+    ended = said.split(".patch")[0].split(".json")[0] + "."
+    assert canonical(extract_thread(thread(c("m", ended, "MEMBER", 60), **_CLOSED_BY_M)).links)
+
+
+def test_a_statement_about_a_bystanders_report_is_not_about_this_issue() -> None:
+    # conv-21's vscode-jupyter close: "@bob your issue is a duplicate of <url>" answers bob's
+    # comment here; said to the issue's author it is this issue's
+    url = "https://github.com/acme/widgets/issues/12"
+    bob = c("bob", "I see the same kernel crash on Linux.", "NONE", 30)
+    said = c("m", f"@bob your issue is a duplicate of {url}", "MEMBER", 60)
+    reading = extract_thread(thread(bob, said, **_CLOSED_BY_M))
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:addressed_to_bystanders_report"] == 1
+    to_author = c("m", f"@reporter your issue is a duplicate of {url}", "MEMBER", 60)
+    own = thread(bob, to_author, **_CLOSED_BY_M)
+    assert canonical(extract_thread(own).links).target_number == 12  # type: ignore[union-attr]
+    plain = thread(bob, c("m", f"@bob this is a duplicate of {url}", "MEMBER", 60), **_CLOSED_BY_M)
+    assert canonical(extract_thread(plain).links).target_number == 12  # type: ignore[union-attr]
+
+
+def test_a_bystanders_own_other_bug_is_not_this_issue_reported_before() -> None:
+    # conv-19's false link: "I already reported a bug <url>, could you fix it ..." in a test
+    # plan; the author's "I already reported an issue about this: #12" is this issue's
+    own = "I already reported a bug https://github.com/acme/widgets/issues/12, could you fix it?"
+    th = thread(c("u", own, "MEMBER", 60), **_CLOSED_BY_M)
+    assert canonical(extract_thread(th).links) is None
+    about = "I already reported an issue about this: #12"
+    th = thread(c("reporter", about, "NONE", 60), closed_by="reporter", closed_minute=61)
+    assert canonical(extract_thread(th).links).target_number == 12  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize("text", [t for _, t in EXAMPLES + NEAR_MISSES])
 def test_the_substring_prefilter_never_hides_what_the_screen_regex_finds(text: str) -> None:
     import re

@@ -43,6 +43,9 @@ _HEAD = re.compile(
     r"^(?P<repo>[\w.-]+/[\w.-]+) · (?P<kind>issue|pull request) #(?P<n>\d+) · (?P<state>\w+)"
 )
 _POST = re.compile(r"^(?P<login>\S+) · (?P<kind>description|comment) · (?P<day>\d{4}-\d{2}-\d{2})$")
+# an excerpt that opens inside a post names it so: "[turn 0 by LOGIN, continued]" (turn 0 is the
+# description); it has no date: the next post's day (the previous one's when it is the last)
+_CONTINUED = re.compile(r"^\[turn (?P<turn>\d+) by (?P<login>[^\s,\]]+), continued\]$")
 _API, _WEB = "https://api.github.com", "https://github.com"
 # where a round keeps its threads: the labelled ones, and targets a reader looked up to map an
 # old tracker number (they complete the world, they are not scored)
@@ -95,10 +98,22 @@ def parse_excerpt(text: str, source: str = "excerpt") -> Excerpt:
     posts: list[tuple[str, str, str, list[str]]] = []
     for line in lines[i:]:
         post = _POST.match(line)
+        continued = _CONTINUED.match(line)
         if post:
             posts.append((post["login"], post["kind"], post["day"], []))
+        elif continued:
+            kind = "description" if continued["turn"] == "0" else "comment"
+            posts.append((continued["login"], kind, "", []))
         elif posts:
             posts[-1][3].append(line)
+    days = [day for _, _, day, _ in posts]
+    for k in range(len(days) - 1, -1, -1):  # an undated post takes the next post's day
+        if not days[k]:
+            days[k] = days[k + 1] if k + 1 < len(days) else ""
+    for k, day in enumerate(days):  # ... or the previous one's, when it is the last
+        if not day:
+            days[k] = days[k - 1] if k else "2020-01-01"
+    posts = [(who, kind, day, body) for (who, kind, _, body), day in zip(posts, days, strict=True)]
     return Excerpt(
         repo=head["repo"],
         number=int(head["n"]),

@@ -18,7 +18,14 @@ _INLINE_CODE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _HTML_CODE = re.compile(r"<(pre|code)\b[^>]*>.*?(?:</\1>|\Z)", re.S | re.I)
 _QUOTE_LINE = re.compile(r"^[ \t]{0,3}>[^\n]*$", re.M)
-_STRIKE = re.compile(r"~~(?!~).+?~~|<(del|s|strike)>.*?</\1>", re.S | re.I)
+_STRIKE = re.compile(
+    r"~~(?!~).+?~~|<(del|s|strike)>.*?</\1>"
+    # GitHub strikes one tilde's span too ("~Maybe related to #5?~ Unrelated", conv-21's Qiskit
+    # retraction), on one line, the tildes hugging the words: "~/.config and ~/bin" and "~5 s,
+    # ~10 at most" strike nothing
+    r"|(?<![~\w\\])~(?![~\s])[^~\n]{1,500}?(?<![\s~])~(?![~\w])",
+    re.S | re.I,
+)
 # Template placeholders: `#{issue number}`, `#<number>`, `#NNN`, `#XXXX`, `#issue`.
 _PLACEHOLDER = re.compile(
     r"#\s*(?:\{[^}\n]*\}|<[^>\n]*>|\[[^\]\n]*\](?!\()|N{2,}\b|X{2,}\b|x{2,}\b|issue\b|number\b)"
@@ -76,7 +83,7 @@ def strip_html_comments(text: str) -> str:
 
 def strip_strikethrough(text: str) -> str:
     """Struck-through words are retracted words ("~~dup of #4~~ my mistake")."""
-    return _STRIKE.sub(" ", text) if "~~" in text or "<" in text else text
+    return _STRIKE.sub(" ", text) if "~" in text or "<" in text else text
 
 
 def strip_emphasis(text: str) -> str:

@@ -69,8 +69,10 @@ class Rule:
 # the words start a sentence (or a line)
 SENTENCE_START = r"(?:^|[.!?]\s+|\n)\s*"
 # the one issue right after the words ends the sentence: "Merging with #12." ("Merging with #12
-# should wait" is about something else)
-ISSUE_ENDS_SENTENCE = r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!]|$))"
+# should wait" is about something else). A full stop inside a URL ends nothing: the
+# punctuation ends the sentence only before a space or the end ("see https://x.org/a.b for the
+# log" goes on)
+ISSUE_ENDS_SENTENCE = r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!](?=\s|$)|$))"
 
 # "there is already an issue", "there's already a PR", "there already is an open ticket"
 _THERE_IS_ALREADY = (
@@ -139,6 +141,11 @@ RULES: tuple[Rule, ...] = (
             "Duping to #12",
             # conv-13's PowerToys miss: "if" typed for "of", the issue ending the clause
             "Duplicate if https://github.com/acme/widgets/issues/12, tracked in #13",
+            # conv-21's sapl close: Portuguese (and Spanish) "Duplicada de #N." as the sentence's
+            # start
+            "Duplicada de #12.",
+            "Esta issue é duplicada de #12.",
+            "Duplicado de https://github.com/acme/widgets/issues/12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -153,6 +160,9 @@ RULES: tuple[Rule, ...] = (
             "If not a duplicate of #12, please reopen.",
             "Duping to a new branch first, then see #12.",
             "Duplicate if #12 is the same crash, otherwise not.",
+            "Não é duplicada de #12.",
+            "No es duplicado de #12, es otro error.",
+            "Registros duplicados de #12 na tabela.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
@@ -164,6 +174,10 @@ RULES: tuple[Rule, ...] = (
             r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
             # conv-11's brave miss: a triager's "Duping to #N" (the verb, the issue right after)
             r"\bdup(?:ing|ed|e)\s+(?:to|into|against)(?=\s+(?:#\d|https?://))",
+            # Portuguese and Spanish, only opening the sentence (their negation, "não é" / "no es",
+            # is no word the English reading knows, so it must not come first)
+            SENTENCE_START + r"(?:(?:esta|essa|este|esse)\s+(?:issue\s+|quest[aã]o\s+|problema\s+)?"
+            r"(?:é|es|está)\s+)?(?:uma?\s+)?duplicad[oa]\s+de\b(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -199,8 +213,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "superseded",
         Signal.SUPERSEDED,
-        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)|absorbed\s+(?:into|by|in)",
-        r"supers?c?ede|subsum|replaced|absorbed",
+        r"supers?c?ede[ds]?|subsum(?:ed|es|e)|replaced\s+(?:with|by)|absorbed\s+(?:into|by|in)"
+        r"|obs[eo]lett?ed\s+by",
+        r"supers?c?ede|subsum|replaced|absorbed|obs[eo]let",
         (
             "Superseded by #12.",
             "Subsumed by #12, closing.",
@@ -208,12 +223,16 @@ RULES: tuple[Rule, ...] = (
             "#12 supersedes.",
             "This seems like #12 would subsume it, closing.",
             "absorbed into #12",
+            # conv-21's adicu/Courses close: the author's "obsoleted by #N" (typed "obseleted")
+            "obseleted by #12",
+            "This is obsoleted by #12.",
         ),
         (
             "The old parser was replaced with a new one in #12.",
             "The API of #12 supersedes the old flag.",
             "#12 would not subsume it.",
             "The cost is absorbed into the build step, see #12.",
+            "The flag was obsoleted by the new config file; see #12.",
         ),
         reads=(
             r"\bsuper(?:s|c)eded\s+by\b",
@@ -222,6 +241,8 @@ RULES: tuple[Rule, ...] = (
             r"(?:into|by|in)\b",
             SENTENCE_START + r"(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?replaced\s+"
             r"(?:with|by)\b",
+            SENTENCE_START + r"(?:(?:this|it)\s+(?:is|was|has\s+been|got)\s+)?obs[eo]lett?ed\s+"
+            r"by\b",
         ),
     ),
     Rule(
@@ -278,6 +299,8 @@ RULES: tuple[Rule, ...] = (
             "We centralize the logs in one place; see #12.",
             "Let's centralize the config handling in the loader, as #12 did.",
             "Merging with #12 should wait until the release is out.",
+            # a full stop inside the URL does not end the sentence
+            "Merging with https://github.com/acme/widgets/pull/12.patch applied by hand fails.",
             "Merging into main broke the build, see #12 for the log.",
             "Redirect to #12 breaks the login page.",
             "The redirect to https://github.com/acme/widgets/issues/12 is broken.",
@@ -362,10 +385,11 @@ RULES: tuple[Rule, ...] = (
         Signal.SUCCESSOR,
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
-        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:one\s+|bug\s+|issue\s+)?is\s+#",
+        r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:one\s+|bug\s+|issue\s+)?is\s+#"
+        r"|that\s+(?:one\s+|bug\s+|issue\s+)?is\s+#",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
-        r"|this\s+(?:one\s+|bug\s+|issue\s+)?is",
+        r"|(?:this|that)\s+(?:one\s+|bug\s+|issue\s+)?is",
         (
             "Continued in #12.",
             "Reopened as #12.",
@@ -373,6 +397,7 @@ RULES: tuple[Rule, ...] = (
             "This bug is #12.",
             "Please search before filing. This one is #12.",
             "This is #12",
+            "That is #12.",
         ),
         (
             "Continued in the next release, see #12 for the plan.",
@@ -381,6 +406,8 @@ RULES: tuple[Rule, ...] = (
             "This is #12 all over again, but on Windows it is different.",
             "This one is #12 plus a second crash in the parser.",
             "This one is #12's cousin.",
+            "That is #12's job, not this one's.",
+            "That is #12, which was merged last week.",
         ),
         reads=(
             r"\b(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+"
@@ -390,26 +417,42 @@ RULES: tuple[Rule, ...] = (
             SENTENCE_START + r"this\s+is\s+now\b(?=\s*(?:#|https?://))",
             # "This one is #12." as the whole sentence: a maintainer's shorthand for "the same as
             # #12" (an "I take it back" from the same person later withdraws it: replies.py)
-            SENTENCE_START + r"this\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
+            # a team member's "That is #12." at the close: the same shorthand
+            SENTENCE_START
+            + r"(?:this|that)\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
         ),
     ),
     Rule(
         "same_as",
         Signal.SAME_AS,
         r"same|(?:feature|request|bug|issue|problem|crash)\s+(?:described|requested|discussed|proposed)"
-        r"\s+(?:in|at|by)\s+(?:#|https?://)",
+        r"\s+(?:in|at|by)\s+(?:#|https?://)|already\s+(?:been\s+)?discussed",
         r"same|described|requested|discussed|proposed",
         (
             "Same as #12.",
             "This is the same issue as #12, closing.",
             "same with #12",
             "This sounds like the tab tear-off feature described in #12.",
+            # conv-17's pi-apps close: "This has already been discussed here: <url>"
+            "This has already been discussed here: https://github.com/acme/widgets/issues/12",
+            "It was already discussed in #12.",
         ),
         (
             "That error message is the same as in #12 but the cause differs.",
             "It sounds like the feature described in #12 would solve this.",
             "This looks like the behaviour described in the manual.",
             "This is not the feature requested in #12.",
+            "This has already been discussed in #12, but the crash here is new.",
+            "Has this already been discussed in #12?",
+            "The design has already been discussed in #12.",
+            "It was already discussed in https://github.com/acme/widgets/issues/12 whether to "
+            "drop it.",
+        ),
+        reads=(
+            # "This has already been discussed here: <url>", the one issue ending the sentence
+            # (a topic "discussed in #12" with more said after is a pointer, not a report)
+            r"(?<!\?\s)\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:(?:has|had)\s+already\s+been|was\s+already)\s+"
+            r"discussed\s+(?:here\s*:?|in|at|over\s+(?:in|at|here))" + ISSUE_ENDS_SENTENCE,
         ),
     ),
     Rule(
@@ -441,9 +484,17 @@ RULES: tuple[Rule, ...] = (
             "We already have https://github.com/acme/widgets/pull/12 and #13, which one is it?",
             "We already have an issue template; see #12 for how to use it.",
             "Do we already have an issue for htop? #12 is about top.",
+            # conv-19's false link: a bystander's own other bug ("a bug", then a request), not
+            # this issue reported before
+            "I already reported a bug https://github.com/acme/widgets/issues/12, could you fix "
+            "it before releasing?",
         ),
         reads=(
             r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
+            # ... but not "I already reported a bug <url>": the speaker's own other report
+            # ("an issue about this" is this one's)
+            r"(?!\s+(?:a|an|another|one)\s+(?:other\s+)?(?:bug|issue|problem|report|ticket)\b"
+            r"(?!\s+(?:about|for|on|regarding|with)\s+(?:this|it|that)\b))"
             r"(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?",
             r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+"
             r"(?:in|at|as|over\s+(?:in|at))\b",

@@ -96,6 +96,24 @@ def _addressed_to_bystander_after_close(r: _Read) -> bool:
     )
 
 
+# "@bob your issue is a duplicate of #N": the speaker answers bob's own report, posted here
+_YOUR_REPORT = re.compile(
+    r"^\s*@([\w-]+)[,:]?\s+(?:(?:i\s+think|it\s+(?:looks|seems)\s+like|looks\s+like)\s+)?"
+    r"your\s+(?:issue|problem|bug|report|case|error|crash|one)\b",
+    re.I,
+)
+
+
+def _addressed_to_bystanders_report(r: _Read) -> bool:
+    """ "@bob your issue is a duplicate of #N" to someone who is not the issue's author (conv-21's
+    vscode-jupyter close): bob's comment here is another problem, and so is its original."""
+    addressee = _YOUR_REPORT.match(r.cleaned)
+    return addressee is not None and addressee.group(1).lower() not in {
+        (r.thread.author or "").lower(),
+        (r.post.author or "").lower(),
+    }
+
+
 def _successor_after_close(r: _Read, claim: Claim, key: Key) -> bool:
     """ "New PR: #N" from a bystander months after the close: a later change, not this one's
     successor ("Dup of #N" after the close stays: in old archives core developers show as plain
@@ -113,6 +131,7 @@ def _successor_after_close(r: _Read, claim: Claim, key: Key) -> bool:
 _POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
     ("dropped:bot_suggestion", _bot_suggestion),
     ("dropped:addressed_to_bystander_after_close", _addressed_to_bystander_after_close),
+    ("dropped:addressed_to_bystanders_report", _addressed_to_bystanders_report),
 )
 # One claim that goes: the first of these that holds drops it and counts it under its name.
 _CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
