@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 import httpx
 import tenacity
 
+from issues_sts import stopping
 from issues_sts.crawl import pacing
 from issues_sts.crawl.config import CrawlConfig
 from issues_sts.crawl.limiter import Limiter
@@ -49,13 +50,14 @@ SIGNAL_SLICE = 0.25
 
 
 def _wait_in_slices(event: threading.Event, seconds: float) -> bool:
-    """`event.wait(seconds)`, woken every SIGNAL_SLICE so Ctrl-C is never held back."""
+    """`event.wait(seconds)`, woken every SIGNAL_SLICE so Ctrl-C is never held back (nor a stop
+    the pump has noted and will raise at its next safe point: `stopping`)."""
     deadline = time.monotonic() + seconds
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return event.is_set()
-        if event.wait(min(left, SIGNAL_SLICE)):
+        if event.wait(min(left, SIGNAL_SLICE)) or stopping.stop_requested():
             return True
 
 

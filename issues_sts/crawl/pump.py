@@ -23,6 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from threading import Lock
 from typing import Any, Generic, TypeVar
 
+from issues_sts import stopping
 from issues_sts.crawl.chains import IDLE, Chain, Step
 from issues_sts.crawl.client import SIGNAL_SLICE, GitHubClient
 
@@ -100,18 +101,21 @@ def pump_flows(
     """
     pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="crawl")
     pumped = _Pump(iter(flows), client, width, max(1, flows_at_once), on_end, pool)
-    try:
-        pumped.run()
-    except BaseException:
-        if client is not None:
-            client.cancel()
-        pool.shutdown(wait=False, cancel_futures=True)
-        # cancelled, the steps under way end at once; a bounded wait lets them count
-        wait(list(pumped.running), timeout=SIGNAL_SLICE)
+    # a stop signal is raised at the loop's safe point, never inside `wait`'s taking of the
+    # futures' locks: one left held there hangs the interpreter's exit (`stopping`)
+    with stopping.deferred_stops():
+        try:
+            pumped.run()
+        except BaseException:
+            if client is not None:
+                client.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            # cancelled, the steps under way end at once; a bounded wait lets them count
+            wait(list(pumped.running), timeout=SIGNAL_SLICE)
+            pumped.recount(on_spent)
+            raise
+        pool.shutdown(wait=True)
         pumped.recount(on_spent)
-        raise
-    pool.shutdown(wait=True)
-    pumped.recount(on_spent)
 
 
 class _Pump(Generic[K]):
@@ -137,6 +141,7 @@ class _Pump(Generic[K]):
 
     def run(self) -> None:
         while True:
+            stopping.raise_if_stopped()
             self._open()
             self._fill()
             if self._settle():
@@ -145,8 +150,10 @@ class _Pump(Generic[K]):
                 if not self.lanes:
                     return
                 continue
-            # A bounded wait: Ctrl-C delivered to a worker thread reaches us within a slice.
+            # A bounded wait: a stop signal (noted, `stopping`) is raised within a slice, before
+            # any step that ended because of it lands
             done, _ = wait(self.running, timeout=SIGNAL_SLICE, return_when=FIRST_COMPLETED)
+            stopping.raise_if_stopped()
             for future in done:
                 self._land(future)
 
