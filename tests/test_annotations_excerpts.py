@@ -149,6 +149,12 @@ def test_the_archive_fills_in_what_an_excerpt_does_not_show(tmp_path: Path) -> N
     with gzip.open(tmp_path / "m" / "threads.jsonl.gz", "rt") as f:
         (only,) = map(json.loads, f)
     assert only["comments"][0]["author_association"] == "MEMBER"
+    # the account the repository is named after is its OWNER (moudey/Shell's moudey)
+    owned = THREADS[21].replace("dave · comment", "acme · comment")
+    write_archive([parse_excerpt(owned)], tmp_path / "o", "member")
+    with gzip.open(tmp_path / "o" / "threads.jsonl.gz", "rt") as f:
+        (only,) = map(json.loads, f)
+    assert only["comments"][0]["author_association"] == "OWNER"
 
 
 def test_the_longest_copy_of_a_thread_is_kept(tmp_path: Path) -> None:

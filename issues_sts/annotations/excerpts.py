@@ -14,8 +14,9 @@ two freezes compare:
 - every date is a day: posts get that day plus one minute per position (order kept);
 - a closed issue closed one minute after its last post, by the author of its last comment (the
   issue's author when it has none), `state_reason` null;
-- every `author_association` is NONE (`association="member"`: MEMBER for every human but the
-  issue's author, a sensitivity check); account type Bot only for logins ending in `[bot]`;
+- every `author_association` is NONE but the OWNER of the account the repository is named after
+  (`association="member"`: MEMBER for every other human but the issue's author, a sensitivity
+  check); account type Bot only for logins ending in `[bot]`;
 - labels as the `labels:` line lists them.
 
 Run: `issues-sts links evaluate-excerpts ROUND_DIR`.
@@ -187,6 +188,9 @@ def _records(
     closer = comments[-1][0].login if comments else author
 
     def role(login: str) -> str:
+        # the account the repository is named after owns it: GitHub shows OWNER for its posts
+        if login.lower() == repo.split("/")[0].lower():
+            return "OWNER"
         if association == "member" and login != author and not login.endswith("[bot]"):
             return "MEMBER"
         return "NONE"
@@ -225,7 +229,7 @@ def _records(
         "created_at": _iso(stamps[0]),
         "updated_at": _iso(stamps[-1] + (60 if closed else 0)),
         "closed_at": _iso(stamps[-1] + 60) if closed else None,
-        "author_association": "NONE",
+        "author_association": "OWNER" if role(author) == "OWNER" else "NONE",
         "active_lock_reason": None,
         "body": body.body if body else "",
         "closed_by": _user(closer) if closed else None,

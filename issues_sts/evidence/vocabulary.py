@@ -433,6 +433,8 @@ RULES: tuple[Rule, ...] = (
             "This is the same issue as #12, closing.",
             "same with #12",
             "This sounds like the tab tear-off feature described in #12.",
+            # conv-22's termux close: a team member's "Asking same question again. <url>"
+            "Asking same question again. https://github.com/acme/widgets/issues/12",
             # conv-17's pi-apps close: "This has already been discussed here: <url>"
             "This has already been discussed here: https://github.com/acme/widgets/issues/12",
             "It was already discussed in #12.",
@@ -447,12 +449,17 @@ RULES: tuple[Rule, ...] = (
             "The design has already been discussed in #12.",
             "It was already discussed in https://github.com/acme/widgets/issues/12 whether to "
             "drop it.",
+            "You keep asking the same question again and again; #12 answers it, but this is new.",
+            "Asking the same question again in #12 would not help.",
         ),
         reads=(
             # "This has already been discussed here: <url>", the one issue ending the sentence
             # (a topic "discussed in #12" with more said after is a pointer, not a report)
             r"(?<!\?\s)\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:(?:has|had)\s+already\s+been|was\s+already)\s+"
             r"discussed\s+(?:here\s*:?|in|at|over\s+(?:in|at|here))" + ISSUE_ENDS_SENTENCE,
+            # "Asking same question again. <url>": the question asked before, named right after
+            r"\b(?:asking|asked|asks?)\s+(?:the\s+)?same\s+(?:question|thing)\s+again[.:!]?"
+            r"(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -534,6 +541,37 @@ RULES: tuple[Rule, ...] = (
             "Oh, I didn't see #12.",
         ),
         reads=(_MISSED,),
+        said_by="author",
+        first_person=True,
+    ),
+    Rule(
+        # the reporter's apology for the issue itself, the earlier one named right after ("my
+        # bad to add another issue, refer to: <url>", conv-22's vscode close): only from the
+        # issue's author, like `missed_earlier`
+        "own_duplicate",
+        Signal.REPORTED_BEFORE,
+        r"(?:my\s+bad|sorry|apologies)[^.\n]{0,20}?(?:open|creat|add|fil|post|mak|submit)\w*\s+"
+        r"(?:another|a\s+new|a\s+second|a\s+duplicate|duplicate|the\s+same)",
+        r"\b(?:my\s+bad|sorry|apologies)\b",
+        (
+            "This is an ongoing issue my bad to add another issue: "
+            "https://github.com/acme/widgets/issues/12",
+            "Sorry for opening another issue, see #12.",
+            "Apologies for creating another ticket: #12",
+        ),
+        (
+            "Sorry for opening another issue for the crash, see #12 for the logs.",
+            "Sorry to open another issue, but #12 did not fix it.",
+            "My bad, I will open another issue for the parser; see #12.",
+            "Sorry for the noise. Another issue, #12, has the logs.",
+        ),
+        reads=(
+            r"\b(?:my\s+bad|sorry|apologies)[,!]?\s+(?:for|to|about)\s+"
+            r"(?:open|creat|add|fil|post|mak|submitt?)\w*\s+"
+            r"(?:another|a\s+new|a\s+second|a\s+duplicated?|duplicate|the\s+same)\s+"
+            r"(?:issue|ticket|report|bug)[,;:.]?\s*"
+            r"(?:(?:please\s+)?(?:refer\s+to|see|check|go\s+to)\s*:?\s*)?(?=#\d|https?://)",
+        ),
         said_by="author",
         first_person=True,
     ),
