@@ -570,6 +570,48 @@ def test_the_closers_untargeted_duplicate_statement_makes_their_pointer_the_targ
 _CLOSED_BY_M = {"closed_by": "m", "closed_minute": 61}
 
 
+def test_the_closers_untargeted_duplicate_close_points_at_the_one_issue_the_title_names() -> None:
+    # conv-22's gatsby close: "share it in the original issue. Closing this as a duplicate."
+    said = c(
+        "m", "Please add your reproduction to the original issue. Closing this as a duplicate."
+    )
+    reading = extract_thread(_titled("Is issue #12 really resolved?", said, **_CLOSED_BY_M))
+    assert canonical(reading.links).target_number == 12  # type: ignore[union-attr]
+    assert reading.counters["evidence:title_pointer"] == 1
+    # two issues in the title, a bystander's words, or no duplicate word: nothing
+    two = _titled("Is #12 or #13 resolved?", said, **_CLOSED_BY_M)
+    assert canonical(extract_thread(two).links) is None
+    bystander = c("u", said.body, "NONE", 60)
+    by = _titled("Is issue #12 really resolved?", bystander, **_CLOSED_BY_M)
+    assert canonical(extract_thread(by).links) is None
+    plain = c("m", "Please add your reproduction to the original issue. Closing.")
+    assert (
+        canonical(extract_thread(_titled("Is #12 resolved?", plain, **_CLOSED_BY_M)).links) is None
+    )
+    # a pointer in a post comes first
+    pointed = c("m", "Closing this as a duplicate.", "MEMBER", 60), c("m", "#14", "MEMBER", 60.5)
+    first = _titled("Is issue #12 really resolved?", *pointed, **_CLOSED_BY_M)
+    assert canonical(extract_thread(first).links).target_number == 14  # type: ignore[union-attr]
+
+
+def test_a_body_copied_from_a_comment_in_a_thread_labelled_duplicate_points_at_that_thread() -> (
+    None
+):
+    # conv-23's cryptomator close: a reporter's comment on #12, made a new issue, labelled
+    copied = (
+        "This is still happening on 2.1.\n\n"
+        "_Originally posted by @bob in https://github.com/acme/widgets/issues/12#issuecomment-9_"
+    )
+    labelled = thread(body=copied, labels=("type:duplicate",))
+    reading = extract_thread(labelled)
+    assert canonical(reading.links).target_number == 12  # type: ignore[union-attr]
+    assert reading.counters["evidence:copied_from_pointer"] == 1
+    # without the duplicate label it says nothing; a maintainer's pointer comes first
+    assert canonical(extract_thread(thread(body=copied)).links) is None
+    pointed = thread(c("m", "See #14", "MEMBER", 60), body=copied, labels=("duplicate",))
+    assert canonical(extract_thread(pointed).links).target_number == 14  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     "said",
     [

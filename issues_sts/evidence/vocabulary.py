@@ -463,6 +463,29 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        # conv-23's ServiceOs closes: "Duplicate administrative record. Canonical activation
+        # issue is #46.", "... Canonical activation authority remains #46." (the one issue
+        # ends the sentence)
+        "canonical_named",
+        Signal.SAME_AS,
+        r"canonical\s+(?:[\w-]+\s+){0,3}?(?:is|remains)",
+        r"canonical",
+        (
+            "Duplicate administrative record. Canonical activation issue is #12.",
+            "The canonical issue is https://github.com/acme/widgets/issues/12.",
+            "Administrative duplicate. Canonical activation authority remains #12.",
+        ),
+        (
+            "The canonical issue is #12's parent, not this one.",
+            "Which is the canonical issue, #12 or #13?",
+            "The canonical one is #12 and #13 together.",
+            "The canonical form is in #12.",
+        ),
+        reads=(
+            r"(?<!\?\s)\bcanonical\s+(?:[\w-]+\s+){0,3}?(?:is|remains)\s*:?" + ISSUE_ENDS_SENTENCE,
+        ),
+    ),
+    Rule(
         "reported_before",
         Signal.REPORTED_BEFORE,
         r"reported|already\s+(?:filed|opened)|"
@@ -601,13 +624,17 @@ RULES += (
 RULE_BY_NAME = {rule.name: rule for rule in RULES}
 KEYWORD_LINE = RULE_BY_NAME["duplicate_keyword"].pattern  # "Duplicate of #N"
 SLASH_LINE = RULE_BY_NAME["slash_command"].pattern  # "/duplicate #N"
-# and three that are no rule's: a pointer made the target by a duplicate label (or the closer's
-# untargeted "closing as duplicate", which says what the label says), and a closed issue's
-# title read when no post names a target (any rule's words, read in the title)
+# and the ones that are no rule's: a pointer made the target by a duplicate label (or the closer's
+# untargeted "closing as duplicate", which says what the label says), a closed issue's title
+# read when no post names a target (any rule's words, read in the title), and the one issue
+# the title names when the closer said "duplicate" and pointed nowhere (five: and the thread a
+# "Reference in new issue" body was copied from, in a thread labelled duplicate)
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
     "evidence:label_pointer",
     "evidence:closer_says_duplicate",
     "evidence:title_statement",
+    "evidence:title_pointer",
+    "evidence:copied_from_pointer",
 )
 
 # Words without which no text can carry a claim: the union of every rule's screen.

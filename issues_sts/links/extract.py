@@ -27,9 +27,11 @@ from issues_sts.links.migration import copied_view
 from issues_sts.links.model import DuplicateLink, LinkConfig, Post, Thread
 from issues_sts.links.read.canonical import thread_links
 from issues_sts.links.read.pointers import (
+    copied_from_pointer,
     event_statements,
     label_pointer,
     record_statements,
+    title_pointer,
     title_statement,
     tracked_statements,
 )
@@ -81,9 +83,11 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     # 1. the posts, in order: each one's claims, and what it says of the claims before it
     statements: list[Statement] = []
     closer_says_duplicate = False
+    closer_post: Post | None = None  # the closer's comment that says so
     for i, post in enumerate(thread.posts):
         found, said = read_post(post, i, thread, cfg, reading.counters, rest_marks)
-        closer_says_duplicate |= _closer_says_duplicate(post, said, thread, cfg)
+        if _closer_says_duplicate(post, said, thread, cfg):
+            closer_says_duplicate, closer_post = True, post
         if not found and not said.denies and not said.affirms and not said.affirms_hedged:
             statements = after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = (
@@ -104,10 +108,15 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             says_duplicate = True
         if says_duplicate:
             statements += label_pointer(thread, cfg, reading.counters)
+        if says_duplicate and not any(st.positive for st in statements):
+            statements += copied_from_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += tracked_statements(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += title_statement(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements) and closer_post is not None:
+        # the closer said "duplicate" and pointed nowhere: the one issue the title names
+        statements += title_pointer(thread, closer_post, cfg, reading.counters)
     # 3. settle: in time order, what the issue's state withdrew
     statements.sort(key=lambda st: (st.time, st.order))
     statements = after_withdrawal(statements, thread, cfg, reading.counters)

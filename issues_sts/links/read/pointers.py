@@ -282,6 +282,49 @@ def title_statement(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     return [Statement.said(body, key, claim.target.kind, (0, -2), scored=scored, standing=True)]
 
 
+def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread GitHub calls a duplicate whose body GitHub's "Reference in new issue" made from a
+    comment of another thread ("_Originally posted by @user in <url>_"), when nobody points
+    anywhere: that thread is the target (conv-23's cryptomator close: a reporter's "still
+    occurring" comment, spun off and labelled duplicate). The copied words themselves stay
+    unread (`dropped:copied_comment`)."""
+    if thread.is_pull_request or not thread.posts or thread.posts[0].kind != "body":
+        return []
+    body = thread.posts[0]
+    url = text_mod.copied_from_url(text_mod.clean(body.body))
+    refs = [
+        r
+        for r in find_refs(url or "", thread.repo)
+        if normalise(r, thread, cfg) != (thread.repo, thread.number)
+    ]
+    if not refs:
+        return []
+    counters["evidence:copied_from_pointer"] += 1
+    return [_statement(refs[0], 0, body, thread, cfg)]
+
+
+def title_pointer(
+    thread: Thread, closer: Post, cfg: LinkConfig, counters: Counter[str]
+) -> list[Statement]:
+    """The closer's own untargeted "Closing this as a duplicate" when the title is the only
+    place that names an issue ("Is issue #10090 really resolved?", conv-22's gatsby close: "share
+    it in the original issue"): the one issue the title names is the target, with the closer's
+    weight. Only when no post points anywhere (`label_pointer` came first) and the title names
+    exactly one issue of its own repository."""
+    if thread.is_pull_request or thread.state != "closed":
+        return []
+    refs = [
+        r
+        for r in find_refs(text_mod.clean(thread.title), thread.repo)
+        if normalise(r, thread, cfg) != (thread.repo, thread.number)
+    ]
+    if len({normalise(r, thread, cfg) for r in refs}) != 1 or refs[0].repo != thread.repo:
+        return []
+    counters["evidence:title_pointer"] += 1
+    index = thread.posts.index(closer)
+    return [_statement(refs[0], index, closer, thread, cfg)]
+
+
 def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     base = math.log(cfg.graphql_confidence / (1.0 - cfg.graphql_confidence))
     extra = tuple(thread_says_duplicate(thread, cfg))
