@@ -107,9 +107,8 @@ _FORM_FIELD = re.compile(
 # comment, signed "_Originally posted by @user in <url>_" (the emphasis gone once cleaned): the
 # words above the line are that comment's, about that thread ("Duplicate of <url>" there says
 # the other thread is one)
-_SIGNED_URL = re.compile(r"https?://\S+")
 _COPIED_COMMENT = re.compile(
-    r"\A.*?^[ \t]*_?Originally posted by @[\w-]+(?:\[bot\])? in https?://\S+?_?[ \t]*$\n?",
+    r"\A.*?^[ \t]*_?Originally posted by @[\w-]+(?:\[bot\])? in (?P<url>https?://\S+?)_?[ \t]*$\n?",
     re.M | re.S | re.I,
 )
 
@@ -119,8 +118,7 @@ def copied_from_url(text: str) -> str | None:
     if "riginally posted by" not in text:
         return None
     m = _COPIED_COMMENT.match(text)
-    url = _SIGNED_URL.search(m.group(0).rstrip().splitlines()[-1]) if m else None
-    return url.group(0).rstrip("_") if url else None
+    return m["url"] if m else None
 
 
 def strip_copied_comment(text: str) -> str:

@@ -82,12 +82,11 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     ]
     # 1. the posts, in order: each one's claims, and what it says of the claims before it
     statements: list[Statement] = []
-    closer_says_duplicate = False
-    closer_post: Post | None = None  # the closer's comment that says so
+    closer_post: Post | None = None  # the closer's untargeted "closing as duplicate", if any
     for i, post in enumerate(thread.posts):
         found, said = read_post(post, i, thread, cfg, reading.counters, rest_marks)
         if _closer_says_duplicate(post, said, thread, cfg):
-            closer_says_duplicate, closer_post = True, post
+            closer_post = post
         if not found and not said.denies and not said.affirms and not said.affirms_hedged:
             statements = after_outcome(statements, post, i, thread, cfg, reading.counters)
         statements = (
@@ -101,7 +100,7 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     statements += event_statements(thread, cfg, reading.counters)
     says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
     if not any(st.positive for st in statements):
-        if closer_says_duplicate and not says_duplicate:
+        if closer_post is not None and not says_duplicate:
             # the closer's own untargeted "This is a duplicate issue, so I am closing it." says
             # what a duplicate label says: their pointer ("#253" right after) is the target
             reading.counters["evidence:closer_says_duplicate"] += 1

@@ -31,7 +31,7 @@ from issues_sts.links.model import (
     Signal,
     Thread,
 )
-from issues_sts.links.read.statement import MARKED, UNMARKED, Statement, normalise
+from issues_sts.links.read.statement import MARKED, UNMARKED, Key, Statement, normalise
 from issues_sts.links.scoring import (
     BOT_CLOSE,
     CONSOLIDATION,
@@ -282,6 +282,12 @@ def title_statement(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     return [Statement.said(body, key, claim.target.kind, (0, -2), scored=scored, standing=True)]
 
 
+def _other_refs(text: str, thread: Thread, cfg: LinkConfig) -> list[tuple[Ref, Key]]:
+    """The references of `text` to issues other than the thread itself, with their keys."""
+    keyed = [(r, normalise(r, thread, cfg)) for r in find_refs(text, thread.repo)]
+    return [(r, key) for r, key in keyed if key != (thread.repo, thread.number)]
+
+
 def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A thread GitHub calls a duplicate whose body GitHub's "Reference in new issue" made from a
     comment of another thread ("_Originally posted by @user in <url>_"), when nobody points
@@ -291,16 +297,11 @@ def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str])
     if thread.is_pull_request or not thread.posts or thread.posts[0].kind != "body":
         return []
     body = thread.posts[0]
-    url = text_mod.copied_from_url(text_mod.clean(body.body))
-    refs = [
-        r
-        for r in find_refs(url or "", thread.repo)
-        if normalise(r, thread, cfg) != (thread.repo, thread.number)
-    ]
+    refs = _other_refs(text_mod.copied_from_url(text_mod.clean(body.body)) or "", thread, cfg)
     if not refs:
         return []
     counters["evidence:copied_from_pointer"] += 1
-    return [_statement(refs[0], 0, body, thread, cfg)]
+    return [_statement(refs[0][0], 0, body, thread, cfg)]
 
 
 def title_pointer(
@@ -313,16 +314,12 @@ def title_pointer(
     exactly one issue of its own repository."""
     if thread.is_pull_request or thread.state != "closed":
         return []
-    refs = [
-        r
-        for r in find_refs(text_mod.clean(thread.title), thread.repo)
-        if normalise(r, thread, cfg) != (thread.repo, thread.number)
-    ]
-    if len({normalise(r, thread, cfg) for r in refs}) != 1 or refs[0].repo != thread.repo:
+    refs = _other_refs(text_mod.clean(thread.title), thread, cfg)
+    if len({key for _, key in refs}) != 1 or refs[0][0].repo != thread.repo:
         return []
     counters["evidence:title_pointer"] += 1
     index = thread.posts.index(closer)
-    return [_statement(refs[0], index, closer, thread, cfg)]
+    return [_statement(refs[0][0], index, closer, thread, cfg)]
 
 
 def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
