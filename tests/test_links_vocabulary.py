@@ -612,6 +612,42 @@ def test_a_body_copied_from_a_comment_in_a_thread_labelled_duplicate_points_at_t
     assert canonical(extract_thread(pointed).links).target_number == 14  # type: ignore[union-attr]
 
 
+def test_a_thread_labelled_duplicate_points_at_the_one_issue_its_reporter_named() -> None:
+    # conv-24's NuGet close: "Can issue #640 be reopened?" over a link to #640, labelled
+    # duplicate, and the team's reply names nothing
+    url = "https://github.com/acme/widgets/issues/12"
+    body = f"It came back for me; I wrote more at {url}"
+    reply = c("m", "Thanks, we will look at it again in a few weeks.", "MEMBER", 60)
+    labelled = _titled("Could #12 be opened again?", reply, body=body, labels=("duplicate",))
+    reading = extract_thread(labelled)
+    assert canonical(reading.links).target_number == 12  # type: ignore[union-attr]
+    assert reading.counters["evidence:reporter_pointer"] == 1
+    # without the label, with two issues named, or with another repository's: nothing
+    assert (
+        canonical(extract_thread(_titled("Could #12 be opened again?", reply, body=body)).links)
+        is None
+    )
+    two = _titled("Could #12 be opened again?", reply, body="Also #13.", labels=("duplicate",))
+    assert canonical(extract_thread(two).links) is None
+    upstream = "https://github.com/other/lib/issues/12"
+    other = _titled("Crash", reply, body=f"Upstream: {upstream}", labels=("duplicate",))
+    assert canonical(extract_thread(other).links) is None
+    # the reporter named it to set it apart (onnxruntime #2119)
+    apart = "I checked the similar issue #12, but it couldn't solve my case."
+    contrast = _titled("Intermediate outputs", reply, body=apart, labels=("duplicate",))
+    reading = extract_thread(contrast)
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:reporter_contrasts"] == 1
+    # a maintainer's pointer comes first
+    pointed = _titled(
+        "Could #12 be opened again?",
+        c("m", "See #14", "MEMBER", 60),
+        body=body,
+        labels=("duplicate",),
+    )
+    assert canonical(extract_thread(pointed).links).target_number == 14  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(
     "said",
     [

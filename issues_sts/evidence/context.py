@@ -182,6 +182,14 @@ _BARE_DUP = re.compile(r"dup|dupe|dupes|duplicate|duplicates|duplicated", re.I)
 _FOR = re.compile(r"^\s*for\b", re.I)
 _IF_FOR_OF = re.compile(r"^\s*if\s*$", re.I)
 _CLAUSE_END = re.compile(r"^[)\]]*\s*(?:[.,;!]|$)")
+_PLEASE_LOOK = re.compile(
+    r"^\s*[.,;:!-]?\s*please\s+(?:check|see|refer\s+to|look\s+at|go\s+to)\s*:?\s*$", re.I
+)
+# the bare word opens its sentence, maybe after "This is a" ("This removes the duplicate,
+# please check #N for the fix" is about code)
+_OPENS_SENTENCE = re.compile(
+    r"(?:^|[.!?:]\s+|\n)\s*(?:(?:this|it)(?:\s+is|'s)\s+(?:a\s+)?)?(?:\*\*)?$", re.I
+)
 _DESCRIBED = re.compile(r"^\s*(?:of\s+|by\s+|in\s+)?(?:the|a|an|this|that|our|its|your)\b", re.I)
 
 
@@ -229,6 +237,9 @@ def governed_refs(
         # only with the issue ending its clause ("duplicate if #4 is the same crash" is a
         # condition)
         if _IF_FOR_OF.match(gap) and _CLAUSE_END.match(text[first.end :]):
+            gap = " "
+        # conv-24's Wox close: "Duplicate. Please check #N" (the bare word, then where to look)
+        if _PLEASE_LOOK.match(gap) and _OPENS_SENTENCE.search(text[: cue_end - len(cue_text)]):
             gap = " "
     if _FOLLOWING.match(gap) and len(gap) <= 300 and "?" not in gap:
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"

@@ -129,7 +129,8 @@ _TRACKED_ELSEWHERE = re.compile(
     # "I opened an issue in onnx/models (<url>) to track it": the issue this one is followed in
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
-    r"|\btrack(?:ing)?\s+(?:it|this|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
+    # conv-24's dunst close: "I will track this problem in #N"
+    r"|\btrack(?:ing)?\s+(?:it|this(?:\s+(?:problem|issue|bug|one))?|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
     r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b"
     # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
     r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"

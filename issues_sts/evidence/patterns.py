@@ -54,7 +54,7 @@ from issues_sts.evidence.cues import (
 )
 from issues_sts.evidence.gated import lowered
 from issues_sts.evidence.refs import Ref, find_refs
-from issues_sts.evidence.vocabulary import speaks_of_own_report
+from issues_sts.evidence.vocabulary import rule_of, speaks_of_own_report
 
 __all__ = [
     "KEYWORD",
@@ -160,10 +160,20 @@ def _read_cue(
         if reason is None:
             read_untargeted(text, m, reading)
         return
+    if reason is None and _split_into_several(cue, m, targets, self_number):
+        reason = "consolidated_into_several"
     if reason is not None:
         reading.skips.extend([reason] * len(targets))
         return
     _claim_targets(comment, pattern, cue, m, targets, antecedent is not None, first_person, reading)
+
+
+def _split_into_several(cue: str, m: re.Match[str], targets: list[Ref], self_number: int) -> bool:
+    """ "Consolidated into #68 and #69": the issue's work was split among several, so it
+    duplicates none of them (conv-24's agent-business close; a hard negative). A duplicate of
+    several ("dup of #4 and #5") still names one report each time and stays a claim."""
+    named = {(r.repo.lower(), r.number) for r in targets if r.number != self_number}
+    return cue == WORDING and len(named) > 1 and rule_of(m.group(0), cue).name == "consolidated"
 
 
 def _command_target(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> list[Ref]:
@@ -296,4 +306,15 @@ def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:
     ]
     if len({(r.repo.lower(), r.number) for r in refs}) != 1 or refs[0].kind == "pull":
         return None
+    if _READ_MORE.match(text, refs[-1].end):
+        return None  # "Please follow <url> to learn more": something to read, not a tracker
     return refs[0]
+
+
+# conv-24's chocolatey close: "Please follow <url> to learn more" sends the reader to a page
+# about the subject (there, another repository's first issue), not to where this is followed
+_READ_MORE = re.compile(
+    r"[)\]>]*\s*(?:to\s+(?:learn|read|find\s+out|know)\b"
+    r"|for\s+(?:more\s+)?(?:info|information|details|instructions|documentation|docs|background)\b)",
+    re.I,
+)

@@ -146,6 +146,11 @@ RULES: tuple[Rule, ...] = (
             "Duplicada de #12.",
             "Esta issue é duplicada de #12.",
             "Duplicado de https://github.com/acme/widgets/issues/12",
+            # conv-24's Wox and PowerToys closes: the bare word, then where to look; the verb
+            # with an apostrophe
+            "Duplicate. Please check #12",
+            "This is a duplicate, please refer to #12.",
+            "dup'ing against #12 which was the tracked work item",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -163,17 +168,20 @@ RULES: tuple[Rule, ...] = (
             "Não é duplicada de #12.",
             "No es duplicado de #12, es otro error.",
             "Registros duplicados de #12 na tabela.",
+            "This removes the duplicate, please check #12 for the fix.",
+            "Duplicate code. Please check #12",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
         reads=(
-            r"\b(?:dup|dups|dupe|dupes|duplicate|duplicates|duplicated"
+            r"\b(?:dup(?!')|dups|dupe|dupes|duplicate|duplicates|duplicated"
             r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate|duple(?=\s+of\b))\b",
             # the verb, only when the issue follows it: "deduplicating with #N" names the one
             # this is folded into; "deduplicate the entries with ..." is about code
             r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
             # conv-11's brave miss: a triager's "Duping to #N" (the verb, the issue right after)
-            r"\bdup(?:ing|ed|e)\s+(?:to|into|against)(?=\s+(?:#\d|https?://))",
+            # (conv-24's PowerToys close: "dup'ing against #N", with the apostrophe)
+            r"\bdup(?:ing|ed|e|'ing|'ed|'d)\s+(?:to|into|against)(?=\s+(?:#\d|https?://))",
             # Portuguese and Spanish, only opening the sentence (their negation, "não é" / "no es",
             # is no word the English reading knows, so it must not come first)
             SENTENCE_START + r"(?:(?:esta|essa|este|esse)\s+(?:issue\s+|quest[aã]o\s+|problema\s+)?"
@@ -306,6 +314,8 @@ RULES: tuple[Rule, ...] = (
             "The redirect to https://github.com/acme/widgets/issues/12 is broken.",
             "Merged this into main, see #12.",
             "Merged these changes into #12 and #13.",
+            # conv-24's agent-business close: the work split among several, no one original
+            "Cleanup done. Duplicate planning work has been consolidated into #12 and #13.",
         ),
         reads=(
             r"\b(?:continue|keep)\s+(?:to\s+)?track(?:ing)?\s+(?:this|it)\s+"
@@ -363,6 +373,8 @@ RULES: tuple[Rule, ...] = (
             "This is captured by https://github.com/acme/widgets/issues/12.",
             "This is also tracked here: https://github.com/acme/widgets/issues/12. Stay tuned!",
             "tracked in https://github.com/acme/widgets/issues/12",
+            # conv-24's dunst close
+            "Thanks for the report. I will track this problem in #12, closing this one.",
         ),
         (
             "Tracked in #12 and #13.",
@@ -378,6 +390,10 @@ RULES: tuple[Rule, ...] = (
             "The plan is tracked here in the wiki; the old design was #12.",
             "Tracked in the wiki, with the old plan in #12.",
             "The parser crash is tracked in #12; this one is another.",
+            # conv-24's chocolatey close: a page to read, not where this is followed
+            "This needs the licensed edition. Please follow https://github.com/acme/business/issues/1"
+            " to learn more.",
+            "Please follow #12 for more details on the options.",
         ),
     ),
     Rule(

@@ -31,6 +31,7 @@ from issues_sts.links.read.pointers import (
     event_statements,
     label_pointer,
     record_statements,
+    reporter_pointer,
     title_pointer,
     title_statement,
     tracked_statements,
@@ -98,9 +99,11 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     # 2. pointers and events: targets no claim in words named
     statements += records
     statements += event_statements(thread, cfg, reading.counters)
-    says_duplicate = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    # GitHub's record says duplicate (a label, the state reason, a mark), not only someone's words
+    recorded = bool(thread_says_duplicate(thread, cfg) or rest_marks)
+    says_duplicate = recorded
     if not any(st.positive for st in statements):
-        if closer_post is not None and not says_duplicate:
+        if closer_post is not None and not recorded:
             # the closer's own untargeted "This is a duplicate issue, so I am closing it." says
             # what a duplicate label says: their pointer ("#253" right after) is the target
             reading.counters["evidence:closer_says_duplicate"] += 1
@@ -109,6 +112,9 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
             statements += label_pointer(thread, cfg, reading.counters)
         if says_duplicate and not any(st.positive for st in statements):
             statements += copied_from_pointer(thread, cfg, reading.counters)
+        if recorded and not any(st.positive for st in statements):
+            # the reporter's own pointer answers only the team's record, not a closer's words
+            statements += reporter_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += tracked_statements(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):

@@ -304,6 +304,45 @@ def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str])
     return [_statement(refs[0][0], 0, body, thread, cfg)]
 
 
+def reporter_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread the team labelled duplicate (or closed as one) when nobody pointed anywhere and
+    the reporter's own title and body name one issue of this repository, and only that one
+    ("Can issue #640 be reopened?" over "I saw it again, see <url of #640>", conv-24's NuGet
+    close): the label answers the reporter's pointer. Two issues named, one of another
+    repository (an upstream report named as background), or one the reporter sets apart ("I
+    checked the similar issue #1455, but it couldn't solve this", onnxruntime #2119) point
+    nowhere."""
+    if thread.is_pull_request or not thread.posts or thread.posts[0].kind != "body":
+        return []
+    named = [
+        (text, ref, key)
+        for text in (text_mod.clean(thread.title), text_mod.clean(thread.posts[0].body))
+        for ref, key in _other_refs(text, thread, cfg)
+    ]
+    keys = {key for *_, key in named}
+    if len(keys) != 1 or named[0][2][0] != thread.repo or named[0][1].kind == "pull":
+        return []
+    if any(_CONTRAST.search(_sentence_of(text, ref)) for text, ref, _ in named):
+        counters["dropped:reporter_contrasts"] += 1
+        return []
+    counters["evidence:reporter_pointer"] += 1
+    return [_statement(named[0][1], 0, thread.posts[0], thread, cfg)]
+
+
+# the reporter sets the named issue apart from this one
+_CONTRAST = re.compile(
+    r"\b(?:but|however|although|though|differen\w*|unlike|not|no\s+longer|\w+n['\u2019]t"
+    r"|(?:do|does|did|ca|could|wo|is|was|would|should)nt)\b",
+    re.I,
+)
+
+
+def _sentence_of(text: str, ref: Ref) -> str:
+    start = max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
+    ends = [i for i in (text.find(".", ref.end), text.find("\n", ref.end)) if i >= 0]
+    return text[start : min(ends) if ends else len(text)]
+
+
 def title_pointer(
     thread: Thread, closer: Post, cfg: LinkConfig, counters: Counter[str]
 ) -> list[Statement]:
