@@ -6,6 +6,9 @@
 - One harmless warning, filtered by its logger and its words (never all warnings):
   bitsandbytes, imported through peft, logs "Failed to load CPU gemm_4bit_forward ... pip
   install kernels" on CPUs with AVX512-BF16 although no 4-bit kernel is ever used here.
+  (With `kernels` installed, as transformers 5.25 requires, that import also asks the Hub for
+  the kernel: saving a model therefore reads sentence-transformers' version from its
+  distribution instead of importing it, `training/models/st_format.py`.)
 """
 
 from __future__ import annotations

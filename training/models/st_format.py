@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -171,11 +172,13 @@ def _versions() -> dict[str, str]:
         "transformers": transformers.__version__,
         "issues_sts": __version__,
     }
+    # the installed distribution's version, not an import: importing sentence-transformers pulls
+    # in peft and bitsandbytes, whose CPU backend asks the Hub for a 4-bit kernel (once
+    # `kernels` is installed, as transformers 5.25 requires): a run-time network call to save a
+    # folder (tests/test_training_hub.py's fake Hub caught it)
     try:
-        import sentence_transformers
-
-        versions["sentence_transformers"] = sentence_transformers.__version__
-    except ImportError:  # sentence-transformers is only needed to *load* the folder that way
+        versions["sentence_transformers"] = metadata.version("sentence-transformers")
+    except metadata.PackageNotFoundError:  # only needed to *load* the folder that way
         pass
     return versions
 
