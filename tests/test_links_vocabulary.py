@@ -588,6 +588,15 @@ def test_the_closers_untargeted_duplicate_close_points_at_the_one_issue_the_titl
     assert (
         canonical(extract_thread(_titled("Is #12 resolved?", plain, **_CLOSED_BY_M)).links) is None
     )
+    # conv-25's ardupilot close: the title names this repository by its name before a rename
+    renamed = _titled(
+        "Look here again https://github.com/old-owner/widgets/issues/12",
+        c("m", "duplicate.", "MEMBER", 60),
+        **_CLOSED_BY_M,
+    )
+    cfg = LinkConfig(repo_aliases=(("old-owner/widgets", "acme/widgets"),))
+    assert canonical(extract_thread(renamed, cfg).links).target_number == 12  # type: ignore[union-attr]
+    assert canonical(extract_thread(renamed).links) is None  # another repository's, unknown
     # a pointer in a post comes first
     pointed = c("m", "Closing this as a duplicate.", "MEMBER", 60), c("m", "#14", "MEMBER", 60.5)
     first = _titled("Is issue #12 really resolved?", *pointed, **_CLOSED_BY_M)

@@ -335,6 +335,15 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         and _PARENTHETICAL.match(text[subject[-1].end : m.start()])
     ):
         return "other_subject"  # "essentially #A (duplicate of #B)": says what #A is
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    if (
+        subject
+        and subject[-1].number != self_number
+        and subject[-1].start >= line_start
+        and not text[line_start : subject[-1].start].strip()
+        and not text[subject[-1].end : m.start()].strip(" \t:-")
+    ):
+        return "other_subject"  # a line "#103 Duplicate of #16" (conv-25's drive-by): #103's
     if _PART_SUBJECT.search(text[s : m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
     if _OTHER_COPY_BEFORE.search(text[s : m.start()]) and not _OF_AFTER.match(text[m.end() :]):

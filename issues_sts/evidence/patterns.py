@@ -162,10 +162,17 @@ def _read_cue(
         return
     if reason is None and _split_into_several(cue, m, targets, self_number):
         reason = "consolidated_into_several"
+    if reason is None and cue == SAME_AS and _VARIANT_AFTER.match(text, targets[-1].end):
+        reason = "variant_of_target"
     if reason is not None:
         reading.skips.extend([reason] * len(targets))
         return
     _claim_targets(comment, pattern, cue, m, targets, antecedent is not None, first_person, reading)
+
+
+# "the same issue as #150 but for jellyfin" (conv-25's Tracearr): the same bug elsewhere, a
+# report of its own
+_VARIANT_AFTER = re.compile(r"[)\]]*\s*,?\s*but\s+(?:for|in|on|with|when|under)\b", re.I)
 
 
 def _split_into_several(cue: str, m: re.Match[str], targets: list[Ref], self_number: int) -> bool:

@@ -169,6 +169,8 @@ RULES: tuple[Rule, ...] = (
             "No es duplicado de #12, es otro error.",
             "Registros duplicados de #12 na tabela.",
             "This removes the duplicate, please check #12 for the fix.",
+            # conv-25's drive-by line: another issue's duplicate, that issue first on the line
+            "#13 Duplicate of #12",
             "Duplicate code. Please check #12",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
@@ -402,12 +404,15 @@ RULES: tuple[Rule, ...] = (
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull\s+request)|(?:pull|pr)\s+#\d+\s+instead|#\d+\s+for\s+the\s+[\w\s-]{0,40}?rebased"
         r"|continu(?:ing|e)\s+(?:this|it|the\s+discussion)\s+(?:in|at|over)|this\s+(?:one\s+|bug\s+|issue\s+)?is\s+#"
-        r"|that\s+(?:one\s+|bug\s+|issue\s+)?is\s+#",
+        r"|that\s+(?:one\s+|bug\s+|issue\s+)?is\s+#"
+        r"|keep\s+the\s+(?:conversation|discussion)\s+going\s+(?:in|at|on|over)",
         r"(?:continued|reopened|re-?submitted|rebased|re-?filed|re-?created)\s+(?:as|in|at|into)|this\s+is\s+now"
         r"|new\s+(?:pr|pull)|(?:propos|open|submitt|filed)\w*\s+(?:pull|pr)\b|^see$|continu"
-        r"|(?:this|that)\s+(?:one\s+|bug\s+|issue\s+)?is",
+        r"|(?:this|that)\s+(?:one\s+|bug\s+|issue\s+)?is|keep",
         (
             "Continued in #12.",
+            # conv-25's jupyterlab close: a triager's "Let's keep the conversation going in #N"
+            "Let's keep the conversation going in #12, which is still open.",
             "Reopened as #12.",
             "Continuing this in #12 where we can try it.",
             "This bug is #12.",
@@ -422,6 +427,7 @@ RULES: tuple[Rule, ...] = (
             "This is #12 all over again, but on Windows it is different.",
             "This one is #12 plus a second crash in the parser.",
             "This one is #12's cousin.",
+            "We should keep the conversation going in the forum; #12 has the logs.",
             "That is #12's job, not this one's.",
             "That is #12, which was merged last week.",
         ),
@@ -436,6 +442,9 @@ RULES: tuple[Rule, ...] = (
             # a team member's "That is #12." at the close: the same shorthand
             SENTENCE_START
             + r"(?:this|that)\s+(?:one\s+|bug\s+|issue\s+)?is\b(?=\s*#\d+\s*(?:[.!]|$))",
+            SENTENCE_START
+            + r"(?:@[\w-]+[,:]?\s+)?(?:let'?s\s+)?keep\s+the\s+(?:conversation|discussion)"
+            r"\s+going\s+(?:in|at|on|over\s+(?:in|at))\b",
         ),
     ),
     Rule(
@@ -467,6 +476,8 @@ RULES: tuple[Rule, ...] = (
             "drop it.",
             "You keep asking the same question again and again; #12 answers it, but this is new.",
             "Asking the same question again in #12 would not help.",
+            # conv-25's Tracearr comment: the same bug in another component, a report of its own
+            "This is the same issue as #12 but for the Jellyfin backend.",
         ),
         reads=(
             # "This has already been discussed here: <url>", the one issue ending the sentence

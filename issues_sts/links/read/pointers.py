@@ -354,7 +354,9 @@ def title_pointer(
     if thread.is_pull_request or thread.state != "closed":
         return []
     refs = _other_refs(text_mod.clean(thread.title), thread, cfg)
-    if len({key for _, key in refs}) != 1 or refs[0][0].repo != thread.repo:
+    # the key's repository, not the reference's: a title naming the repository by its name
+    # before a rename ("Look here again <url of diydrones/ardupilot#1999>", conv-25) names this one
+    if len({key for _, key in refs}) != 1 or refs[0][1][0] != thread.repo:
         return []
     counters["evidence:title_pointer"] += 1
     index = thread.posts.index(closer)
