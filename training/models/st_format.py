@@ -22,6 +22,7 @@ pooling (all-MiniLM-L6-v2: mean + normalize, 256 tokens) is used that way by def
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from importlib import metadata
@@ -176,10 +177,8 @@ def _versions() -> dict[str, str]:
     # in peft and bitsandbytes, whose CPU backend asks the Hub for a 4-bit kernel (once
     # `kernels` is installed, as transformers 5.25 requires): a run-time network call to save a
     # folder (tests/test_training_hub.py's fake Hub caught it)
-    try:
+    with contextlib.suppress(metadata.PackageNotFoundError):  # only needed to *load* the folder
         versions["sentence_transformers"] = metadata.version("sentence-transformers")
-    except metadata.PackageNotFoundError:  # only needed to *load* the folder that way
-        pass
     return versions
 
 
