@@ -181,7 +181,10 @@ def test_a_round_is_scored_per_class(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert cli_exit_code(["links", "evaluate-excerpts", str(root), "--quiet", "--errors"]) == 0
     text = capsys.readouterr().out
     assert "recall 0.667 [" in text and "(2 of 3)" in text
-    assert "miss        acme/widget#24: labelled 17, claimed None" in text
+    # each error names its own thread and both targets with their repositories (another
+    # repository's thread of the same number is not listed with it)
+    assert "miss        acme/widget#24: labelled acme/widget#17, claimed none" in text
+    assert text.count("acme/widget#") == 2
 
 
 def test_a_class_without_claims_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1082,6 +1082,59 @@ def test_google_codes_merged_into_record_is_mapped_through_the_headers(google_co
     assert table.counters["dropped:unmapped_old_ticket"] == 1
 
 
+FLYSPRAY = "https://bugs.example.org/task/{}"
+
+
+def _flyspray(old: int, text: str) -> str:
+    """A task as FlySpray's import bot posted it: the author's words quoted, the task's URL as
+    the last line."""
+    url = FLYSPRAY.format(old)
+    return (
+        f"**_alice_ opened the ticket and wrote:**\n\n> {text}\n\n---\n"
+        f"###### _This issue was imported from FlySpray: [{url}]({url})_"
+    )
+
+
+def _flyspray_comment(old: int, words: str) -> str:
+    return (
+        f"{words}\n\n---\n###### _This comment was imported from FlySpray: {FLYSPRAY.format(old)}_"
+    )
+
+
+def _closed(reason: str, note: str) -> str:
+    return f"**_bob_ closed the ticket.**\n\n**Reason for closing: _{reason}_**\n\n> {note}"
+
+
+def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) -> None:
+    # conv-25's OpenTTD miss: "Reason for closing: Duplicate" over "> Of #1497." (a quote, which
+    # no reader of words reads); old task 810 is GitHub #301 here, 811 none
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(301, _flyspray(810, "Airports cannot be closed.")),
+        _issue(302, _flyspray(812, "Close a station.")),
+        _issue(303, _flyspray(813, "Close a dock.")),
+        _issue(304, _flyspray(814, "Close a depot.")),
+        _issue(305, _flyspray(815, "Trains stop.")),
+    ]
+    comments = [
+        _comment(302, 41, _flyspray_comment(812, _closed("Duplicate", "Of #810."))),
+        # closed as a duplicate, then reopened: the last change decides
+        _comment(303, 42, _flyspray_comment(813, _closed("Duplicate", "Of #810."))),
+        _comment(303, 43, _flyspray_comment(813, "**_bob_ reopened the ticket.**")),
+        _comment(304, 44, _flyspray_comment(814, _closed("Duplicate", "Of #811."))),  # unmapped
+        _comment(305, 45, _flyspray_comment(815, _closed("Implemented", "In r12345."))),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {302: (301, True), 304: (811, False)}
+    assert table.counters["evidence:tracker_resolution"] == 2
+    assert table.counters["dropped:unmapped_old_ticket"] == 1
+    assert ticket_of(_flyspray(18, "word " * 1000)) == "18"  # the header is the body's last line
+    assert comment_was_migrated(_flyspray_comment(18, "words " * 200))  # signed at its end
+    assert not comment_was_migrated("The FlySpray task 18 had this too.")
+
+
 def test_google_code_headers_and_copied_comments() -> None:
     long = _google_code(18, "word " * 1000)
     assert ticket_of(long) == "18"  # the header is the body's last line

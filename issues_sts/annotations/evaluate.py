@@ -151,6 +151,32 @@ def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
 
 
 @dataclass(frozen=True)
+class Error:
+    """One row `score` counts wrong: a false link, or a miss (a wrong target is both)."""
+
+    kind: str  # "wrong link" | "miss"
+    annotation: Annotation
+    claimed: Key | None
+
+
+def errors(annotations: list[Annotation], claimed: dict[Key, Key]) -> list[Error]:
+    """The rows behind `score`'s FP and FN, with their repositories (its lists keep numbers)."""
+    folded = {fold_key(k): v for k, v in claimed.items()}
+    wrong: list[Error] = []
+    missed: list[Error] = []
+    for ann in annotations:
+        got = folded.get(fold_key((ann.repo, ann.number)))
+        if ann.category == "hard_negative" or ann.canonical is None:
+            if got is not None:
+                wrong.append(Error("wrong link", ann, got))
+        elif fold_key(got) != fold_key(ann.canonical):
+            missed.append(Error("miss", ann, got))
+            if got is not None:
+                wrong.append(Error("wrong link", ann, got))
+    return wrong + missed
+
+
+@dataclass(frozen=True)
 class Results:
     """The annotations and the stage's claims: score any subset without re-running.
     `signals`: each annotated thread's signal kinds (`SIGNAL_KINDS`) as its store holds them."""

@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issues_sts.annotations.evaluate import Evaluation, claimed_canonicals, score
-from issues_sts.annotations.labels import Annotation, read_annotations
+from issues_sts.annotations.evaluate import Error, Evaluation, claimed_canonicals, errors, score
+from issues_sts.annotations.labels import Annotation, Key, read_annotations
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, build_links
 from issues_sts.store import Store
@@ -295,6 +295,18 @@ class ExcerptRound:
     excerpts: int
     annotations: list[Annotation]
     classes: list[ClassScore] = field(default_factory=list)
+    claimed: dict[Key, Key] = field(default_factory=dict)  # per thread, the canonical it chose
+
+    def errors(self, name: str) -> list[Error]:
+        """The false links and misses of one class's rows."""
+        return errors(_class_rows(self.annotations, name), self.claimed)
+
+
+def _class_rows(annotations: list[Annotation], name: str) -> list[Annotation]:
+    if name in CLASSES:
+        return [a for a in annotations if CLASSES[name] in a.tags]
+    tagged = set(CLASSES.values())
+    return [a for a in annotations if not a.tags & tagged]
 
 
 # builds the store of an archive folder, crawled as GitHub serves it (the CLI passes the
@@ -333,11 +345,9 @@ def score_round(
         claimed = claimed_canonicals(build_links(store, cfg or LinkConfig()))
     finally:
         store.close()
-    result = ExcerptRound(len(excerpts), annotations)
-    tagged = set(CLASSES.values())
-    groups = [(name, [a for a in annotations if tag in a.tags]) for name, tag in CLASSES.items()]
-    groups.append(("other", [a for a in annotations if not a.tags & tagged]))
-    for name, rows in groups:
+    result = ExcerptRound(len(excerpts), annotations, claimed=claimed)
+    for name in (*CLASSES, "other"):
+        rows = _class_rows(annotations, name)
         if rows:
             plain = [a for a in rows if not a.ambiguous]
             result.classes.append(

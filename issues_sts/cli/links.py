@@ -374,15 +374,13 @@ def evaluate_excerpts_cmd(
             ("without ambiguous", c.unambiguous_rows, c.unambiguous),
         ):
             out.print(f"{c.name:9}{label:19}rows {rows:3}  {_excerpt_line(ev)}", markup=False)
-        if errors:  # the scores keep numbers only: the rows' repositories of that number
-            wrong = [("wrong link", n, true, got) for n, true, got in c.all.fp]
-            missed = [("miss", n, true, got) for n, true, got in c.all.fn]
-            for kind, number, labelled, claimed in wrong + missed:
-                repos = ", ".join(
-                    sorted({a.repo for a in result.annotations if a.number == number})
-                )
+        if errors:
+            for e in result.errors(c.name):
+                a = e.annotation
+                labelled = f"{a.canonical[0]}#{a.canonical[1]}" if a.canonical else "none"
+                claimed = f"{e.claimed[0]}#{e.claimed[1]}" if e.claimed else "none"
                 out.print(
-                    f"    {kind:11} {repos}#{number}: labelled {labelled}, claimed {claimed}",
+                    f"    {e.kind:11} {a.repo}#{a.number}: labelled {labelled}, claimed {claimed}",
                     markup=False,
                 )
 

@@ -185,6 +185,12 @@ _CLAUSE_END = re.compile(r"^[)\]]*\s*(?:[.,;!]|$)")
 _PLEASE_LOOK = re.compile(
     r"^\s*[.,;:!-]?\s*please\s+(?:check|see|refer\s+to|look\s+at|go\s+to)\s*:?\s*$", re.I
 )
+# conv-26's reload close: "This is a duplicate and answered in #N"
+_AND_DONE_IN = re.compile(
+    r"^\s*,?\s*and\s+(?:already\s+|was\s+|is\s+|has\s+been\s+)?(?:answered|discussed|covered"
+    r"|addressed|explained|tracked|solved|resolved)\s+(?:in|at|by|over\s+in)\s*:?\s*$",
+    re.I,
+)
 # the bare word opens its sentence, maybe after "This is a" ("This removes the duplicate,
 # please check #N for the fix" is about code)
 _OPENS_SENTENCE = re.compile(
@@ -239,7 +245,9 @@ def governed_refs(
         if _IF_FOR_OF.match(gap) and _CLAUSE_END.match(text[first.end :]):
             gap = " "
         # conv-24's Wox close: "Duplicate. Please check #N" (the bare word, then where to look)
-        if _PLEASE_LOOK.match(gap) and _OPENS_SENTENCE.search(text[: cue_end - len(cue_text)]):
+        if (_PLEASE_LOOK.match(gap) or _AND_DONE_IN.match(gap)) and _OPENS_SENTENCE.search(
+            text[: cue_end - len(cue_text)]
+        ):
             gap = " "
     if _FOLLOWING.match(gap) and len(gap) <= 300 and "?" not in gap:
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"

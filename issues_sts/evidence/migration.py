@@ -182,6 +182,29 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ),
         at_end=True,
     ),
+    HeaderForm(
+        # OpenTTD's 2018 FlySpray import (conv-25's miss): a bot posted each task with the
+        # author's words quoted under "**_alice_ opened the ticket and wrote:**", the body's
+        # last line "###### _This issue was imported from FlySpray: <url>/task/18_", and each
+        # comment likewise ("This comment was imported from FlySpray: ..."); the task number is
+        # the old number its words cite ("Of #18")
+        "flyspray",
+        r"^[ \t#]*_?this\s+issue\s+was\s+imported\s+from\s+flyspray:\s*\[?<?https?://\S+?"
+        r"/task/(?P<key>\d+)",
+        (
+            (
+                "**_alice_ opened the ticket and wrote:**\n\n> It crashes.\n\n---\n###### _This "
+                "issue was imported from FlySpray: [https://bugs.example.org/task/18]"
+                "(https://bugs.example.org/task/18)_",
+                "18",
+            ),
+        ),
+        (
+            "Was this issue imported from FlySpray? https://bugs.example.org/task/18 is gone.",
+            "The old FlySpray task https://bugs.example.org/task/18 has the logs.",
+        ),
+        at_end=True,
+    ),
 )
 _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M), re.compile(form.title) if form.title else None)
@@ -198,7 +221,9 @@ _COMMENT_HEADER = re.compile(
     r"|\*\*comment\s+posted\s+by\s+\S+\s+on\s+\d{1,2}\s+[a-z]{3}\s+\d{4}\b"
     r"|#{1,3}[ \t]*comment[ \t]+\d+[ \t]*$"
     # google-code-issues-migrator's "_From [alice](https://code.google.com/u/alice/) on 2011-..._"
-    r"|_from\s+\[[^\]\n]+\]\([^)\s]*\)\s+on\s+\d{4}-\d\d-\d\d)",
+    r"|_from\s+\[[^\]\n]+\]\([^)\s]*\)\s+on\s+\d{4}-\d\d-\d\d"
+    # FlySpray's import signs each copied comment at its end
+    r"|[#\s]*_?this\s+comment\s+was\s+imported\s+from\s+flyspray:)",
     re.I | re.M,
 )
 _KEY_CASE = re.compile(r"\d+|[A-Z][A-Z0-9]+-\d+")
@@ -230,6 +255,7 @@ HEADER_WORDS = (
     "bugzilla",
     "reported by",
     "code.google.com",
+    "flyspray",
 )
 
 
@@ -280,8 +306,12 @@ def _header(body: str | None, title: str | None = None) -> tuple[HeaderForm, str
 
 
 def comment_was_migrated(body: str | None) -> bool:
-    """A comment the migration copied from the old tracker (it carries a copied-comment header)."""
-    return _COMMENT_HEADER.search((body or "")[:600]) is not None
+    """A comment the migration copied from the old tracker (it carries a copied-comment header,
+    on top or, FlySpray's, as its last line)."""
+    text = body or ""
+    return _COMMENT_HEADER.search(text[:600]) is not None or (
+        len(text) > 600 and _COMMENT_HEADER.search(text[-300:]) is not None
+    )
 
 
 def old_numbers(text: str) -> str:
@@ -375,9 +405,34 @@ class StatusChange:
     elsewhere: bool = False
 
 
+# FlySpray's copy of a close: "**_bob_ closed the ticket.**", "**Reason for closing: _Duplicate_**",
+# then the closer's quoted note ("> Of #18."); a reopen is "**_bob_ reopened the ticket.**"
+_FLYSPRAY_REASON = re.compile(
+    r"\*\*reason\s+for\s+closing:\s*_?(?P<status>[\w ]+?)_?\*\*(?P<note>(?:\s*\n\s*>[^\n]*)*)",
+    re.I,
+)
+_FLYSPRAY_OF = re.compile(
+    r"^\s*>\s*(?:(?:duplicate\s+)?of\s+)?(?:FS\s*)?#(?P<old>\d+)\b", re.I | re.M
+)
+_FLYSPRAY_REOPENED = re.compile(r"\*\*_?[^*\n]+?_?\s+reopened\s+the\s+ticket\.?\*\*", re.I)
+
+
+def _flyspray_change(text: str) -> StatusChange | None:
+    if _FLYSPRAY_REOPENED.search(text):
+        return StatusChange("Reopened")
+    reason = _FLYSPRAY_REASON.search(text)
+    if reason is None:
+        return None
+    status = reason.group("status").strip().replace(" ", "")
+    of = _FLYSPRAY_OF.search(reason.group("note"))
+    return StatusChange(status, int(of.group("old")) if of else None)
+
+
 def status_change(body: str | None) -> StatusChange | None:
-    """The status change a copied Google Code comment records, or None."""
+    """The status change a copied Google Code or FlySpray comment records, or None."""
     text = body or ""
+    if "flyspray" in text.lower():
+        return _flyspray_change(text)
     if "**Status:**" not in text and "**status:**" not in text.lower():
         return None
     status = _GOOGLE_CODE_STATUS.search(text)

@@ -151,6 +151,8 @@ RULES: tuple[Rule, ...] = (
             "Duplicate. Please check #12",
             "This is a duplicate, please refer to #12.",
             "dup'ing against #12 which was the tracked work item",
+            # conv-26's reload close
+            "This is a duplicate and answered in #12. Closing, head there for more.",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -172,6 +174,7 @@ RULES: tuple[Rule, ...] = (
             # conv-25's drive-by line: another issue's duplicate, that issue first on the line
             "#13 Duplicate of #12",
             "Duplicate code. Please check #12",
+            "We removed the duplicate and resolved in #12 the rest of the warnings.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it

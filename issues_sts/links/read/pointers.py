@@ -389,12 +389,15 @@ def event_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
 
 # who a tracker's own record is by: the old tracker, not any GitHub account
 TRACKER = "old-tracker"
-GOOGLE_CODE = "google_code_original_issue"  # the header form whose comments copy status changes
+# the header forms whose copied comments record status changes (Google Code's "**Status:**
+# Duplicate" with "Mergedinto", FlySpray's "Reason for closing: Duplicate" with "Of #N")
+STATUS_FORMS = frozenset({"google_code_original_issue", "flyspray"})
 
 
 def _status_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A Google Code issue merged into another: the migration copied each status change into the
-    comment that made it ("**Status:** Duplicate", "**Mergedinto:** 18"). The last copied change
+    comment that made it ("**Status:** Duplicate", "**Mergedinto:** 18"; FlySpray's import
+    "**Reason for closing: _Duplicate_**" over the closer's "> Of #18."). The last copied change
     decides (an issue set Duplicate and later Accepted is no duplicate); its merged-into number
     is the original's old number, mapped like any old ticket, dated when the comment was
     copied. A merge into another project's issue names nothing this map can find (counted)."""
@@ -447,7 +450,7 @@ def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
     if thread.state != "closed" or not thread.posts or thread.posts[0].kind != "body":
         return []
     body = thread.posts[0]
-    if headers.header_form(body.body, thread.title) == GOOGLE_CODE:
+    if headers.header_form(body.body, thread.title) in STATUS_FORMS:
         return _status_record(thread, cfg, counters)
     record = headers.tracker_record(body.body)
     if record is None:
