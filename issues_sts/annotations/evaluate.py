@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,25 +128,37 @@ def claimed_canonicals(table: LinkTable) -> dict[Key, Key]:
     return out
 
 
-def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
-    """Count TP/FP/FN/TN as the module docstring says."""
-    ev = Evaluation()
+def _judged(
+    annotations: list[Annotation], claimed: dict[Key, Key]
+) -> Iterator[tuple[Annotation, Key | None, bool]]:
+    """Each row with the canonical claimed for its thread and whether that claim is right (no
+    claim is right only where no target was labelled)."""
     folded = {fold_key(k): v for k, v in claimed.items()}
     for ann in annotations:
         got = folded.get(fold_key((ann.repo, ann.number)))
-        got_n = got[1] if got else None
         if ann.category == "hard_negative" or ann.canonical is None:
+            yield ann, got, got is None
+        else:
+            yield ann, got, fold_key(got) == fold_key(ann.canonical)
+
+
+def score(annotations: list[Annotation], claimed: dict[Key, Key]) -> Evaluation:
+    """Count TP/FP/FN/TN as the module docstring says."""
+    ev = Evaluation()
+    for ann, got, right in _judged(annotations, claimed):
+        labelled = ann.canonical[1] if ann.category != "hard_negative" and ann.canonical else None
+        if labelled is None:
             ev.unknown_target += ann.category == "duplicate"
-            if got is None:
+        if right:
+            if labelled is None:
                 ev.tn += 1
             else:
-                ev.fp.append((ann.number, None, got[1]))
-        elif fold_key(got) == fold_key(ann.canonical):
-            ev.tp.append(ann.number)
-        else:
-            ev.fn.append((ann.number, ann.canonical[1], got_n))
-            if got is not None:
-                ev.fp.append((ann.number, ann.canonical[1], got[1]))
+                ev.tp.append(ann.number)
+            continue
+        if labelled is not None:
+            ev.fn.append((ann.number, labelled, got[1] if got else None))
+        if got is not None:
+            ev.fp.append((ann.number, labelled, got[1]))
     return ev
 
 
@@ -160,20 +172,14 @@ class Error:
 
 
 def errors(annotations: list[Annotation], claimed: dict[Key, Key]) -> list[Error]:
-    """The rows behind `score`'s FP and FN, with their repositories (its lists keep numbers)."""
-    folded = {fold_key(k): v for k, v in claimed.items()}
-    wrong: list[Error] = []
-    missed: list[Error] = []
-    for ann in annotations:
-        got = folded.get(fold_key((ann.repo, ann.number)))
-        if ann.category == "hard_negative" or ann.canonical is None:
-            if got is not None:
-                wrong.append(Error("wrong link", ann, got))
-        elif fold_key(got) != fold_key(ann.canonical):
-            missed.append(Error("miss", ann, got))
-            if got is not None:
-                wrong.append(Error("wrong link", ann, got))
-    return wrong + missed
+    """The rows behind `score`'s FP and FN, with their repositories (its lists keep numbers):
+    the wrong links first, then the misses."""
+    wrong = [(ann, got) for ann, got, right in _judged(annotations, claimed) if not right]
+    return [Error("wrong link", ann, got) for ann, got in wrong if got is not None] + [
+        Error("miss", ann, got)
+        for ann, got in wrong
+        if ann.category != "hard_negative" and ann.canonical is not None
+    ]
 
 
 @dataclass(frozen=True)

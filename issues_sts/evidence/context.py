@@ -343,12 +343,12 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         and _PARENTHETICAL.match(text[subject[-1].end : m.start()])
     ):
         return "other_subject"  # "essentially #A (duplicate of #B)": says what #A is
-    line_start = text.rfind("\n", 0, m.start()) + 1
+    line = text.rfind("\n", 0, m.start()) + 1
     if (
         subject
         and subject[-1].number != self_number
-        and subject[-1].start >= line_start
-        and not text[line_start : subject[-1].start].strip()
+        and subject[-1].start >= line
+        and not text[line : subject[-1].start].strip()
         and not text[subject[-1].end : m.start()].strip(" \t:-")
     ):
         return "other_subject"  # a line "#103 Duplicate of #16" (conv-25's drive-by): #103's
@@ -362,7 +362,6 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         and not _OF_AFTER.match(text[m.end() :])
     ):
         return "reverse_wording"  # "Should we close some of these duplicates? #5 #7"
-    line = text.rfind("\n", 0, m.start()) + 1
     if _INBOUND_LIST.match(text[line : m.end()] + text[m.end() :].lstrip(" \t")[:1]):
         return "reverse_wording"  # "Duplicates: #5, #7" lists the issues that duplicate this one
     return None

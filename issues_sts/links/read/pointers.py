@@ -144,8 +144,12 @@ def _pointed_at(text: str, refs: list[Ref], thread: Thread, cfg: LinkConfig) -> 
 
 
 def _in_hedged_sentence(text: str, ref: Ref) -> bool:
-    start = max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
-    return is_hedged_reply(text[start : ref.start])
+    return is_hedged_reply(text[_sentence_start(text, ref) : ref.start])
+
+
+def _sentence_start(text: str, ref: Ref) -> int:
+    """Where the sentence (or line) holding `ref` starts."""
+    return max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
 
 
 def _describes_earlier(text: str, ref: Ref, refs: list[Ref]) -> bool:
@@ -338,7 +342,7 @@ _CONTRAST = re.compile(
 
 
 def _sentence_of(text: str, ref: Ref) -> str:
-    start = max(text.rfind(".", 0, ref.start), text.rfind("\n", 0, ref.start)) + 1
+    start = _sentence_start(text, ref)
     ends = [i for i in (text.find(".", ref.end), text.find("\n", ref.end)) if i >= 0]
     return text[start : min(ends) if ends else len(text)]
 
