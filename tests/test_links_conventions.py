@@ -13,7 +13,12 @@ import pytest
 
 from issues_sts.crawl.candidates import has_duplicate_wording
 from issues_sts.crawl.rows import comment_rows, issue_rows
-from issues_sts.evidence.migration import HEADER_FORMS, comment_was_migrated, ticket_of
+from issues_sts.evidence.migration import (
+    HEADER_FORMS,
+    comment_was_migrated,
+    old_number,
+    ticket_of,
+)
 from issues_sts.links import (
     LinkConfig,
     LinkConsumer,
@@ -931,7 +936,7 @@ def test_bugzilla_s_duplicate_words_are_old_numbers(bugzilla: Store) -> None:
 
 
 def test_the_bpo_header_maps_but_does_not_renumber() -> None:
-    from issues_sts.evidence.migration import mapped_number, old_number, superseder_of
+    from issues_sts.evidence.migration import mapped_number, superseder_of
 
     body = _bpo(1001, "duplicate", 1000)
     assert (ticket_of(body), mapped_number(body), old_number(body)) == ("1001", 1001, None)
@@ -1133,6 +1138,52 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
     assert ticket_of(_flyspray(18, "word " * 1000)) == "18"  # the header is the body's last line
     assert comment_was_migrated(_flyspray_comment(18, "words " * 200))  # signed at its end
     assert not comment_was_migrated("The FlySpray task 18 had this too.")
+
+
+JIRA = "https://issues.example.org/jira"
+
+
+def _jira(key: str, text: str, *links: tuple[str, str]) -> str:
+    """An issue as Apache's JIRA import wrote it: the opener's line, the description, and
+    JIRA's issue links with their types."""
+    body = (
+        f"**[Alice]({JIRA}/secure/ViewProfile.jspa?name=alice)** opened **[{key}]({JIRA}/browse/"
+        f"{key}?redirect=false)** and commented\n\n{text}\n\n---\n\n**Affects:** 2.4\n"
+    )
+    if links:
+        body += "\n**Issue Links:**\n" + "".join(
+            f'- [{k}]({JIRA}/browse/{k}) Some title\n (_**"{t}"**_)\n' for k, t in links
+        )
+    return body + "\n2 votes, 3 watchers"
+
+
+def test_jiras_duplicates_link_is_mapped_through_the_headers(tmp_path: Path) -> None:
+    # conv-26's maven-pmd-plugin miss: the import kept JIRA's '"duplicates"' link to WID-18,
+    # which is GitHub #401 here; the link types that say anything else are no record
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(401, _jira("WID-18", "Reports for empty modules.", ("WID-20", "is duplicated by"))),
+        _issue(402, _jira("WID-20", "Empty report pages.", ("WID-18", "duplicates"))),
+        _issue(403, _jira("WID-21", "Empty CPD pages.", ("WID-18", "relates to"))),  # near miss
+        _issue(404, _jira("WID-22", "Empty PMD pages.", ("WID-99", "duplicates"))),  # unmapped
+        # two originals named: no single one
+        _issue(405, _jira("WID-23", "Both.", ("WID-18", "duplicates"), ("WID-19", "duplicates"))),
+        # another project's key maps through that project's headers only
+        _issue(406, _jira("WID-24", "Site pages.", ("OTHER-18", "duplicates"))),
+        _issue(407, _jira("OTHER-18", "Site pages are empty.")),
+        _issue(408, _jira("WID-25", "Still open.", ("WID-18", "duplicates")), state="open"),
+        # an ordinary thread quoting the opener's words, not the import's header
+        _issue(409, "I opened [WID-18](https://issues.example.org/jira/browse/WID-18) before."),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=[])
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {402: (401, True), 404: (99, False), 406: (407, True)}
+    assert table.counters["evidence:tracker_resolution"] == 3
+    assert table.counters["dropped:unmapped_old_ticket"] == 1
+    body = _jira("WID-20", "See #7.", ("WID-18", "duplicates"))
+    assert (ticket_of(body), old_number(body)) == ("WID-20", None)  # its "#7" is GitHub's
+    assert ticket_of(issues[-1]["body"]) is None
 
 
 def test_google_code_headers_and_copied_comments() -> None:

@@ -205,6 +205,31 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         ),
         at_end=True,
     ),
+    HeaderForm(
+        # Apache's JIRA import (2022-2024, the account `jira-importer`; conv-26's
+        # maven-pmd-plugin miss): the body opens "**[Alice](<jira>/secure/ViewProfile.jspa?name=
+        # alice)** opened **[WID-18](<jira>/browse/WID-18?redirect=false)** and commented"; under
+        # the copied description an "**Issue Links:**" list keeps JIRA's links, each followed by
+        # its type (`jira_issue_link`). JIRA's words cite keys ("WID-17"), never "#N": the
+        # thread's "#N" are GitHub's
+        "jira_importer",
+        r"^[ \t]*\*\*\[[^\]\n]+\]\([^)\s]*\)\*\*\s+opened\s+\*\*\[(?P<key>[A-Z][A-Z0-9]+-\d+)\]"
+        r"\(https?://\S+?/browse/",
+        (
+            (
+                "**[Alice](https://issues.example.org/jira/secure/ViewProfile.jspa?name=alice)** "
+                "opened **[WID-18](https://issues.example.org/jira/browse/WID-18?redirect=false)** "
+                "and commented\n\nIt crashes.",
+                "WID-18",
+            ),
+        ),
+        (
+            "**[Alice](https://example.org/u/alice)** opened **[a thread](https://example.org/t/1)**"
+            " and commented",
+            "I opened [WID-18](https://issues.example.org/jira/browse/WID-18) last year.",
+        ),
+        copies_old_numbers=False,
+    ),
 )
 _HEADERS = tuple(
     (form, re.compile(form.pattern, re.I | re.M), re.compile(form.title) if form.title else None)
@@ -256,6 +281,7 @@ HEADER_WORDS = (
     "reported by",
     "code.google.com",
     "flyspray",
+    "/browse/",
 )
 
 
@@ -340,6 +366,17 @@ def mapped_number(body: str | None, title: str | None = None) -> int | None:
     return int(key) if key is not None and key.isdigit() else None
 
 
+def mapped_key(body: str | None, title: str | None = None) -> tuple[str | None, int] | None:
+    """The old ticket a migrated issue's header names as (JIRA project or None, number): "18" is
+    (None, 18), "WID-18" is ("WID", 18). A repository's map for one project holds its keys only,
+    so two projects imported into one repository never share a number."""
+    key = ticket_of(body, title)
+    if key is None:
+        return None
+    project, _, number = key.rpartition("-")
+    return (project or None, int(number))
+
+
 # bugs.python.org's own duplicate record, as the migration wrote it: the header table's
 # "Superseder | <li>bpo-18: title</li>" row (the issue this one was closed in favour of, by its
 # old number) and, in the fields block under it, `resolution = 'duplicate'` and `superseder =
@@ -353,6 +390,28 @@ _BPO_RESOLUTION = re.compile(r"^[ \t]*resolution\s*=\s*(['\"])(?P<value>[^'\"\n]
 # bugzilla2github's header field naming the bug this one was resolved a duplicate of (Bugzilla's
 # dup_id): "Duplicates:   #18", "Duplicates:   [BZ#18](https://github.com/.../issues?q=...)"
 _BUGZILLA_DUPLICATES = re.compile(r"^[ \t]*Duplicates:[ \t]*\[?(?:BZ)?#(?P<old>\d+)\b", re.M)
+# Apache's JIRA import keeps JIRA's issue links under the description, each with its type:
+# "- [WID-17](<jira>/browse/WID-17) its title" and, on the next line, ' (_**"duplicates"**_)'.
+# "duplicates" says this issue duplicates WID-17; the original carries "is duplicated by"
+_JIRA_LINKS = re.compile(r"^[ \t]*\*\*Issue\s+Links:\*\*[ \t]*$", re.M)
+_JIRA_LINK = re.compile(
+    r"^[ \t]*-[ \t]*\[(?P<key>[A-Z][A-Z0-9]+-\d+)\]\([^)\s]*\)[^\n]*\n?[ \t]*"
+    r"\(_\*\*\"(?P<type>[^\"\n]+)\"\*\*_\)",
+    re.M,
+)
+
+
+def jira_duplicates(body: str) -> list[str]:
+    """The keys an imported JIRA issue's "Issue Links" list says it duplicates."""
+    start = _JIRA_LINKS.search(body)
+    if start is None:
+        return []
+    links = body[start.end() : start.end() + 4000]
+    return [
+        m.group("key")
+        for m in _JIRA_LINK.finditer(links)
+        if m.group("type").strip().lower() == "duplicates"
+    ]
 
 
 @dataclass(frozen=True)
@@ -365,12 +424,15 @@ class TrackerRecord:
     old: int
     own: int | None
     needs_label: bool
+    # the JIRA project of `old` ("WID" for WID-17): its number maps through that project's keys
+    project: str | None = None
 
 
 def tracker_record(body: str | None) -> TrackerRecord | None:
     """The duplicate record the migration header of `body` carries: bugs.python.org's superseder
-    (`superseder_of`) or a Bugzilla import's "Duplicates:" field. None for any other issue. (The
-    caller checks that GitHub shows the issue closed.)"""
+    (`superseder_of`), a Bugzilla import's "Duplicates:" field or the one "duplicates" link of
+    an imported JIRA issue. None for any other issue. (The caller checks that GitHub shows the
+    issue closed.)"""
     found = _header(body)
     if found is None:
         return None
@@ -382,6 +444,19 @@ def tracker_record(body: str | None) -> TrackerRecord | None:
     if form.name.startswith("bugzilla"):
         m = _BUGZILLA_DUPLICATES.search((body or "")[:2000])
         return TrackerRecord(int(m.group("old")), own, needs_label=True) if m else None
+    if form.name == "jira_importer":
+        # one original, or none: two "duplicates" links name no single one
+        keys = sorted(set(jira_duplicates(body or "")))
+        if len(keys) != 1:
+            return None
+        project, _, number = keys[0].rpartition("-")
+        own_project, _, own_number = key.rpartition("-")
+        return TrackerRecord(
+            int(number),
+            int(own_number) if own_project == project else None,
+            needs_label=False,
+            project=project,
+        )
     return None
 
 

@@ -34,13 +34,16 @@ _SHORT = re.compile(r"(?<![\w&#/])#(\d+)\b")
 _HEADER_WORDS = "(?i)" + "|".join(headers.HEADER_WORDS)
 
 
-def old_repo(repo: str) -> str:
-    return OLD_OWNER + repo
+def old_repo(repo: str, project: str | None = None) -> str:
+    """The pseudo-repository of `repo`'s old tickets; a JIRA project's keys ("WID-18") are their
+    own ("old-ticket.owner/name:WID"; no repository name holds a colon)."""
+    return OLD_OWNER + repo + (f":{project}" if project else "")
 
 
-def home_of(repo: str) -> str | None:
-    """The repository an old-ticket reference belongs to, or None for an ordinary one."""
-    return repo[len(OLD_OWNER) :] if repo.startswith(OLD_OWNER) else None
+def _old_of(repo: str) -> tuple[str, str | None]:
+    """(home repository, JIRA project or None) of an old-ticket pseudo-repository."""
+    home, _, project = repo[len(OLD_OWNER) :].partition(":")
+    return home, project or None
 
 
 def _copied(post: Post, thread: Thread) -> bool:
@@ -70,16 +73,19 @@ def copied_view(thread: Thread, counters: Counter[str]) -> Thread:
     return replace(thread, posts=posts)
 
 
-def ticket_map(store: Store, repo: str, counters: Counter[str]) -> dict[int, int]:
-    """Old ticket number -> GitHub number, from the migration headers of `repo`'s issues. An old
-    number two issues claim is left out (counted): neither can be trusted."""
+def ticket_map(
+    store: Store, repo: str, counters: Counter[str], project: str | None = None
+) -> dict[int, int]:
+    """Old ticket number -> GitHub number, from the migration headers of `repo`'s issues (for a
+    JIRA `project`, the headers naming that project's keys). An old number two issues claim is
+    left out (counted): neither can be trusted."""
     issues = store.issues_frame(repo=repo, columns=("repo", "number", "title", "body"))
     issues = issues.filter(pl.col("body").str.contains(_HEADER_WORDS).fill_null(False))
     found: dict[int, set[int]] = {}
     for number, title, body in issues.select("number", "title", "body").iter_rows():
-        old = headers.mapped_number(body, title)
-        if old is not None:
-            found.setdefault(old, set()).add(number)
+        key = headers.mapped_key(body, title)
+        if key is not None and key[0] == project:
+            found.setdefault(key[1], set()).add(number)
     counters["old_tickets_ambiguous"] += sum(len(v) > 1 for v in found.values())
     return {old: next(iter(new)) for old, new in found.items() if len(new) == 1}
 
@@ -88,15 +94,18 @@ def map_old_tickets(
     store: Store, links: list[DuplicateLink], counters: Counter[str]
 ) -> list[DuplicateLink]:
     """Every old-ticket target mapped to its GitHub issue; unmapped ones excluded and counted."""
-    homes = {home for lk in links if (home := home_of(lk.target_repo)) is not None}
-    maps = {home: ticket_map(store, home, counters) for home in sorted(homes)}
+    olds = {_old_of(lk.target_repo) for lk in links if lk.target_repo.startswith(OLD_OWNER)}
+    maps = {
+        (home, project): ticket_map(store, home, counters, project)
+        for home, project in sorted(olds, key=lambda old: (old[0], old[1] or ""))
+    }
     out: list[DuplicateLink] = []
     for link in links:
-        home = home_of(link.target_repo)
-        if home is None:
+        if not link.target_repo.startswith(OLD_OWNER):
             out.append(link)
             continue
-        number = maps[home].get(link.target_number)
+        home, project = _old_of(link.target_repo)
+        number = maps[home, project].get(link.target_number)
         if number is None:
             counters["dropped:unmapped_old_ticket"] += 1
             out.append(replace(link, excluded_reason=link.excluded_reason or "unmapped_old_ticket"))

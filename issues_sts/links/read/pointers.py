@@ -472,7 +472,7 @@ def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
     )
     return [
         Statement(
-            (old_repo(thread.repo), record.old),
+            (old_repo(thread.repo, record.project), record.old),
             "issue",
             True,
             body.created_at,
