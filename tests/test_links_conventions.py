@@ -5,6 +5,7 @@ real one); each convention stands next to the near misses that must not count.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -1191,3 +1192,42 @@ def test_google_code_headers_and_copied_comments() -> None:
     assert ticket_of(long) == "18"  # the header is the body's last line
     assert comment_was_migrated(_status("Fixed"))
     assert not comment_was_migrated("From alice on 2011-07-19: it crashes, see #18.")
+
+
+@pytest.mark.parametrize(
+    ("title", "kept"),
+    [
+        ("Mattermost 5.26.0", False),  # conv-27's NethServer closes
+        ("Upgrade to OpenVPN 2.4.8", False),  # and eduVPN's
+        ("Bump widget to v1.2", False),
+        ("[deps] Update libfoo to 3.1", False),
+        ("The editor crashes on resize", True),  # the near miss: an ordinary report
+        ("Crash in 1.2.3 when saving a file twice", True),
+    ],
+)
+def test_a_release_request_obsoleted_by_the_next_is_its_successor(title: str, kept: bool) -> None:
+    th = replace(
+        thread(c("maint", "Obsoleted by #12", "MEMBER", minute=500), closed_minute=500),
+        title=title,
+    )
+    reading = extract_thread(th)
+    assert (canonical(reading.links) is not None) is kept
+    assert reading.counters["dropped:release_successor"] == (0 if kept else 1)
+
+
+def test_a_named_target_wins_over_the_number_an_untargeted_close_borrowed() -> None:
+    # conv-27's starship close: "as a duplicate" after "see #1716 and the linked PR #2334",
+    # then the comment's own "Duplicates #1716"
+    words = (
+        "We can't do it yet because of an upstream issue, see #11 and the linked PR #13 for more "
+        "details. Since we already have an issue for this I am going to close this as a "
+        "duplicate.\n\nDuplicates #11"
+    )
+    reading = extract_thread(thread(c("maint", words, "MEMBER", minute=500), closed_minute=500))
+    chosen = canonical(reading.links)
+    assert chosen is not None and chosen.target_number == 11
+    assert {lk.target_number for lk in reading.links} == {11}
+    assert reading.counters["dropped:antecedent_not_named"] == 1
+    # without a named one the number before the words still is the target
+    alone = extract_thread(thread(c("maint", "Subsumed in #13, closing as duplicate.", "MEMBER")))
+    assert {lk.target_number for lk in alone.links} == {13}

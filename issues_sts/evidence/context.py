@@ -137,7 +137,9 @@ _BARE_PREDICATE = re.compile(
     r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I
 )
 _PREDICATE_BEFORE = re.compile(
-    r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$",
+    r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$"
+    # conv-27's EDDI close: "Closing due to #1224 duplicate." (the issue before the noun)
+    r"|\bclos(?:e|ed|ing)\s+(?:it\s+|this\s+)?(?:due\s+to|because\s+of|as)\s+(?:#\d+|https?://\S+)\s+$",
     re.I,
 )
 _NOUN_BEFORE = re.compile(
@@ -314,6 +316,15 @@ def _declined(text: str, m: re.Match[str]) -> bool:
 _PARENTHETICAL = re.compile(r"^\s*\(\s*(?:which\s+is\s+|itself\s+|also\s+)?(?:an?\s+)?$", re.I)
 
 
+# conv-27's loopover request: 'include the winning PR in the close comment (e.g. "Closed as a
+# duplicate of #1234, which ...")': a quoted example of words to write, opened within the
+# sentence before the cue and not yet closed
+_EXAMPLE_QUOTE = re.compile(
+    r"\b(?:e\.\s?g\.|for\s+example|for\s+instance|such\s+as|i\.\s?e\.)[,:]?\s*[\"“][^\"”\n]*$",
+    re.I,
+)
+
+
 def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
     """Why this cue is not a claim by the thread about itself, or None when it is."""
     s, _ = sentence_bounds(text, m.start(), m.end())
@@ -323,6 +334,8 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         return "other_subject"  # "(closed #A in favor of PR #B)": what was closed is #A
     if _declined(text, m):
         return "declined"
+    if _EXAMPLE_QUOTE.search(text[max(0, m.start() - 200) : m.start()]):
+        return "quoted_example"
     subject = [r for r in refs if s <= r.start and r.end <= m.start()]
     if (
         subject

@@ -293,11 +293,33 @@ def _settle(comment: _Comment, low: str | None, reading: Reading) -> None:
     reading.claims.sort(key=lambda c: (c.position, c.target.start))
     # one claim per reference: "Subsumed in #12, closing as duplicate" reads #12 twice
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
+    _explicit_over_antecedent(reading)
     retract_on_second_thoughts(text, reading)
     reported = GATES[REPORTED_BEFORE].search(text, low)
     if reported is not None and not reading.claims and not reading.denies:
         negated, conditional, _ = polarity(text, reported, reported.end())
         reading.affirms = reading.affirms or not (negated or conditional)
+
+
+def _explicit_over_antecedent(reading: Reading) -> None:
+    """ "... see #1716 and the linked PR #2334. I am going to close this as a duplicate.
+    Duplicates #1716" (conv-27's starship close): the untargeted "as a duplicate" took the last
+    number before it, and the comment names its target itself further on. The named one is the
+    claim; a borrowed target the comment never names so is dropped."""
+    named = {
+        (c.target.repo.lower(), c.target.number)
+        for c in reading.claims
+        if not c.antecedent and not c.negated and not c.hedged
+    }
+    if not named:
+        return
+    kept = [
+        c
+        for c in reading.claims
+        if not c.antecedent or (c.target.repo.lower(), c.target.number) in named
+    ]
+    reading.skips.extend(["antecedent_not_named"] * (len(reading.claims) - len(kept)))
+    reading.claims = kept
 
 
 def tracked_elsewhere(text: str, repo: str, self_number: int) -> Ref | None:

@@ -104,7 +104,11 @@ RULES: tuple[Rule, ...] = (
         # GitHub's own keyword: a comment line starting "Duplicate of #N" marks the issue a
         # duplicate (the reader binds the reference that follows; the crawler only asks)
         r"^[ \t]*duplicate[ \t]+of[ \t]*(?=\S)",
-        ("Duplicate of #12", "duplicate of https://github.com/acme/widgets/issues/12"),
+        (
+            "Duplicate of #12",
+            "duplicate of https://github.com/acme/widgets/issues/12",
+            "Duplicate of ##12. Closing in favor of that issue.",  # conv-27's fnm close
+        ),
         ("Duplicate of what? I could not find it.",),
         by_line=True,
     ),
@@ -153,6 +157,8 @@ RULES: tuple[Rule, ...] = (
             "dup'ing against #12 which was the tracked work item",
             # conv-26's reload close
             "This is a duplicate and answered in #12. Closing, head there for more.",
+            # conv-27's EDDI close: the issue before the noun
+            "Duly advised. Closing due to #12 duplicate.",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -175,6 +181,9 @@ RULES: tuple[Rule, ...] = (
             "#13 Duplicate of #12",
             "Duplicate code. Please check #12",
             "We removed the duplicate and resolved in #12 the rest of the warnings.",
+            "Closing due to #12 duplicate code.",
+            # conv-27's loopover request: a quoted example of words to write
+            'Name the winner in the close comment (e.g. "Closed as a duplicate of #12, thanks").',
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it

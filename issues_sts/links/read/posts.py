@@ -126,6 +126,26 @@ def _successor_after_close(r: _Read, claim: Claim, key: Key) -> bool:
     )
 
 
+# a thread that asks for one release: "Mattermost 5.26.0", "Upgrade to OpenVPN 2.4.8", "Bump
+# widget to v1.2" (a name and a version, or an update word before a version)
+_RELEASE_TITLE = re.compile(
+    r"^\s*(?:\[[^\]\n]{1,30}\]\s*)?(?:(?:update|upgrade|bump|release|new\s+version)\b[^\n]{0,60}?"
+    r"|[\w.+-]+(?:\s+[\w.+-]+){0,3}\s+)v?\d+(?:\.\d+)+\s*$",
+    re.I,
+)
+
+
+def _release_successor(r: _Read, claim: Claim, key: Key) -> bool:
+    """ "Obsoleted by #N" on a request for one release (conv-27's NethServer and eduVPN closes,
+    five hard negatives): the next release's request replaces it, a successor, not the same
+    report. "Superseded by #N" on any other thread keeps its duplicate reading."""
+    return (
+        not claim.negated
+        and rule_of(claim.cue_text, claim.cue).name == "superseded"
+        and _RELEASE_TITLE.match(r.thread.title or "") is not None
+    )
+
+
 # A post whose claims all go: the first of these that holds drops every claim of the post and
 # counts them under its name (checked only for a post with claims).
 _POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
@@ -153,6 +173,7 @@ _CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
     ),
     # "Refiled as other/tool#4": moved, not duplicated
     ("dropped:moved_elsewhere", lambda r, claim, key: claim.successor and key[0] != r.thread.repo),
+    ("dropped:release_successor", _release_successor),
 )
 
 
