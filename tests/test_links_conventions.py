@@ -1231,3 +1231,30 @@ def test_a_named_target_wins_over_the_number_an_untargeted_close_borrowed() -> N
     # without a named one the number before the words still is the target
     alone = extract_thread(thread(c("maint", "Subsumed in #13, closing as duplicate.", "MEMBER")))
     assert {lk.target_number for lk in alone.links} == {13}
+
+
+@pytest.mark.parametrize(
+    ("words", "target"),
+    [
+        # conv-28's home-assistant/iOS close
+        ("Closing this in favor of re-opening #12", 12),
+        # conv-28's thunderbird close: the reason after the bare predicate, the issue before it
+        (
+            "These symptoms match the ones reported in #12\nI'm gonna close it as duplicate since "
+            "some work is already in progress to fix the issue.",
+            12,
+        ),
+        # the near misses: another issue's duplicate on a line addressed to someone (conv-28's
+        # bluebird), and a list of duplicated records by bare number (conv-28's filament list)
+        ("@bob #13 Duplicate of #12", None),
+        (
+            "Here are the duplicates I found:\n24049 is a duplicate of 24083\n"
+            "24043 is a duplicate of 24078",
+            None,
+        ),
+    ],
+)
+def test_conv28_closes_and_near_misses(words: str, target: int | None) -> None:
+    reading = extract_thread(thread(c("maint", words, "MEMBER", minute=500), closed_minute=500))
+    chosen = canonical(reading.links)
+    assert (chosen.target_number if chosen is not None else None) == target

@@ -22,7 +22,8 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     associated rfc new follow-up followup combined updated rebased version merged landed rolled
     rollup squashed
     particularly specifically especially mainly mostly primarily
-    correct right proper real actual better solution approach proposal"""
+    correct right proper real actual better solution approach proposal
+    reopening re opening"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")
@@ -134,7 +135,11 @@ TARGET_FIXED = re.compile(
     r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I
 )
 _BARE_PREDICATE = re.compile(
-    r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$)", re.I
+    r"^\s*(?:here|then|now|again|too|instead|for\s+now)?\s*(?:[.,;:!)]|$"
+    # conv-28's thunderbird close: "... the same reported in #N\nI'm gonna close it as duplicate
+    # since some work is already in progress": the reason given, not the target
+    r"|(?:since|because)\s+(?!(?:it|this)\s+is\s+(?:a\s+)?(?:dup|the\s+same))(?!\S*\s*#\d))",
+    re.I,
 )
 _PREDICATE_BEFORE = re.compile(
     r"(?:\bas|\b(?:is|looks\s+like|seems\s+like|seems\s+to\s+be|be))\s+(?:an?\s+)?(?:\w+\s+)?$"
@@ -325,6 +330,14 @@ _EXAMPLE_QUOTE = re.compile(
 )
 
 
+# what may come before another issue that opens a line: nothing, or the people it is addressed
+# to ("@bob #1722 Duplicate of #989", conv-28's bluebird drive-by)
+_MENTIONS_ONLY = re.compile(r"\s*(?:@[\w-]+[,:]?\s+)*")
+# a line that opens with a bare number as the subject: "24049 is a duplicate of 24083" (conv-28's
+# filament database, a list of duplicated records); a list item "1. This is ..." is no subject
+_NUMBER_SUBJECT = re.compile(r"\s*\d{2,}\s+(?:is|was)\s+(?:also\s+)?(?:an?\s+)?$", re.I)
+
+
 def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> str | None:
     """Why this cue is not a claim by the thread about itself, or None when it is."""
     s, _ = sentence_bounds(text, m.start(), m.end())
@@ -361,10 +374,12 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         subject
         and subject[-1].number != self_number
         and subject[-1].start >= line
-        and not text[line : subject[-1].start].strip()
+        and _MENTIONS_ONLY.fullmatch(text[line : subject[-1].start])
         and not text[subject[-1].end : m.start()].strip(" \t:-")
     ):
         return "other_subject"  # a line "#103 Duplicate of #16" (conv-25's drive-by): #103's
+    if _NUMBER_SUBJECT.match(text[line : m.start()]):
+        return "other_subject"  # "24049 is a duplicate of 24083": records, not issues
     if _PART_SUBJECT.search(text[s : m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
     if _OTHER_COPY_BEFORE.search(text[s : m.start()]) and not _OF_AFTER.match(text[m.end() :]):

@@ -210,7 +210,7 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         # maven-pmd-plugin miss): the body opens "**[Alice](<jira>/secure/ViewProfile.jspa?name=
         # alice)** opened **[WID-18](<jira>/browse/WID-18?redirect=false)** and commented"; under
         # the copied description an "**Issue Links:**" list keeps JIRA's links, each followed by
-        # its type (`jira_issue_link`). JIRA's words cite keys ("WID-17"), never "#N": the
+        # its type (`jira_duplicates`). JIRA's words cite keys ("WID-17"), never "#N": the
         # thread's "#N" are GitHub's
         "jira_importer",
         r"^[ \t]*\*\*\[[^\]\n]+\]\([^)\s]*\)\*\*\s+opened\s+\*\*\[(?P<key>[A-Z][A-Z0-9]+-\d+)\]"

@@ -305,7 +305,7 @@ def _explicit_over_antecedent(reading: Reading) -> None:
     """ "... see #1716 and the linked PR #2334. I am going to close this as a duplicate.
     Duplicates #1716" (conv-27's starship close): the untargeted "as a duplicate" took the last
     number before it, and the comment names its target itself further on. The named one is the
-    claim; a borrowed target the comment never names so is dropped."""
+    claim; a borrowed number the comment does not name as its target is dropped (counted)."""
     named = {
         (c.target.repo.lower(), c.target.number)
         for c in reading.claims

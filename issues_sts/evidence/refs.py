@@ -19,6 +19,7 @@ _GH_ISSUE_URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _CROSS = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]*)/([\w.-]+)#(\d+)\b")
 _CROSS_HINT = re.compile(r"/[\w.-]+#\d")
+# "##463" is a typed "#463" (conv-27's fnm close, "Duplicate of ##463."); a third "#" is not
 _SHORT = re.compile(r"(?<![\w&#/])(?:##?|GH-)(\d+)\b", re.I)
 _BARE = re.compile(
     r"\b(?:issue|bug)\s+(?:no\.?\s*)?(\d{2,})\b"

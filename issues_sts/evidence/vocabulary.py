@@ -184,6 +184,9 @@ RULES: tuple[Rule, ...] = (
             "Closing due to #12 duplicate code.",
             # conv-27's loopover request: a quoted example of words to write
             'Name the winner in the close comment (e.g. "Closed as a duplicate of #12, thanks").',
+            # conv-28's bluebird drive-by: another issue's duplicate, addressed to its author
+            "@bob #13 Duplicate of #12",
+            "24049 is a duplicate of 24083",  # conv-28's filament records, by bare number
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
