@@ -1258,3 +1258,24 @@ def test_conv28_closes_and_near_misses(words: str, target: int | None) -> None:
     reading = extract_thread(thread(c("maint", words, "MEMBER", minute=500), closed_minute=500))
     chosen = canonical(reading.links)
     assert (chosen.target_number if chosen is not None else None) == target
+
+
+def test_google_exporters_merged_into_is_the_trackers_record(tmp_path: Path) -> None:
+    # conv-29's funcparserlib miss: Google's own exporter kept each issue's number, so its
+    # "- Merged into: #29" is GitHub's #29; the same line without the exporter's, or on an issue
+    # open again, is no record
+    exported = "\n\nOriginal issue reported on code.google.com by `alice` on 26 May 2011 at 11:22"
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(25, "```\nSphinx is nice.\n```" + exported + "\n- Merged into: #29"),
+        _issue(26, "Docs please.\n\n- Merged into: #29"),  # a list item, no exporter's line
+        _issue(27, "Sphinx docs." + exported + "\n- Merged into: #29", state="open"),
+        _issue(28, "Self." + exported + "\n- Merged into: #28"),
+        _issue(29, "Convert the docs." + exported),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=[])
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {25: (29, True)}
+    assert table.counters["evidence:tracker_resolution"] == 1
+    assert table.counters["dropped:self_link"] == 1

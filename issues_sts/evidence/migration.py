@@ -460,6 +460,27 @@ def tracker_record(body: str | None) -> TrackerRecord | None:
     return None
 
 
+# Google's own exporter (2015, the account `GoogleCodeExporter`; conv-29's funcparserlib miss)
+# wrote each issue under its Google Code number, so its "#N" are GitHub's too; the body ends
+# "Original issue reported on code.google.com by `alice` on 26 May 2011 at 11:22" and, on an
+# issue Google Code merged into another, "- Merged into: #29" (no old-number map needed)
+_GOOGLE_EXPORT = re.compile(
+    r"^[ \t]*Original\s+issue\s+reported\s+on\s+code\.google\.com\s+by\b", re.M | re.I
+)
+_GOOGLE_EXPORT_MERGED = re.compile(r"^[ \t]*-[ \t]*Merged\s+into:[ \t]*#(?P<number>\d+)\b", re.M)
+
+
+def exporter_merged_into(body: str | None) -> int | None:
+    """The issue Google's exporter records this one was merged into (its number is GitHub's), or
+    None: the record counts only under the exporter's own line, where it wrote it."""
+    tail = (body or "")[-2000:]
+    header = _GOOGLE_EXPORT.search(tail)
+    if header is None:
+        return None
+    merged = _GOOGLE_EXPORT_MERGED.search(tail, header.end())
+    return int(merged.group("number")) if merged else None
+
+
 # google-code-issues-migrator's copy of a status change, in the copied comment that made it:
 # "**Status:** Duplicate" and "**Mergedinto:** 18" (Google Code's merged-into field: the
 # original's old number; "other-project:18" is another project's issue)

@@ -208,22 +208,26 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "in_favour",
         Signal.IN_FAVOUR,
-        r"favou?r|lieu",
-        r"favou?r|lieu",
+        r"favou?r|lieu|place of",
+        r"favou?r|lieu|place of",
         (
             "Closing in favour of #12.",
             "closing this in favor of #12",
             # conv-15's capacitor miss: the closer's "Closing in lieu of #N" (instead of it)
             "Closing in lieu of #12",
+            # conv-29's prettier close: "closed in place of that issue", the issue named before
+            "There's already an issue about a plugin (#12); this should be closed in place of "
+            "that issue.",
         ),
         (
             "I am in favour of #12 landing first.",
             "The team is in favour of the approach in #12.",
             "We use a config file in lieu of the flag; #12 has the details.",
+            "We render the icon in place of the label; #12 has the details.",
         ),
         reads=(
             r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
-            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:favou?r|lieu)\s+of\b",
+            r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:(?:favou?r|lieu)\s+of|place of)\b",
         ),
     ),
     Rule(
@@ -358,6 +362,29 @@ RULES: tuple[Rule, ...] = (
             SENTENCE_START + r"(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?merged\s+(?:this|these|it|them)"
             r"(?:\s+(?:one|issue|issues|references|links|items|notes|requests|reports))?\s+into\b"
             + ISSUE_ENDS_SENTENCE,
+        ),
+    ),
+    Rule(
+        # conv-29's xxl-job closes: the maintainer's "已合并至：<url>" ("merged into") and
+        # "已汇总至：<url>" ("gathered into"), the issue ending the sentence ("已合并至 master 分支"
+        # is about code)
+        "consolidated_chinese",
+        Signal.CONSOLIDATION,
+        r"合并至|合并到|汇总至|汇总到",
+        r"合并至|合并到|汇总至|汇总到",
+        (
+            "感谢反馈，已合并至：#12",
+            "已汇总至：https://github.com/acme/widgets/issues/12",
+            "重复问题，合并到 #12。",
+        ),
+        (
+            "代码已合并至 master 分支，见 #12。",
+            "已合并到 #12 的分支里了",
+            "这个补丁已合并至主线",
+        ),
+        reads=(
+            r"(?:合并|汇总)(?:至|到)[ \t]*[：:]?(?=[ \t]*(?:#\d+|https?://\S+?)[)\]]*[ \t]*"
+            r"(?:[。．.！!；;，,](?=\s|$)|[。！；，]|$))",
         ),
     ),
     Rule(

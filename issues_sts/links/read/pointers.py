@@ -442,6 +442,37 @@ def _status_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
     ]
 
 
+def _exporter_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """Google's exporter's "- Merged into: #N" (`headers.exporter_merged_into`): the old tracker's
+    merge, the number already GitHub's; dated when the issue was written, like the others."""
+    body = thread.posts[0]
+    number = headers.exporter_merged_into(body.body)
+    if number is None:
+        return []
+    if number == thread.number:
+        counters["dropped:self_link"] += 1
+        return []
+    counters["evidence:tracker_resolution"] += 1
+    says = thread_says_duplicate(thread, cfg)
+    scored = Scored(
+        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
+    )
+    return [
+        Statement(
+            (thread.repo, number),
+            "issue",
+            True,
+            body.created_at,
+            (0, -1),
+            TRACKER,
+            body.url,
+            None,
+            scored=scored,
+            standing=True,
+        )
+    ]
+
+
 def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A migrated issue its old tracker closed as a duplicate: the record the migration copied
     (bugs.python.org's `resolution = 'duplicate'` and `superseder = '18'`, a Bugzilla import's
@@ -458,7 +489,7 @@ def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
         return _status_record(thread, cfg, counters)
     record = headers.tracker_record(body.body)
     if record is None:
-        return []
+        return _exporter_record(thread, cfg, counters)
     says = thread_says_duplicate(thread, cfg)
     if record.needs_label and Signal.LABEL not in says:
         counters["dropped:tracker_record_unlabelled"] += 1
