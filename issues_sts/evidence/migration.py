@@ -362,8 +362,8 @@ def old_number(body: str | None, title: str | None = None) -> int | None:
 def mapped_number(body: str | None, title: str | None = None) -> int | None:
     """The old number a migrated issue's header names, whatever its copied words do: what the
     repository's old-number map (`links/migration.ticket_map`) holds for it."""
-    key = ticket_of(body, title)
-    return int(key) if key is not None and key.isdigit() else None
+    key = mapped_key(body, title)
+    return key[1] if key is not None and key[0] is None else None
 
 
 def mapped_key(body: str | None, title: str | None = None) -> tuple[str | None, int] | None:

@@ -398,6 +398,39 @@ TRACKER = "old-tracker"
 STATUS_FORMS = frozenset({"google_code_original_issue", "flyspray"})
 
 
+def _tracker_statement(
+    key: Key,
+    post: Post,
+    order: tuple[int, int],
+    thread: Thread,
+    cfg: LinkConfig,
+    counters: Counter[str],
+    says: list[Signal] | None = None,
+) -> list[Statement]:
+    """The old tracker's duplicate record as the one statement it makes: the team's close,
+    dated when `post` (where the migration wrote it) was written, counted as evidence. `says`:
+    the thread's own duplicate signals, when the caller has them already."""
+    counters["evidence:tracker_resolution"] += 1
+    signals = thread_says_duplicate(thread, cfg) if says is None else says
+    scored = Scored(
+        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *signals)
+    )
+    return [
+        Statement(
+            key,
+            "issue",
+            True,
+            post.created_at,
+            order,
+            TRACKER,
+            post.url,
+            None,
+            scored=scored,
+            standing=True,
+        )
+    ]
+
+
 def _status_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A Google Code issue merged into another: the migration copied each status change into the
     comment that made it ("**Status:** Duplicate", "**Mergedinto:** 18"; FlySpray's import
@@ -411,35 +444,21 @@ def _status_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
             change = headers.status_change(post.body)
             if change is not None:
                 last = (index, post, change)
-    if last is None or last[2].status.lower() != "duplicate" or last[2].merged_into is None:
+    if last is None:
         return []
     index, post, change = last
-    old = last[2].merged_into
+    old = change.merged_into
+    if change.status.lower() != "duplicate" or old is None:
+        return []
     if change.elsewhere:
         counters["dropped:merged_into_other_project"] += 1
         return []
     if old == headers.mapped_number(thread.posts[0].body, thread.title):
         counters["dropped:self_link"] += 1
         return []
-    counters["evidence:tracker_resolution"] += 1
-    says = thread_says_duplicate(thread, cfg)
-    scored = Scored(
-        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
+    return _tracker_statement(
+        (old_repo(thread.repo), old), post, (index, -1), thread, cfg, counters
     )
-    return [
-        Statement(
-            (old_repo(thread.repo), old),
-            "issue",
-            True,
-            post.created_at,
-            (index, -1),
-            TRACKER,
-            post.url,
-            None,
-            scored=scored,
-            standing=True,
-        )
-    ]
 
 
 def _exporter_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
@@ -452,32 +471,15 @@ def _exporter_record(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
     if number == thread.number:
         counters["dropped:self_link"] += 1
         return []
-    counters["evidence:tracker_resolution"] += 1
-    says = thread_says_duplicate(thread, cfg)
-    scored = Scored(
-        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
-    )
-    return [
-        Statement(
-            (thread.repo, number),
-            "issue",
-            True,
-            body.created_at,
-            (0, -1),
-            TRACKER,
-            body.url,
-            None,
-            scored=scored,
-            standing=True,
-        )
-    ]
+    return _tracker_statement((thread.repo, number), body, (0, -1), thread, cfg, counters)
 
 
 def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """A migrated issue its old tracker closed as a duplicate: the record the migration copied
     (bugs.python.org's `resolution = 'duplicate'` and `superseder = '18'`, a Bugzilla import's
-    "Duplicates: BZ#18" on an issue labelled duplicate) names the original by its old number,
-    which the stage maps to GitHub's like any old ticket (`links/migration.py`).
+    "Duplicates: BZ#18" on an issue labelled duplicate, an Apache JIRA import's one "duplicates"
+    link) names the original by its old number, which the stage maps to GitHub's like any old
+    ticket (`links/migration.py`); Google's exporter's "- Merged into: #N" names it by GitHub's.
     It is the team's recorded close, as firm as a maintainer's claim but dated when the issue
     was written (the record came over with it): anything said on GitHub since, "Duplicate of
     #514" typed after the import, is a later word and wins; an issue open again on GitHub no
@@ -497,21 +499,6 @@ def record_statements(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -
     if record.old == record.own:
         counters["dropped:self_link"] += 1
         return []
-    counters["evidence:tracker_resolution"] += 1
-    scored = Scored(
-        cfg.w_tracker_resolution, Signal.TRACKER_RESOLUTION, (Signal.TRACKER_RESOLUTION, *says)
-    )
-    return [
-        Statement(
-            (old_repo(thread.repo, record.project), record.old),
-            "issue",
-            True,
-            body.created_at,
-            (0, -1),  # the body's, before its own words
-            TRACKER,
-            body.url,
-            None,
-            scored=scored,
-            standing=True,
-        )
-    ]
+    key = (old_repo(thread.repo, record.project), record.old)
+    # ordered as the body's, before its own words
+    return _tracker_statement(key, body, (0, -1), thread, cfg, counters, says)
