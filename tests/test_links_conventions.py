@@ -1279,3 +1279,74 @@ def test_google_exporters_merged_into_is_the_trackers_record(tmp_path: Path) -> 
     assert _targets(table.links) == {25: (29, True)}
     assert table.counters["evidence:tracker_resolution"] == 1
     assert table.counters["dropped:self_link"] == 1
+
+
+def _bare(words: str, *, closer: str = "m", late: float = 1, **kw: Any) -> Thread:
+    """The member `m` says `words` an hour in; `closer` closes the issue `late` minutes after."""
+    return thread(c("m", words, "MEMBER", 60), closed_by=closer, closed_minute=60 + late, **kw)
+
+
+@pytest.mark.parametrize(
+    ("case", "th", "target"),
+    [
+        # conv-25..29's alt-tab, vant, vert.x and bigbluebutton closes: the closer's whole last
+        # word is the other issue
+        ("a bare number", _bare("#12"), 12),
+        ("a bare link", _bare(URL12), 12),
+        ("a bare link in angle brackets, a full stop", _bare(f"<{URL12}>."), 12),
+        # near misses: other words beside it, another repository, a pull request, someone
+        # else's close, a close long after, a later word by someone else, an open issue, a bot
+        ("a word beside it", _bare("See #12"), None),
+        ("a fix named", _bare("Fixed in #12"), None),
+        ("two issues", _bare("#12 #13"), None),
+        ("another repository's issue", _bare("https://github.com/other/lib/issues/12"), None),
+        ("a pull request", _bare(f"https://github.com/{REPO}/pull/12"), None),
+        ("closed by someone else", _bare("#12", closer="reporter"), None),
+        ("closed weeks later", _bare("#12", late=LATER), None),
+        ("the issue itself", _bare(f"https://github.com/{REPO}/issues/10"), None),
+        ("still open", _bare("#12", state="open"), None),
+        (
+            "a later word by someone else",
+            thread(
+                c("m", "#12", "MEMBER", 60),
+                c("reporter", "Thanks!", "NONE", 60.5),
+                closed_by="m",
+                closed_minute=61,
+            ),
+            None,
+        ),
+        (
+            "a bot's bare number",
+            thread(c(BOT, "#12", "NONE", 60), closed_by=BOT, closed_minute=60.1),
+            None,
+        ),
+    ],
+)
+def test_the_closers_bare_pointer(case: str, th: Thread, target: int | None) -> None:
+    reading = extract_thread(th)
+    chosen = canonical(reading.links)
+    assert (chosen.target_number if chosen is not None else None) == target, case
+    assert reading.counters["evidence:closer_pointer"] == (target is not None), case
+    if chosen is not None:
+        assert Signal.CLOSER_POINTER.value in chosen.signals
+
+
+def test_the_stage_reads_a_thread_whose_only_word_is_a_bare_pointer(tmp_path: Path) -> None:
+    # no cue word anywhere: the screen must still hand the thread to the reader
+    store = Store.open(tmp_path / "store", create=True)
+    closed = "2020-05-01T10:01:00Z"
+    issues = [
+        _issue(12, "The window stays after closing.", login="alice", closed=closed),
+        _issue(30, "Ghost window after close.", login="bob", closed=closed, closed_by="m"),
+        _issue(31, "Ghost window again.", login="carol", closed=closed, closed_by="m"),
+    ]
+    said = {"login": "m", "assoc": "MEMBER", "created": "2020-05-01T10:00:00Z"}
+    comments = [
+        _comment(30, 9_000_000_001, "#12", **said),
+        _comment(31, 9_000_000_002, "Same cause as the window bug, see #12 too.", **said),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {30: (12, True)}
+    assert table.counters["evidence:closer_pointer"] == 1

@@ -556,7 +556,17 @@ def test_the_closers_untargeted_duplicate_statement_makes_their_pointer_the_targ
     # a bystander's words are no close; a closer's comment that names an issue itself says
     # what that issue is ("Related discussion ...: #12" is not the original)
     other = thread(c("u", said, "NONE", 60), c("m", "#253", "NONE", 60.5), **_CLOSED_BY_M)
-    assert canonical(extract_thread(other).links) is None
+    bystander = extract_thread(other)
+    assert bystander.counters["evidence:closer_says_duplicate"] == 0
+    # (the closer's bare number, their last word at the close, is a pointer of its own)
+    assert bystander.counters["evidence:closer_pointer"] == 1
+    spoke_after = thread(
+        c("u", said, "NONE", 60),
+        c("m", "#253", "NONE", 60.5),
+        c("u", "ok", "NONE", 60.7),
+        **_CLOSED_BY_M,
+    )
+    assert canonical(extract_thread(spoke_after).links) is None
     related = "Closing as a duplicate. Related discussion in the forum: #12"
     own = thread(c("m", related, "NONE", 60), **_CLOSED_BY_M)
     assert canonical(extract_thread(own).links) is None

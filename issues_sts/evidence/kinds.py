@@ -65,6 +65,9 @@ class Signal(str, Enum):
     # the old tracker's own record, copied by the migration: bugs.python.org's superseder, a
     # Bugzilla import's "Duplicates:" field (the original's old number, mapped like OLD_TICKET)
     TRACKER_RESOLUTION = "tracker_resolution"
+    # the closer's last word before the close is nothing but one issue of this repository
+    # ("#4205", a bare link): the pointer a duplicate label would have answered
+    CLOSER_POINTER = "closer_bare_pointer"
     # the wording rules' own kinds (`vocabulary.RULES`): what a claim rests on before its author
     # and the close make it maintainer or comment wording (last: no link's signals hold them)
     DUP_WORDING = "dup_wording"  # "dup of #N", "duplicate with #N", "dups with #N"

@@ -708,6 +708,12 @@ COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
 
 # Words without which no text can carry a claim: the union of every rule's screen.
 CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
+# a comment that is nothing but one issue ("#4205", a link to it): no cue word, but the closer's
+# last word before the close can be the pointer (`pointers.closer_pointer`), so the stage reads
+# its thread too (the same syntax for polars and `re`)
+BARE_POINTER_REGEX = (
+    r"^\s*<?(?:#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+/?)>?\s*[.!]?\s*$"
+)
 
 
 class _CueScreen:

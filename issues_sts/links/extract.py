@@ -27,6 +27,7 @@ from issues_sts.links.migration import copied_view
 from issues_sts.links.model import DuplicateLink, LinkConfig, Post, Thread
 from issues_sts.links.read.canonical import thread_links
 from issues_sts.links.read.pointers import (
+    closer_pointer,
     copied_from_pointer,
     event_statements,
     label_pointer,
@@ -119,6 +120,8 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
         statements += tracked_statements(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += title_statement(thread, cfg, reading.counters)
+    if not any(st.positive for st in statements) and not says_duplicate:
+        statements += closer_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements) and closer_post is not None:
         # the closer said "duplicate" and pointed nowhere: the one issue the title names
         statements += title_pointer(thread, closer_post, cfg, reading.counters)

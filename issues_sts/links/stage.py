@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from issues_sts.evidence.vocabulary import CUE_REGEX, DUPLICATE_STATE_REASON
+from issues_sts.evidence.vocabulary import BARE_POINTER_REGEX, CUE_REGEX, DUPLICATE_STATE_REASON
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.history import about, read_history
@@ -125,7 +125,9 @@ def _posts_by_issue(
         comments = store.comments_frame(repo=repo, columns=POST_COLUMNS, span=span)
     # each comment screened once, vectorised: the reader skips the comments without a cue word
     comments = comments.with_columns(
-        pl.col("body").str.contains(CUE_REGEX).fill_null(False).alias("_cued")
+        (pl.col("body").str.contains(CUE_REGEX) | pl.col("body").str.contains(BARE_POINTER_REGEX))
+        .fill_null(False)
+        .alias("_cued")
     )
     cued = pl.concat(
         [

@@ -333,6 +333,42 @@ def reporter_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
     return [_statement(named[0][1], 0, thread.posts[0], thread, cfg)]
 
 
+def closer_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """The closer's last word before the close is nothing but one issue of this repository
+    ("#4205", a bare link to it), and nobody spoke after it: the closer answered "duplicate of
+    what?" without the word (conv-25..29's alt-tab, vant, vert.x and bigbluebutton closes; the
+    readers' "ambiguous" rows). Any other word beside the reference ("See #N", "fixed in #N",
+    "#12 is related") is not this pointer, nor a reference to a pull request (the fix) or to
+    another repository's issue (an upstream report), nor a bot's, nor a comment after the close
+    window."""
+    if thread.is_pull_request or thread.state != "closed" or len(thread.posts) < 2:
+        return []
+    post = thread.posts[-1]
+    if (
+        post.kind != "comment"
+        or not post.author
+        or post.author != thread.closed_by
+        or is_bot(post.author, cfg)
+        or not closed_soon_after(thread, post.created_at, cfg)
+    ):
+        return []
+    text = text_mod.clean(post.body).strip()
+    refs = _other_refs(text, thread, cfg)
+    if len(refs) != 1 or len(find_refs(text, thread.repo)) != 1:
+        return []
+    ref, key = refs[0]
+    if key[0] != thread.repo or ref.kind == "pull":
+        return []
+    if (text[: ref.start] + text[ref.end :]).strip(" \t\n.:;!()[]<>") != "":
+        return []
+    counters["evidence:closer_pointer"] += 1
+    claim = Claim(ref, WORDING, False, False, -1)
+    scored = score_claim(claim, post, thread, cfg)
+    scored = Scored(scored.score, scored.signal, (*scored.signals, Signal.CLOSER_POINTER))
+    index = len(thread.posts) - 1
+    return [Statement.said(post, key, ref.kind, (index, -1), scored=scored, standing=True)]
+
+
 # the reporter sets the named issue apart from this one
 _CONTRAST = re.compile(
     r"\b(?:but|however|although|though|differen\w*|unlike|not|no\s+longer|\w+n['\u2019]t"
