@@ -1350,3 +1350,31 @@ def test_the_stage_reads_a_thread_whose_only_word_is_a_bare_pointer(tmp_path: Pa
         table = build_links(store, LinkConfig())
     assert _targets(table.links) == {30: (12, True)}
     assert table.counters["evidence:closer_pointer"] == 1
+
+
+@pytest.mark.parametrize(
+    ("words", "target"),
+    [
+        # conv-30's closes: the noun "duplication", "in favor for:", "#N already tracks this",
+        # Portuguese "duplicata acidental de #N"
+        ("Closing - this is a duplication of #12", 12),
+        ("Closing this in favor for: https://github.com/acme/widgets/issues/12", 12),
+        ("Closing since #12 already tracks this", 12),
+        ("Duplicata acidental de #12.", 12),
+        # the near misses: a report listing other issues' marks, one per line with an arrow
+        # (conv-30's claude-code false link), and the noun about code
+        (
+            "Chains found:\n\n- Issue #13 → marked as duplicate of #12\n"
+            "- Issue #12 → marked as duplicate of #13",
+            None,
+        ),
+        ("- Issue #13 -> closed as a duplicate of #12", None),
+        ("There is some duplication of #12's parser logic here.", None),
+        ("Closing since #12 already tracks this metric.", None),
+    ],
+)
+def test_conv30_closes_and_near_misses(words: str, target: int | None) -> None:
+    said = c("maint", words, "MEMBER", minute=500)
+    reading = extract_thread(thread(said, closed_by="maint", closed_minute=500))
+    chosen = canonical(reading.links)
+    assert (chosen.target_number if chosen is not None else None) == target

@@ -62,10 +62,12 @@ _IF_NOT_EVEN = re.compile(
 )
 _REVERSE_AFTER = re.compile(r"^\s*by\b", re.I)
 _SUBJECT_VERB = re.compile(
-    r"^\s*(?:(?:is|was|seems|looks|appears|has\s+been|got|being|also|really|probably|likely|"
+    # conv-30's claude-code report, a list of other issues' marks: "- Issue #A → marked as
+    # duplicate of #B" (an arrow, then "marked as", is the same as "was")
+    r"^\s*(?:(?:→|->|=>)\s*(?:marked|closed)\s+as\s+(?:an?\s+)?$|(?:(?:is|was|seems|looks|appears|has\s+been|got|being|also|really|probably|likely|"
     r"actually|just|maybe|effectively|basically|essentially|now|definitely|clearly|certainly|obviously|surely|"
     r"indeed|still|then|in\s+fact|most\s+likely|almost\s+certainly|pretty\s+much)\s+)+(?:to\s+be\s+|like\s+)?"
-    r"(?:an?\s+)?\W*$",
+    r"(?:an?\s+)?\W*$)",
     re.I,
 )
 _ANAPHOR = re.compile(

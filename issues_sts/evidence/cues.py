@@ -119,6 +119,10 @@ _TRACKED_ELSEWHERE = re.compile(
     # not "the design"; "closing as a duplicate since it's already tracked on <url>" (a triager's
     # close: conv-2 missed PowerToys 9497 for want of the contraction and "on")
     r"(?:#\d+|/issues/\d+)[)\]>]*\s+is\s+tracking\b"
+    # conv-30's icortex close: "Closing since #N already tracks this" (the sentence ends there:
+    # "#N tracks this metric" is about something else)
+    r"|(?:#\d+|/issues/\d+)[)\]>]*\s+(?:already\s+|now\s+)?tracks\s+(?:this|it)"
+    r"(?:\s+(?:one|issue|request|bug|problem))?(?=\s*(?:[.!,;]|$))"
     r"|\b(?:this|it)(?:\s+issue|\s+one|\s+bug)?(?:\s+(?:is|will\s+be|was)|['\u2019]s)\s+(?:now\s+|already\s+|being\s+|best\s+|better\s+)*"
     r"tracked\s+(?:in|on|by|at|under|over\s+(?:in|at)|there)\b"
     # "This is also tracked here: <url>" (conv-7's zed miss): "here" only with the issue after it

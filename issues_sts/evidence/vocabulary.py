@@ -150,6 +150,7 @@ RULES: tuple[Rule, ...] = (
             "Duplicada de #12.",
             "Esta issue é duplicada de #12.",
             "Duplicado de https://github.com/acme/widgets/issues/12",
+            "[Fechado not_planned] duplicata acidental de #12",
             # conv-24's Wox and PowerToys closes: the bare word, then where to look; the verb
             # with an apostrophe
             "Duplicate. Please check #12",
@@ -159,6 +160,8 @@ RULES: tuple[Rule, ...] = (
             "This is a duplicate and answered in #12. Closing, head there for more.",
             # conv-27's EDDI close: the issue before the noun
             "Duly advised. Closing due to #12 duplicate.",
+            # conv-30's istio close: the noun "duplication" with the issue right after it
+            "Closing - this is a duplication of #12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -174,6 +177,8 @@ RULES: tuple[Rule, ...] = (
             "Duping to a new branch first, then see #12.",
             "Duplicate if #12 is the same crash, otherwise not.",
             "Não é duplicada de #12.",
+            "Não é duplicata de #12.",
+            "[Aberto] Não é duplicata acidental de #12.",
             "No es duplicado de #12, es otro error.",
             "Registros duplicados de #12 na tabela.",
             "This removes the duplicate, please check #12 for the fix.",
@@ -187,6 +192,9 @@ RULES: tuple[Rule, ...] = (
             # conv-28's bluebird drive-by: another issue's duplicate, addressed to its author
             "@bob #13 Duplicate of #12",
             "24049 is a duplicate of 24083",  # conv-28's filament records, by bare number
+            "There is some duplication of #12's parser logic in the loader.",
+            "This is not a duplication of #12.",
+            "Avoid duplication of https://github.com/acme/widgets/issues/12 in the docs.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
@@ -201,8 +209,14 @@ RULES: tuple[Rule, ...] = (
             r"\bdup(?:ing|ed|e|'ing|'ed|'d)\s+(?:to|into|against)(?=\s+(?:#\d|https?://))",
             # Portuguese and Spanish, only opening the sentence (their negation, "não é" / "no es",
             # is no word the English reading knows, so it must not come first)
-            SENTENCE_START + r"(?:(?:esta|essa|este|esse)\s+(?:issue\s+|quest[aã]o\s+|problema\s+)?"
-            r"(?:é|es|está)\s+)?(?:uma?\s+)?duplicad[oa]\s+de\b(?=\s*(?:#\d|https?://))",
+            # (conv-30's HDBA title: the noun "duplicata", "acidental", after a "[Fechado]" tag)
+            SENTENCE_START + r"(?:\[[^\]\n]{0,40}\]\s*)?(?:(?:esta|essa|este|esse)\s+"
+            r"(?:issue\s+|quest[aã]o\s+|problema\s+)?(?:é|es|está)\s+)?(?:uma?\s+)?"
+            r"(?:duplicad[oa]|duplicata)(?:\s+acidental)?\s+de\b(?=\s*(?:#\d|https?://))",
+            # conv-30's istio close: "this is a duplication of #N", the noun as what this issue
+            # is (the noun about code, "some duplication of #N's logic", has no "is a" before it)
+            r"\b(?:is|was|['\u2019]s)\s+(?:just\s+|simply\s+)?an?\s+duplication\s+of\b"
+            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!,;](?=\s|$)|$))",
         ),
     ),
     Rule(
@@ -218,16 +232,21 @@ RULES: tuple[Rule, ...] = (
             # conv-29's prettier close: "closed in place of that issue", the issue named before
             "There's already an issue about a plugin (#12); this should be closed in place of "
             "that issue.",
+            # conv-30's garden-of-eden close: "in favor for", with a colon before the link
+            "Closing this in favor for: https://github.com/acme/widgets/issues/12",
         ),
         (
             "I am in favour of #12 landing first.",
             "The team is in favour of the approach in #12.",
             "We use a config file in lieu of the flag; #12 has the details.",
             "We render the icon in place of the label; #12 has the details.",
+            "I am in favor for #12 landing first.",
         ),
         reads=(
             r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
             r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:(?:favou?r|lieu)\s+of|place of)\b",
+            # conv-30's garden-of-eden close: "in favor for:", the issue right after the words
+            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+for\b:?(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -393,7 +412,7 @@ RULES: tuple[Rule, ...] = (
         r"is\s+tracking|tracked\s+(?:in|on|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
         r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track"
         r"|(?:is|was|['\u2019]s)\s+(?:now\s+|already\s+)*captured\s+(?:in|by)\s+(?:#|https?://|[\w.-]+/[\w.-]+#)"
-        r"|tracked\s+here\s*:?\s+(?:#|https?://|[\w.-]+/[\w.-]+#)",
+        r"|tracked\s+here\s*:?\s+(?:#|https?://|[\w.-]+/[\w.-]+#)|tracks\s+(?:it|this)",
         r"track|follow|subscribe|watch|tuned|refer|captured",
         (
             "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
@@ -419,6 +438,8 @@ RULES: tuple[Rule, ...] = (
             "tracked in https://github.com/acme/widgets/issues/12",
             # conv-24's dunst close
             "Thanks for the report. I will track this problem in #12, closing this one.",
+            # conv-30's icortex close
+            "Closing since #12 already tracks this",
         ),
         (
             "Tracked in #12 and #13.",
@@ -438,6 +459,7 @@ RULES: tuple[Rule, ...] = (
             "This needs the licensed edition. Please follow https://github.com/acme/business/issues/1"
             " to learn more.",
             "Please follow #12 for more details on the options.",
+            "Closing since #12 already tracks this metric in the dashboard.",
         ),
     ),
     Rule(
