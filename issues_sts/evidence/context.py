@@ -71,7 +71,9 @@ _SUBJECT_VERB = re.compile(
     re.I,
 )
 _ANAPHOR = re.compile(
-    r"^\s*(?:of\s+)?(?:that\s+(?:one|issue|bug|ticket|pr|pull\s+request|rfc|report)\b|that\b"
+    # (conv-31's mapbox close: "in favour of that existing ticket")
+    r"^\s*(?:of\s+)?(?:that\s+(?:(?:existing|other|original|older|earlier)\s+)?"
+    r"(?:one|issue|bug|ticket|pr|pull\s+request|rfc|report)\b|that\b"
     # a bare "that" points back at an issue only when no other noun follows ("in favor of that
     # process")
     r"(?=\s*(?:[^\w\s]|$)|\s+(?:since|because|as|instead|then|for|and|which|one|though|now|here|to|so|but|too|anyway)\b)"

@@ -134,7 +134,8 @@ _TRACKED_ELSEWHERE = re.compile(
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"
     # conv-24's dunst close: "I will track this problem in #N"
-    r"|\btrack(?:ing)?\s+(?:it|this(?:\s+(?:problem|issue|bug|one))?|the\s+\w+)\s+(?:in|there|at|over\s+there)\b"
+    # (conv-31's crust-server close: "Closed, track issue in #N")
+    r"|\btrack(?:ing)?\s+(?:it|this(?:\s+(?:problem|issue|bug|one))?|the\s+\w+|issue)\s+(?:in|there|at|over\s+there)\b"
     r"|\bplease\s+follow\s+(?:that|the\s+other|this|it)\b|\bstay\s+tuned\s+(?:to|on|in)\s+(?:that|the\s+other)\b"
     # "an upstream issue, tracked at <url>", "tracked upstream: <url>", "Tracking in #N."
     r"|\btracked\s+upstream\b|\b(?:issue|bug|problem),?\s+tracked\s+(?:in|at|by|under)\b"

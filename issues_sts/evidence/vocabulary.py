@@ -126,8 +126,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "dup_wording",
         Signal.DUP_WORDING,
-        r"dup",
-        r"dup",
+        # (conv-31's GS5 and opensupport: "dublicates #N", "doublication #N", with a b)
+        r"dup|do?ublicat",
+        r"dup|do?ublicat",
         (
             "Closing as a duplicate of #12.",
             "dupe of #12",
@@ -162,6 +163,9 @@ RULES: tuple[Rule, ...] = (
             "Duly advised. Closing due to #12 duplicate.",
             # conv-30's istio close: the noun "duplication" with the issue right after it
             "Closing - this is a duplication of #12",
+            # conv-31's GS5 body and opensupport close: misspelt with a b
+            "dublicates #12",
+            "doublication #12",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -195,12 +199,17 @@ RULES: tuple[Rule, ...] = (
             "There is some duplication of #12's parser logic in the loader.",
             "This is not a duplication of #12.",
             "Avoid duplication of https://github.com/acme/widgets/issues/12 in the docs.",
+            "This dublicates the code of #12.",
+            "The doublication of rows in #12 is fixed.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
         reads=(
             r"\b(?:dup(?!')|dups|dupe|dupes|duplicate|duplicates|duplicated"
             r"|duplcate|dupicate|duplciate|dupplicate|duplicte|duplacate|duple(?=\s+of\b))\b",
+            # conv-31's GS5 and opensupport: with a b, only with the issue right after the word
+            # ("This dublicates the code of #N" is about code)
+            r"\bdo?ublicat(?:e|es|ed|ion)\b(?=\s+(?:of\s+)?(?:#\d|https?://))",
             # the verb, only when the issue follows it: "deduplicating with #N" names the one
             # this is folded into; "deduplicate the entries with ..." is about code
             r"\bde-?dup(?:e|ed|ing|licat(?:e|ed|ing))\s+(?:with|into|against)(?=\s+(?:#\d|https?://))",
@@ -222,8 +231,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "in_favour",
         Signal.IN_FAVOUR,
-        r"favou?r|lieu|place of",
-        r"favou?r|lieu|place of",
+        r"favou?r|lieu|place of|flavou?r",
+        r"favou?r|lieu|place of|flavou?r",
         (
             "Closing in favour of #12.",
             "closing this in favor of #12",
@@ -234,6 +243,11 @@ RULES: tuple[Rule, ...] = (
             "that issue.",
             # conv-30's garden-of-eden close: "in favor for", with a colon before the link
             "Closing this in favor for: https://github.com/acme/widgets/issues/12",
+            # conv-31's kargo close: "favor" typed "flavor"
+            "close in flavor to #12",
+            # conv-31's mapbox close: the issue named before, "that existing ticket" after
+            "There's a ticket for this at #12, so I'll close this in favour of that existing "
+            "ticket.",
         ),
         (
             "I am in favour of #12 landing first.",
@@ -241,12 +255,15 @@ RULES: tuple[Rule, ...] = (
             "We use a config file in lieu of the flag; #12 has the details.",
             "We render the icon in place of the label; #12 has the details.",
             "I am in favor for #12 landing first.",
+            "Closing the jar in flavor of vanilla, see #12.",
         ),
         reads=(
             r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
             r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:(?:favou?r|lieu)\s+of|place of)\b",
             # conv-30's garden-of-eden close: "in favor for:", the issue right after the words
             r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+for\b:?(?=\s*(?:#\d|https?://))",
+            # conv-31's kargo close: "close in flavor to #N", the issue right after the words
+            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+flavou?r\s+(?:of|to|for)\b:?(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(
@@ -412,7 +429,7 @@ RULES: tuple[Rule, ...] = (
         r"is\s+tracking|tracked\s+(?:in|on|by|at|under|over|there|upstream)|track(?:ing)?\s+(?:it|this|the|in|at|under)"
         r"|please\s+(?:follow|subscribe|watch|track|refer)|stay\s+tuned|let'?s\s+track|to\s+track"
         r"|(?:is|was|['\u2019]s)\s+(?:now\s+|already\s+)*captured\s+(?:in|by)\s+(?:#|https?://|[\w.-]+/[\w.-]+#)"
-        r"|tracked\s+here\s*:?\s+(?:#|https?://|[\w.-]+/[\w.-]+#)|tracks\s+(?:it|this)",
+        r"|tracked\s+here\s*:?\s+(?:#|https?://|[\w.-]+/[\w.-]+#)|tracks\s+(?:it|this)|track\s+issue\s+in",
         r"track|follow|subscribe|watch|tuned|refer|captured",
         (
             "https://github.com/acme/widgets/issues/12 is tracking full support for this. Please "
@@ -440,6 +457,8 @@ RULES: tuple[Rule, ...] = (
             "Thanks for the report. I will track this problem in #12, closing this one.",
             # conv-30's icortex close
             "Closing since #12 already tracks this",
+            # conv-31's crust-server close
+            "Closed, track issue in #12",
         ),
         (
             "Tracked in #12 and #13.",
@@ -460,6 +479,7 @@ RULES: tuple[Rule, ...] = (
             " to learn more.",
             "Please follow #12 for more details on the options.",
             "Closing since #12 already tracks this metric in the dashboard.",
+            "Closed, track issue in #12 and #13.",
         ),
     ),
     Rule(
@@ -581,7 +601,7 @@ RULES: tuple[Rule, ...] = (
         Signal.REPORTED_BEFORE,
         r"reported|already\s+(?:filed|opened)|"
         + _THERE_IS_ALREADY
-        + r"|already\s+have\s+(?:an?\s|#|https?:)",
+        + r"|already\s+have\s+(?:an?\s|#|https?:)|there(?:'s|\s+is)\s+(?:already\s+)?#\d",
         r"reported|filed|opened|there|already\s+have",
         (
             "Already reported in #12.",
@@ -593,6 +613,9 @@ RULES: tuple[Rule, ...] = (
             # "closing this doubled issue because we already have #N"
             "We already have an issue for htop, #12. You can follow progress there.",
             "closing this because we already have #12",
+            # conv-31's maps-gl close: the reporter's "There is #N already."
+            "There is #12 already.",
+            "There's already #12.",
         ),
         (
             "This was reported by a customer.",
@@ -605,6 +628,8 @@ RULES: tuple[Rule, ...] = (
             "We already have https://github.com/acme/widgets/pull/12 and #13, which one is it?",
             "We already have an issue template; see #12 for how to use it.",
             "Do we already have an issue for htop? #12 is about top.",
+            "There is #12 already merged, which fixes the parser.",
+            "There is #12 and #13 already.",
             # conv-19's false link: a bystander's own other bug ("a bug", then a request), not
             # this issue reported before
             "I already reported a bug https://github.com/acme/widgets/issues/12, could you fix "
@@ -629,6 +654,9 @@ RULES: tuple[Rule, ...] = (
             # (a full stop inside a URL ends nothing: the punctuation ends the clause only
             # before a space or the end)
             r"\bwe\s+already\s+have(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.,;!](?:\s|$)|$))",
+            # conv-31's maps-gl close: "There is #N already." (the issue, then at most
+            # "already", ends the sentence: "There is #N already merged" is the fix)
+            r"\bthere(?:'s|\s+is)(?:\s+already)?(?=\s*#\d+(?:\s+already)?\s*(?:[.!](?=\s|$)|$))",
         ),
     ),
     Rule(
