@@ -260,10 +260,10 @@ RULES: tuple[Rule, ...] = (
         reads=(
             r"\b(?:clos(?:e|es|ed|ing)|drop(?:s|ped|ping)?|abandon(?:s|ed|ing)?)\b"
             r"(?:\]\([^)\s]*\))?[^.\n]{0,30}?\bin\s+(?:(?:favou?r|lieu)\s+of|place of)\b",
-            # conv-30's garden-of-eden close: "in favor for:", the issue right after the words
-            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+favou?r\s+for\b:?(?=\s*(?:#\d|https?://))",
-            # conv-31's kargo close: "close in flavor to #N", the issue right after the words
-            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+flavou?r\s+(?:of|to|for)\b:?(?=\s*(?:#\d|https?://))",
+            # conv-30's garden-of-eden "Closing this in favor for: <url>" and conv-31's kargo
+            # "close in flavor to #N": the slips, only with the issue right after the words
+            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,30}?\bin\s+(?:favou?r\s+for|flavou?r\s+(?:of|to|for))\b:?"
+            r"(?=\s*(?:#\d|https?://))",
         ),
     ),
     Rule(

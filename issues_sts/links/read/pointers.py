@@ -354,11 +354,12 @@ def closer_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> l
         return []
     text = text_mod.clean(post.body).strip()
     refs = _other_refs(text, thread, cfg)
-    if len(refs) != 1 or len(find_refs(text, thread.repo)) != 1:
+    if len(refs) != 1:
         return []
     ref, key = refs[0]
     if key[0] != thread.repo or ref.kind == "pull":
         return []
+    # nothing but the reference: also no second one, this issue's own included
     if (text[: ref.start] + text[ref.end :]).strip(" \t\n.:;!()[]<>") != "":
         return []
     counters["evidence:closer_pointer"] += 1
