@@ -12,7 +12,13 @@ from issues_sts.evidence.cues import SUBJECT_SUBSUMES
 from issues_sts.evidence.refs import Ref
 from issues_sts.evidence.replies import disagrees
 
-_SAME_SUBJECT = re.compile(r"\b(?:this|it|it's|its|this's|these|here)\b", re.I)
+# (conv-32's lossless-cut close: the owner's "I believe your question is the same as #N", the
+# reporter's own report named as "your question")
+_SAME_SUBJECT = re.compile(
+    r"\b(?:this|it|it's|its|this's|these|here"
+    r"|your\s+(?:question|issue|request|problem|report|bug|ticket))\b",
+    re.I,
+)
 # Words allowed between a cue and the reference it governs ("dupe of the older issue #4").
 _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one existing older
     old original earlier previous same see at in to with is it's its as basically essentially just
@@ -23,7 +29,8 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     rollup squashed
     particularly specifically especially mainly mostly primarily
     correct right proper real actual better solution approach proposal
-    reopening re opening"""
+    reopening re opening
+    post"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")

@@ -166,6 +166,8 @@ RULES: tuple[Rule, ...] = (
             # conv-31's GS5 body and opensupport close: misspelt with a b
             "dublicates #12",
             "doublication #12",
+            # conv-32's vaultwarden close: "Duplicate post <link>", the report called a post
+            "Duplicate post [https://github.com/acme/widgets/issues/12](url)",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -201,6 +203,8 @@ RULES: tuple[Rule, ...] = (
             "Avoid duplication of https://github.com/acme/widgets/issues/12 in the docs.",
             "This dublicates the code of #12.",
             "The doublication of rows in #12 is fixed.",
+            "Fix the duplicate post bug, see #12.",
+            "The duplicate post plugin is in #12.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
@@ -547,6 +551,8 @@ RULES: tuple[Rule, ...] = (
             # conv-17's pi-apps close: "This has already been discussed here: <url>"
             "This has already been discussed here: https://github.com/acme/widgets/issues/12",
             "It was already discussed in #12.",
+            # conv-32's lossless-cut close: the owner's "your question", the reporter's report
+            "I believe your question is the same as #12",
         ),
         (
             "That error message is the same as in #12 but the cause differs.",
@@ -562,6 +568,8 @@ RULES: tuple[Rule, ...] = (
             "Asking the same question again in #12 would not help.",
             # conv-25's Tracearr comment: the same bug in another component, a report of its own
             "This is the same issue as #12 but for the Jellyfin backend.",
+            "Your question is the same as in #12 but for Windows.",
+            "Your error is the same as #12 but the cause differs.",
         ),
         reads=(
             # "This has already been discussed here: <url>", the one issue ending the sentence
