@@ -30,7 +30,7 @@ _FILLER_WORDS = """of the a an this that issue issues bug bugs ticket report one
     particularly specifically especially mainly mostly primarily
     correct right proper real actual better solution approach proposal
     reopening re opening
-    post"""
+    post my own"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 _GAP_TOKEN = re.compile(r"[\w']+|[^\w\s]")
 _GAP_PUNCT = frozenset(":,;(-—.#[*_?")

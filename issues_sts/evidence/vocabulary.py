@@ -168,6 +168,8 @@ RULES: tuple[Rule, ...] = (
             "doublication #12",
             # conv-32's vaultwarden close: "Duplicate post <link>", the report called a post
             "Duplicate post [https://github.com/acme/widgets/issues/12](url)",
+            # conv-33's yeoman body: "Duplicated my own issue #N by accident."
+            "Whoops sorry. Duplicated my own issue #12 by accident.",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -205,6 +207,7 @@ RULES: tuple[Rule, ...] = (
             "The doublication of rows in #12 is fixed.",
             "Fix the duplicate post bug, see #12.",
             "The duplicate post plugin is in #12.",
+            "I duplicated my own code from #12 in the loader.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
