@@ -232,3 +232,93 @@ def test_a_round_without_rows_has_nothing_to_score(
     _one_line_error(capsys, "no labelled row")
     assert cli_exit_code(["links", "evaluate-excerpts", str(root), "--association", "x"]) == 2
     _one_line_error(capsys, "--association")
+
+
+# acme/gadget was olden/gadget (another owner, the same name) and, under its owner, acme/gizmo:
+# the bot's link names the first old name; the index stored #41 under the second.
+RENAMED = {
+    "acme__gadget__40.txt": """acme/gadget · issue #40 · closed
+# Fan noise
+
+uma · description · 2024-07-01
+The fan never stops.
+
+gadget-triage[bot] · comment · 2024-07-01
+This issue is a duplicate of https://github.com/olden/gadget/issues/19. Please refer to that \
+issue for updates.
+""",
+    "acme__gizmo__41.txt": """acme/gizmo · issue #41 · closed
+# Fan loud
+
+vic · description · 2024-07-02
+Loud fan again.
+
+wes · comment · 2024-07-02
+Duplicate of https://github.com/acme/gadget/issues/19
+""",
+}
+
+
+def _renamed_round(tmp_path: Path, renames: str | None) -> Path:
+    root = tmp_path / "conv-renamed"
+    (root / "excerpts").mkdir(parents=True)
+    for name, text in RENAMED.items():
+        (root / "excerpts" / name).write_text(text, encoding="utf-8")
+    rows = (
+        "acme/gadget,40,duplicate,acme/gadget,19,bot-class;bot-close,t,test\n"
+        "acme/gizmo,41,duplicate,acme/gizmo,19,bot-class;keyword,t,test\n"
+    )
+    (root / "labels.csv").write_text(HEADER + rows, encoding="utf-8")
+    if renames is not None:
+        (root / "renames.txt").write_text(renames, encoding="utf-8")
+    return root
+
+
+def _bot(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[int, int, int]:
+    assert cli_exit_code(["links", "evaluate-excerpts", str(root), "--quiet", "--json"]) == 0
+    counts = json.loads(capsys.readouterr().out)["classes"]["bot"]["all"]
+    return counts["tp"], counts["fp"], counts["fn"]
+
+
+def test_a_renamed_repository_is_served_as_github_redirects_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the round's renames both links miss: the world serves no olden/gadget and holds
+    acme/gizmo and acme/gadget apart. With them, #41's thread and label move to acme/gadget, and
+    the crawl, asking GitHub about the old name the bot links to, learns it is acme/gadget's."""
+    assert _bot(capsys, _renamed_round(tmp_path / "a", None)) == (0, 2, 2)
+    renames = "# GitHub redirects these\nolden/gadget=acme/gadget\n\nacme/gizmo = acme/gadget\n"
+    root = _renamed_round(tmp_path / "b", renames)
+    assert _bot(capsys, root) == (2, 0, 0)
+    assert cli_exit_code(["links", "evaluate-excerpts", str(root), "--quiet"]) == 0
+    assert "; 2 renames (renames.txt)" in capsys.readouterr().out
+
+
+def test_the_archive_lists_old_names_for_the_fake_github(tmp_path: Path) -> None:
+    from issues_sts.sandbox.worlds.archive import load_thread_archive
+
+    excerpts = [parse_excerpt(RENAMED["acme__gadget__40.txt"])]
+    write_archive(excerpts, tmp_path, renames=(("olden/gadget", "acme/gadget"),))
+    corpus = load_thread_archive(tmp_path)
+    assert corpus.renamed("OLDEN/gadget") is corpus.find("acme/gadget")
+    write_archive(excerpts, tmp_path / "plain")
+    assert not (tmp_path / "plain" / "renames.json").exists()
+    (tmp_path / "renames.json").write_text("[1, 2]\n")
+    with pytest.raises(ConfigError, match="not a map of repositories"):
+        load_thread_archive(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("olden/gadget\n", "renames.txt:1: bad rename 'olden/gadget'"),
+        ("a/b=c/d\nA/B=e/f\n", "renames.txt:2: A/B is renamed twice"),
+        ("a/b=c/d\nc/d=e/f\n", "c/d is both an old and a current name"),
+    ],
+)
+def test_a_bad_renames_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, needle: str
+) -> None:
+    root = _renamed_round(tmp_path, text)
+    assert cli_exit_code(["links", "evaluate-excerpts", str(root), "--quiet"]) == 2
+    _one_line_error(capsys, needle)

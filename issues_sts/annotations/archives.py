@@ -248,6 +248,9 @@ def _write_onnx(archive: Path, store: Store) -> None:
 
 
 _THREAD_FILES = ("issues.jsonl.gz", "threads.jsonl.gz")
+# optional beside them: each repository's old names, `{"owner/name": ["old/name", ...]}`, which
+# the fake GitHub redirects to it (an excerpt round's `renames.txt`)
+RENAMES_FILE = "renames.json"
 ARCHIVES: dict[str, Archive] = {
     "rust": Archive(
         "rust",

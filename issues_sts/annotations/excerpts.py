@@ -19,12 +19,20 @@ two freezes compare:
   check); account type Bot only for logins ending in `[bot]`;
 - labels as the `labels:` line lists them.
 
+A repository renamed since is the one thing a round adds to the world by hand: the search index
+keeps each thread under the name it had when stored, and a closer's link may name an earlier or
+a later one. `renames.txt` in the round folder lists what GitHub redirects, one
+`old-owner/old-name=owner/name` per line: the world serves the repository under its current name
+and redirects the old one to it, the excerpts and labels naming the old one move with it, and
+the crawl learns the rename only the way it would on github.com (a link it asks GitHub about).
+
 Run: `issues-sts links evaluate-excerpts ROUND_DIR`.
 """
 
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import gzip
 import json
 import re
@@ -34,10 +42,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from issues_sts.annotations.archives import RENAMES_FILE
 from issues_sts.annotations.evaluate import Error, Evaluation, claimed_canonicals, errors, score
 from issues_sts.annotations.labels import Annotation, Key, read_annotations
 from issues_sts.errors import ConfigError
 from issues_sts.links import LinkConfig, build_links
+from issues_sts.links.renames import Aliases, parse_aliases
 from issues_sts.store import Store
 
 _HEAD = re.compile(
@@ -51,6 +61,8 @@ _API, _WEB = "https://api.github.com", "https://github.com"
 # where a round keeps its threads: the labelled ones, and targets a reader looked up to map an
 # old tracker number (they complete the world, they are not scored)
 EXCERPT_FOLDERS = ("excerpts", "support")
+# the round's renames (module docstring); optional
+ROUND_RENAMES = "renames.txt"
 # the note tags that name a class of issue 32 (rows with neither are scored as "other")
 CLASSES = {"bot": "bot-class", "migrated": "migrated-class"}
 ASSOCIATIONS = ("none", "member")
@@ -130,8 +142,49 @@ def parse_excerpt(text: str, source: str = "excerpt") -> Excerpt:
     )
 
 
-def load_excerpts(round_dir: Path) -> list[Excerpt]:
-    """Every thread of the round's excerpt folders, one per issue (the longest excerpt)."""
+def read_renames(round_dir: Path) -> Aliases:
+    """The round's `renames.txt` (blank lines and `#` comments skipped); none when absent. A
+    malformed line, or an old name given twice, is a one-line ConfigError naming it."""
+    path = round_dir / ROUND_RENAMES
+    if not path.is_file():
+        return ()
+    pairs: list[tuple[str, str]] = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            (pair,) = parse_aliases([line])
+        except ConfigError:
+            raise ConfigError(
+                f"{path}:{line_no}: bad rename {line!r}",
+                hint="write one old-owner/old-name=owner/name per line",
+            ) from None
+        if pair[0].lower() in {old.lower() for old, _ in pairs}:
+            raise ConfigError(
+                f"{path}:{line_no}: {pair[0]} is renamed twice",
+                hint="a repository's old name redirects to one place: keep one line",
+            )
+        pairs.append(pair)
+    news = {new.lower() for _, new in pairs}
+    chained = next((old for old, _ in pairs if old.lower() in news), None)
+    if chained is not None:
+        raise ConfigError(
+            f"{path}: {chained} is both an old and a current name",
+            hint="point every old name at where the repository lives now",
+        )
+    return tuple(pairs)
+
+
+def current_name(repo: str, renames: Aliases) -> str:
+    """Where `repo` lives now: its rename's new name, else itself."""
+    wanted = repo.lower()
+    return next((new for old, new in renames if old.lower() == wanted), repo)
+
+
+def load_excerpts(round_dir: Path, renames: Aliases = ()) -> list[Excerpt]:
+    """Every thread of the round's excerpt folders, one per issue (the longest excerpt), each
+    under the name its repository has now (`renames`)."""
     seen: dict[tuple[str, int], Excerpt] = {}
     for folder in EXCERPT_FOLDERS:
         for path in sorted((round_dir / folder).glob("*.txt")):
@@ -142,6 +195,7 @@ def load_excerpts(round_dir: Path) -> list[Excerpt]:
                     f"{path} is not UTF-8 text", hint="save excerpts as the tool returned them"
                 ) from None
             excerpt = parse_excerpt(text, str(path))
+            excerpt = dataclasses.replace(excerpt, repo=current_name(excerpt.repo, renames))
             key = (excerpt.repo.lower(), excerpt.number)
             if key not in seen or excerpt.length > seen[key].length:
                 seen[key] = excerpt
@@ -262,8 +316,11 @@ def _records(
     return issue, rows
 
 
-def write_archive(excerpts: list[Excerpt], out: Path, association: str = "none") -> None:
-    """The excerpts as a thread archive (`issues.jsonl.gz` + `threads.jsonl.gz`)."""
+def write_archive(
+    excerpts: list[Excerpt], out: Path, association: str = "none", renames: Aliases = ()
+) -> None:
+    """The excerpts as a thread archive (`issues.jsonl.gz` + `threads.jsonl.gz`, and the
+    repositories' old names, `renames.json`, when there are any)."""
     if association not in ASSOCIATIONS:
         raise ConfigError(
             f"unknown association {association!r}", hint=f"use one of {', '.join(ASSOCIATIONS)}"
@@ -279,6 +336,11 @@ def write_archive(excerpts: list[Excerpt], out: Path, association: str = "none")
             issues.write(json.dumps(issue) + "\n")
             row = {"repo": excerpt.repo, "number": excerpt.number, "comments": comments}
             threads.write(json.dumps(row) + "\n")
+    old_names: dict[str, list[str]] = {}
+    for old, new in renames:
+        old_names.setdefault(new, []).append(old)
+    if old_names:
+        (out / RENAMES_FILE).write_text(json.dumps(old_names, indent=1, sort_keys=True) + "\n")
 
 
 @dataclass(frozen=True)
@@ -296,10 +358,19 @@ class ExcerptRound:
     annotations: list[Annotation]
     classes: list[ClassScore] = field(default_factory=list)
     claimed: dict[Key, Key] = field(default_factory=dict)  # per thread, the canonical it chose
+    renames: Aliases = ()  # the round's `renames.txt`
 
     def errors(self, name: str) -> list[Error]:
         """The false links and misses of one class's rows."""
         return errors(_class_rows(self.annotations, name), self.claimed)
+
+
+def _moved(a: Annotation, renames: Aliases) -> Annotation:
+    """A labelled row with its thread and its target under their repositories' current names."""
+    if not renames:
+        return a
+    canonical = (current_name(a.canonical[0], renames), a.canonical[1]) if a.canonical else None
+    return dataclasses.replace(a, repo=current_name(a.repo, renames), canonical=canonical)
 
 
 def _class_rows(annotations: list[Annotation], name: str) -> list[Annotation]:
@@ -322,14 +393,16 @@ def score_round(
     association: str = "none",
     cfg: LinkConfig | None = None,
 ) -> ExcerptRound:
-    """Score the link stage on one round folder (`labels.csv` + `excerpts/`, `support/`)."""
-    annotations = read_annotations(round_dir / "labels.csv")
+    """Score the link stage on one round folder (`labels.csv` + `excerpts/`, `support/`,
+    optionally `renames.txt`)."""
+    renames = read_renames(round_dir)
+    annotations = [_moved(a, renames) for a in read_annotations(round_dir / "labels.csv")]
     if not annotations:
         raise ConfigError(
             f"{round_dir / 'labels.csv'} has no labelled row: there is nothing to score",
             hint="label the round's threads first",
         )
-    excerpts = load_excerpts(round_dir)
+    excerpts = load_excerpts(round_dir, renames)
     have = {(e.repo.lower(), e.number) for e in excerpts}
     missing = [
         f"{a.repo}#{a.number}" for a in annotations if (a.repo.lower(), a.number) not in have
@@ -339,13 +412,13 @@ def score_round(
             f"{len(missing)} labelled threads have no excerpt (first: {missing[0]})",
             hint=f"save each thread's excerpt to {round_dir / 'excerpts'}/OWNER__NAME__N.txt",
         )
-    write_archive(excerpts, work / "archive", association)
+    write_archive(excerpts, work / "archive", association, renames)
     store = crawl(work / "archive", work / "cache")
     try:
         claimed = claimed_canonicals(build_links(store, cfg or LinkConfig()))
     finally:
         store.close()
-    result = ExcerptRound(len(excerpts), annotations, claimed=claimed)
+    result = ExcerptRound(len(excerpts), annotations, claimed=claimed, renames=renames)
     for name in (*CLASSES, "other"):
         rows = _class_rows(annotations, name)
         if rows:

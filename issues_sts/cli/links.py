@@ -299,7 +299,7 @@ def evaluate_excerpts_cmd(
     round_dir: Path = typer.Argument(
         ...,
         help="A round folder: labels.csv (annotation columns), excerpts/*.txt, "
-        "optionally support/.",
+        "optionally support/ and renames.txt (old-owner/old-name=owner/name per line).",
     ),
     association: str = typer.Option(
         "none",
@@ -319,8 +319,10 @@ def evaluate_excerpts_cmd(
     GraphQL; the link stage's claims are scored per class (`bot-class`, `migrated-class` note
     tags), with and without the rows tagged ambiguous, with 95 % Wilson intervals. What an
     excerpt does not show (closer, author association, state_reason) is filled in the same way
-    for every extractor version (annotations/excerpts.py). The labels come from AI assistant
-    readers following a written brief (data/annotations/README.md).
+    for every extractor version (annotations/excerpts.py). A repository renamed since the index
+    stored its threads is listed in the round's renames.txt: GitHub's redirect, which the crawl
+    finds as it would on github.com. The labels come from AI assistant readers following a
+    written brief (data/annotations/README.md).
 
     Examples:
 
@@ -351,6 +353,7 @@ def evaluate_excerpts_cmd(
             "excerpts": result.excerpts,
             "rows": len(result.annotations),
             "association": association,
+            "renames": len(result.renames),
             "classes": {
                 c.name: {
                     "rows": c.rows,
@@ -365,7 +368,8 @@ def evaluate_excerpts_cmd(
         return
     out.print(
         f"{round_dir}: {result.excerpts} excerpts, {len(result.annotations)} labelled rows "
-        f"(labels by AI assistant readers); association {association}",
+        f"(labels by AI assistant readers); association {association}"
+        + (f"; {len(result.renames)} renames (renames.txt)" if result.renames else ""),
         markup=False,
     )
     for c in result.classes:

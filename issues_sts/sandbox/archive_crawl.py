@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from issues_sts.annotations.archives import RENAMES_FILE
 from issues_sts.crawl import CrawlConfig, run_crawl
 from issues_sts.errors import StoreError
 from issues_sts.sandbox.github.server import FakeGitHub
@@ -32,6 +33,8 @@ def _fingerprint(archive: Path) -> str:
     digest = hashlib.sha1()
     for name in FILES:
         digest.update(f"{name}:{(archive / name).stat().st_size}|".encode())
+    renames = archive / RENAMES_FILE
+    digest.update(renames.read_bytes() if renames.is_file() else b"no renames")
     for part in _CODE:
         path = _PACKAGE / part
         for source in sorted(path.rglob("*.py")) if path.is_dir() else [path]:

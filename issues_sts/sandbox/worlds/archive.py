@@ -7,6 +7,9 @@ issues with `closed_by`, each issue's comments, no timelines). Served by the fak
 crawl meets them as github.com would hand them out: 64-bit ids (comments above 2^31 since
 2024), GraphQL's 32-bit `databaseId` failing on them, bots, labels and `state_reason`.
 
+An archive may list its repositories' old names (`renames.json`, `{"owner/name": [old, ...]}`):
+the fake GitHub redirects each old name to the repository, as github.com does after a rename.
+
 Where an archive has no timeline for a closed issue, its close is served as the one event the
 issue object itself records: a `closed` event at `closed_at` by `closed_by`, with its
 `state_reason`. Nothing else is invented: no label history, no duplicate events.
@@ -14,11 +17,12 @@ issue object itself records: a `closed` event at `closed_at` by `closed_by`, wit
 
 from __future__ import annotations
 
+import json
 import zlib
 from pathlib import Path
 from typing import Any
 
-from issues_sts.annotations.archives import archive_lines
+from issues_sts.annotations.archives import RENAMES_FILE, archive_lines
 from issues_sts.errors import ConfigError
 from issues_sts.sandbox.corpus import Corpus, Json, RepoData
 
@@ -73,6 +77,7 @@ def load_thread_archive(root: str | Path) -> Corpus:
         events = _events(thread)
         if events:
             repo.timeline[number] = events
+    _add_renames(corpus, root / RENAMES_FILE)
     for repo in corpus.repos.values():
         repo.issues.sort(key=lambda i: i["number"])
         repo.comments.sort(key=lambda c: (c["created_at"], c["id"]))
@@ -84,6 +89,25 @@ def load_thread_archive(root: str | Path) -> Corpus:
                 repo.timeline.setdefault(item["number"], []).append(_recorded_close(item))
         repo.reindex()
     return corpus
+
+
+def _add_renames(corpus: Corpus, path: Path) -> None:
+    """Each repository's old names from `renames.json`, when the archive has one (a repository
+    the archive does not hold is skipped: nothing of it is served to redirect to)."""
+    if not path.is_file():
+        return
+    try:
+        renames = json.loads(path.read_text(encoding="utf-8"))
+        pairs = [(str(new), [str(o) for o in olds]) for new, olds in renames.items()]
+    except (ValueError, AttributeError, TypeError):
+        raise ConfigError(
+            f"{path} is not a map of repositories to their old names",
+            hint='write {"owner/name": ["old-owner/old-name", ...]}',
+        ) from None
+    for new, olds in pairs:
+        repo = corpus.find(new)
+        if repo is not None:
+            repo.renamed_from.extend(o for o in olds if o not in repo.renamed_from)
 
 
 def _events(thread: Json) -> list[Json]:
