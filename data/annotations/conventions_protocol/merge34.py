@@ -3,7 +3,12 @@ excerpts/, support/, renames.txt from the readers' `## Renames` lists)."""
 import csv, re, shutil, sys
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
-readers = sorted(p for p in (HERE / "conv34").iterdir() if p.is_dir() and p.name != "round")
+# the readers that finished: a labels.csv and a NOTES.md (a reader still at work is left out)
+readers = sorted(
+    p for p in (HERE / "conv34").iterdir()
+    if p.is_dir() and p.name != "round" and (p / "labels.csv").is_file() and (p / "NOTES.md").is_file()
+)
+print("readers:", ", ".join(p.name for p in readers))
 out = HERE / "conv34" / "round"
 if out.exists():
     shutil.rmtree(out)
