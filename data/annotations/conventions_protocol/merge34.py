@@ -1,15 +1,21 @@
-"""python3 merge34.py: the readers' labels as one round folder, conv34/round/ (labels.csv,
-excerpts/, support/, renames.txt from the readers' `## Renames` lists)."""
+"""python3 merge34.py [FOLDER ROUND READER...]: the readers' labels as one round folder,
+FOLDER/round/ (labels.csv, excerpts/, support/, renames.txt from the readers' `## Renames`
+lists). With no arguments: conv34/round/, round conv-34, every reader that finished (a
+labels.csv and a NOTES.md: a reader still at work is left out). conv-34b and conv-34c were
+merged with `merge34.py conv34b conv-34b bot34f` and `merge34.py conv34c conv-34c mig34`, conv-34d with `merge34.py conv34d conv-34d bot34a`;
+conv-34 (its four readers, before the later ones finished) reproduces with
+`merge34.py conv34 conv-34 bot34b bot34c bot34d bot34e`."""
 import csv, re, shutil, sys
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
-# the readers that finished: a labels.csv and a NOTES.md (a reader still at work is left out)
+folder, round_name, chosen = (sys.argv[1], sys.argv[2], set(sys.argv[3:])) if len(sys.argv) > 3 else ("conv34", "conv-34", None)
 readers = sorted(
     p for p in (HERE / "conv34").iterdir()
-    if p.is_dir() and p.name != "round" and (p / "labels.csv").is_file() and (p / "NOTES.md").is_file()
+    if p.is_dir() and p.name != "round" and (chosen is None or p.name in chosen)
+    and (p / "labels.csv").is_file() and (p / "NOTES.md").is_file()
 )
 print("readers:", ", ".join(p.name for p in readers))
-out = HERE / "conv34" / "round"
+out = HERE / folder / "round"
 if out.exists():
     shutil.rmtree(out)
 (out / "excerpts").mkdir(parents=True)
@@ -32,7 +38,7 @@ for r in readers:
             c["dup-admitted"] += 1
             continue
         seen[key] = r.name
-        rows.append({**{k: (row.get(k) or "").strip() for k in ("repo", "number", "category", "canonical_repo", "canonical_number", "note")}, "round": "conv-34", "split": "test"})
+        rows.append({**{k: (row.get(k) or "").strip() for k in ("repo", "number", "category", "canonical_repo", "canonical_number", "note")}, "round": round_name, "split": "test"})
     for sub in ("excerpts", "support"):
         for p in sorted((r / sub).glob("*.txt")) if (r / sub).is_dir() else []:
             dest = out / sub / p.name
