@@ -149,6 +149,7 @@ def read_renames(round_dir: Path) -> Aliases:
     if not path.is_file():
         return ()
     pairs: list[tuple[str, str]] = []
+    olds: set[str] = set()
     for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -160,12 +161,13 @@ def read_renames(round_dir: Path) -> Aliases:
                 f"{path}:{line_no}: bad rename {line!r}",
                 hint="write one old-owner/old-name=owner/name per line",
             ) from None
-        if pair[0].lower() in {old.lower() for old, _ in pairs}:
+        if pair[0].lower() in olds:
             raise ConfigError(
                 f"{path}:{line_no}: {pair[0]} is renamed twice",
                 hint="a repository's old name redirects to one place: keep one line",
             )
         pairs.append(pair)
+        olds.add(pair[0].lower())
     news = {new.lower() for _, new in pairs}
     chained = next((old for old, _ in pairs if old.lower() in news), None)
     if chained is not None:

@@ -1,4 +1,4 @@
-"""EXCLUDE-conv34.txt: every issue a round, a doc or an archive already holds (owner/name#N, lower case)."""
+"""EXCLUDE-convNN.txt: every issue a round admitted or labelled, a doc or an archive already holds (owner/name#N, lower case)."""
 import csv, gzip, json, re, sys
 from pathlib import Path
 
@@ -13,6 +13,9 @@ for path in sorted((repo / "data/annotations").glob("*.csv")):
         c = (row.get("canonical_number") or "").strip()
         if c.isdigit():
             keys.add(f"{((row.get('canonical_repo') or '').strip() or r).lower()}#{int(c)}")
+# every issue an earlier round admitted, labelled or not (keys already in this form)
+for path in sorted((repo / "data/annotations/conventions_admitted").glob("*.txt")):
+    keys.update(path.read_text().split())
 url = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 for path in repo.rglob("*"):
     if path.suffix in (".md", ".py", ".txt") and ".venv" not in path.parts and ".git" not in path.parts:
