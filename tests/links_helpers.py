@@ -57,6 +57,7 @@ def thread(
     labels: tuple[str, ...] = (),
     events: tuple[Event, ...] = (),
     is_pr: bool = False,
+    title: str = "",
 ) -> Thread:
     closed_at = (
         at(closed_minute)
@@ -80,6 +81,7 @@ def thread(
         html_url=f"https://github.com/{REPO}/issues/{number}",
         posts=(body_post, *posts),
         events=events,
+        title=title,
     )
 
 

@@ -1064,6 +1064,105 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         12,
     ),
+    # conv-34's dev errors
+    (
+        "a spam thread's pasted 'Duplicate of #12' is no statement",
+        thread(
+            c("reporter", "Duplicate of #12\nDuplicate of #13", "NONE", 1),
+            title="spam",
+            labels=("invalid",),
+            closed_by="m",
+            closed_minute=30,
+        ),
+        None,
+    ),
+    (
+        "... nor in a thread labelled spam",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", 60),
+            labels=("type: spam",),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "... but a report about a spam filter links",
+        thread(
+            c("m", "Duplicate of #12", "MEMBER", 60),
+            title="Spam filter flags every message",
+            labels=("spam-filter",),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "the author's 'Ah didn't notice the existing ticket <url>' links",
+        thread(
+            c(
+                "reporter",
+                "Ah didn't notice the existing ticket https://github.com/acme/widgets/issues/12",
+                "NONE",
+                60,
+            ),
+            closed_by="reporter",
+            closed_minute=61,
+        ),
+        12,
+    ),
+    (
+        "... a bystander's does not",
+        thread(
+            c(
+                "someone",
+                "Ah didn't notice the existing ticket https://github.com/acme/widgets/issues/12",
+                "NONE",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=61,
+        ),
+        None,
+    ),
+    (
+        "... nor the author's 'the existing ticket #12 was about Windows only'",
+        thread(
+            c(
+                "reporter",
+                "I didn't notice the existing ticket #12 was about Windows only.",
+                "NONE",
+                60,
+            ),
+            closed_by="reporter",
+            closed_minute=61,
+        ),
+        None,
+    ),
+    (
+        "'This duplicates the earlier BookStack request in #12' links",
+        thread(
+            c(
+                "m",
+                "This duplicates the earlier BookStack integration request in #12, which now "
+                "has a plugin.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "... 'This duplicates the earlier HTTP handler in #12' does not",
+        thread(
+            c("m", "This duplicates the earlier HTTP handler in #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
 ]
 
 

@@ -241,6 +241,17 @@ _DESCRIBED_IN = re.compile(
     r"(?:described|reported|discussed|mentioned|tracked)\s+(?:in|at|here)\s*:?\s*$",
     re.I,
 )
+# "This duplicates the earlier BookStack integration request in #N" (conv-34's dify-plugins
+# close): the verb, then the earlier report described in a few words of its own, the issue
+# right after "in". The adjective and the report noun both must be there ("This duplicates the
+# code in #N", "the earlier HTTP handler in #N" are about code)
+_EARLIER_REPORT_IN = re.compile(
+    r"^\s*the\s+(?:earlier|existing|original|older|previous|prior)\s+(?:[\w.+-]+\s+){0,4}?"
+    r"(?:request|issue|report|ticket|bug(?:\s+report)?|proposal|feature\s+request)\s+"
+    r"(?:in|at|from)\s*:?\s*$",
+    re.I,
+)
+_VERB_DUPLICATES = re.compile(r"duplicates", re.I)
 
 
 def governed_refs(
@@ -271,6 +282,8 @@ def governed_refs(
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"
     if _DESCRIBED_IN.match(gap):
         return [first]  # "a duplicate of the problem described in <url>"
+    if _VERB_DUPLICATES.fullmatch(cue_text) and _EARLIER_REPORT_IN.match(gap):
+        return [first]  # "This duplicates the earlier BookStack integration request in #4"
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []
     chosen = [first]

@@ -85,7 +85,8 @@ _THERE_IS_ALREADY = (
 # searched": "I missed #N in the changelog" is about something else)
 _MISSED_WORDS = (
     r"(?:missed|overlooked|(?:didn'?t|did\s+not)\s+(?:see|find|notice|spot))\s+"
-    r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?(?:issue\s+|one\s+|report\s+)?"
+    r"(?:that\s+|this\s+|the\s+(?:existing|other|earlier|original)\s+)?"
+    r"(?:issue\s+|one\s+|report\s+|ticket\s+)?"
 )
 _MISSED_SCREEN = _MISSED_WORDS + r"(?:#\d|\[#?\d|https?://|[\w.-]+/[\w.-]+#\d)"
 _MISSED = (
@@ -94,6 +95,16 @@ _MISSED = (
     + r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://\S+?)[)\]]*"
     r"\s+(?:before|earlier|when\s+(?:i\s+|we\s+)?(?:search|look|open|fil|report|creat|post|wrote|writ)"
     r"|while\s+search|in\s+(?:my|our|the)\s+search))"
+)
+# "Ah didn't notice the existing ticket <url>" (conv-34c's alaveteli close, by its author): no
+# "before", but the words name the earlier report ("the existing ticket") and the reference
+# ends the sentence ("the existing ticket #N was about Windows" is about that ticket)
+_MISSED_EXISTING = (
+    r"(?:\b(?:ah|oh|oops|whoops|sorry)[,!.]?\s+|\b(?:i|we)\s+)(?:i\s+)?(?:didn'?t|did\s+not)\s+"
+    r"(?:see|find|notice|spot)\s+the\s+(?:existing|earlier|original|other)\s+"
+    r"(?:issue|ticket|report|one)\s*:?\s*"
+    r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://[^\s)]+)[)\]]*"
+    r"\s*(?:[.!]+(?:\s|$)|$))"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -170,6 +181,9 @@ RULES: tuple[Rule, ...] = (
             "Duplicate post [https://github.com/acme/widgets/issues/12](url)",
             # conv-33's yeoman body: "Duplicated my own issue #N by accident."
             "Whoops sorry. Duplicated my own issue #12 by accident.",
+            # conv-34's dify-plugins close: the verb, the earlier request described, then "in #N"
+            "This duplicates the earlier BookStack integration request in #12, which now has a "
+            "plugin.",
         ),
         (
             "Not a duplicate of #12: that one is about a different component.",
@@ -208,6 +222,10 @@ RULES: tuple[Rule, ...] = (
             "Fix the duplicate post bug, see #12.",
             "The duplicate post plugin is in #12.",
             "I duplicated my own code from #12 in the loader.",
+            "This duplicates the code in #12.",
+            "This duplicates the earlier HTTP handler in #12.",
+            "This duplicates the request body in #12.",
+            "This no longer duplicates the earlier login request in #12.",
         ),
         # with the misspellings people type in a hurry ("Duplcate of #12"); each still holds
         # "dup", so the screen sees it
@@ -684,6 +702,8 @@ RULES: tuple[Rule, ...] = (
             "Sorry, I missed [#12](https://github.com/acme/widgets/issues/12) before.",
             "Sorry, didn't see #12 when I searched.",
             "We must have overlooked https://github.com/acme/widgets/issues/12 earlier.",
+            "Ah didn't notice the existing ticket https://github.com/acme/widgets/issues/12",
+            "Oh, I did not see the earlier issue #12.",
         ),
         (
             "We missed #12 in the changelog.",
@@ -692,8 +712,11 @@ RULES: tuple[Rule, ...] = (
             "I didn't see #12 fixed in the release notes.",
             "I didn't miss #12 before: it is a different crash.",
             "Oh, I didn't see #12.",
+            "I didn't notice the existing ticket #12 was about Windows only.",
+            "Ah, I didn't see the original issue #12 fixed in the release notes.",
+            "Oh, I didn't see the other one #12 mentioned here, thanks.",
         ),
-        reads=(_MISSED,),
+        reads=(_MISSED, _MISSED_EXISTING),
         said_by="author",
         first_person=True,
     ),

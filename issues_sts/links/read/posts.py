@@ -146,9 +146,23 @@ def _release_successor(r: _Read, claim: Claim, key: Key) -> bool:
     )
 
 
+# A thread titled just "spam", or labelled spam (conv-34c's cpython close, whose body was a pasted
+# "Duplicate of #A Duplicate of #B"): nothing in it reports a problem, so nothing it says is a
+# duplicate statement. "Spam filter flags my mail" and a "spam-filter" label are real reports.
+_SPAM_TITLE = re.compile(r"^\W*spam\W*$", re.I)
+_SPAM_LABEL = re.compile(r"(?:^|[\s:/])spam\W*$", re.I)
+
+
+def _spam_thread(r: _Read) -> bool:
+    return _SPAM_TITLE.match(r.thread.title or "") is not None or any(
+        _SPAM_LABEL.search(label) for label in r.thread.labels
+    )
+
+
 # A post whose claims all go: the first of these that holds drops every claim of the post and
 # counts them under its name (checked only for a post with claims).
 _POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
+    ("dropped:spam_thread", _spam_thread),
     ("dropped:bot_suggestion", _bot_suggestion),
     ("dropped:addressed_to_bystander_after_close", _addressed_to_bystander_after_close),
     ("dropped:addressed_to_bystanders_report", _addressed_to_bystanders_report),
