@@ -1121,6 +1121,9 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
         _issue(303, _flyspray(813, "Close a dock.")),
         _issue(304, _flyspray(814, "Close a depot.")),
         _issue(305, _flyspray(815, "Trains stop.")),
+        _issue(306, _flyspray(816, "Close a hangar.")),
+        _issue(307, _flyspray(817, "Close a heliport.")),
+        _issue(308, _flyspray(818, "Close a road stop.")),
     ]
     comments = [
         _comment(302, 41, _flyspray_comment(812, _closed("Duplicate", "Of #810."))),
@@ -1129,12 +1132,23 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
         _comment(303, 43, _flyspray_comment(813, "**_bob_ reopened the ticket.**")),
         _comment(304, 44, _flyspray_comment(814, _closed("Duplicate", "Of #811."))),  # unmapped
         _comment(305, 45, _flyspray_comment(815, _closed("Implemented", "In r12345."))),
+        # conv-35's OpenTTD misses: the import escaped the note's "#" ("\\# 810": Markdown would
+        # read a heading) or kept a space after it ("Of # 810")
+        _comment(306, 46, _flyspray_comment(816, _closed("Duplicate", "\\# 810"))),
+        _comment(307, 47, _flyspray_comment(817, _closed("Duplicate", "Of # 810."))),
+        # a sign with no number after it is no task
+        _comment(308, 48, _flyspray_comment(818, _closed("Duplicate", "\\# see the forum"))),
     ]
     store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
     with store:
         table = build_links(store, LinkConfig())
-    assert _targets(table.links) == {302: (301, True), 304: (811, False)}
-    assert table.counters["evidence:tracker_resolution"] == 2
+    assert _targets(table.links) == {
+        302: (301, True),
+        304: (811, False),
+        306: (301, True),
+        307: (301, True),
+    }
+    assert table.counters["evidence:tracker_resolution"] == 4
     assert table.counters["dropped:unmapped_old_ticket"] == 1
     assert ticket_of(_flyspray(18, "word " * 1000)) == "18"  # the header is the body's last line
     assert comment_was_migrated(_flyspray_comment(18, "words " * 200))  # signed at its end

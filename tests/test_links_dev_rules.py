@@ -1163,6 +1163,34 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         None,
     ),
+    # conv-35's dev errors
+    (
+        "an issue's 'There's already a pull request for this in <pull>' names its fix",
+        thread(
+            body="There's already a pull request for this in "
+            "https://github.com/acme/widgets/pull/12 so I'll skip the details.",
+            title="Duplicate rows in the workflow table",
+            closed_by="m",
+        ),
+        None,
+    ),
+    (
+        "... in a pull request the same words name its duplicate",
+        thread(
+            body="There's already a pull request for this in https://github.com/acme/widgets/pull/12",
+            closed_by="m",
+            is_pr=True,
+        ),
+        12,
+    ),
+    (
+        "... and an issue's 'There's already an issue for this in <issue>' links",
+        thread(
+            body="There's already an issue for this in https://github.com/acme/widgets/issues/12",
+            closed_by="m",
+        ),
+        12,
+    ),
 ]
 
 

@@ -167,6 +167,7 @@ _POST_DROPS: tuple[tuple[str, Callable[[_Read], bool]], ...] = (
     ("dropped:addressed_to_bystander_after_close", _addressed_to_bystander_after_close),
     ("dropped:addressed_to_bystanders_report", _addressed_to_bystanders_report),
 )
+_PULL_REQUEST_WORDS = re.compile(r"\b(?:pull\s+request|PR)s?\b", re.I)
 # One claim that goes: the first of these that holds drops it and counts it under its name.
 _CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
     ("dropped:self_link", lambda r, claim, key: key == (r.thread.repo, r.thread.number)),
@@ -183,6 +184,16 @@ _CLAIM_DROPS: tuple[tuple[str, Callable[[_Read, Claim, Key], bool]], ...] = (
         "dropped:same_as_pull_request",
         lambda r, claim, key: (
             claim.cue == SAME_AS and claim.target.kind == "pull" and not r.thread.is_pull_request
+        ),
+    ),
+    # "There's already a pull request for this in <pull URL>" in an issue (conv-35's argo false
+    # link): the change that fixes it; in a pull request the same words name its duplicate
+    (
+        "dropped:pull_request_for_issue",
+        lambda r, claim, key: (
+            claim.target.kind == "pull"
+            and not r.thread.is_pull_request
+            and _PULL_REQUEST_WORDS.search(claim.cue_text) is not None
         ),
     ),
     # "Refiled as other/tool#4": moved, not duplicated
