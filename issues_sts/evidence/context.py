@@ -251,7 +251,6 @@ _EARLIER_REPORT_IN = re.compile(
     r"(?:in|at|from)\s*:?\s*$",
     re.I,
 )
-_VERB_DUPLICATES = re.compile(r"duplicates", re.I)
 
 
 def governed_refs(
@@ -282,7 +281,7 @@ def governed_refs(
         return [first]  # "a duplicate of the following issue, which has a workaround: <url>"
     if _DESCRIBED_IN.match(gap):
         return [first]  # "a duplicate of the problem described in <url>"
-    if _VERB_DUPLICATES.fullmatch(cue_text) and _EARLIER_REPORT_IN.match(gap):
+    if cue_text.casefold() == "duplicates" and _EARLIER_REPORT_IN.match(gap):
         return [first]  # "This duplicates the earlier BookStack integration request in #4"
     if (strict and gap.strip()) or not (_gap_ok(gap) or _introduces(gap, cue_text)):
         return []

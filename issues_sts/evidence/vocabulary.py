@@ -89,10 +89,13 @@ _MISSED_WORDS = (
     r"(?:issue\s+|one\s+|report\s+|ticket\s+)?"
 )
 _MISSED_SCREEN = _MISSED_WORDS + r"(?:#\d|\[#?\d|https?://|[\w.-]+/[\w.-]+#\d)"
+# the report the words name: "#N", "owner/name#N" or a markdown link (a bare URL ends
+# differently in each reading)
+_MISSED_REF = r"(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)"
 _MISSED = (
     r"(?:\b(?:i|we)\s+(?:must\s+have\s+|had\s+|have\s+|'ve\s+)?|\b(?:sorry|oops|whoops)[,!.]?\s+(?:i\s+)?)"
     + _MISSED_WORDS
-    + r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://\S+?)[)\]]*"
+    + rf"(?=(?:{_MISSED_REF}|https?://\S+?)[)\]]*"
     r"\s+(?:before|earlier|when\s+(?:i\s+|we\s+)?(?:search|look|open|fil|report|creat|post|wrote|writ)"
     r"|while\s+search|in\s+(?:my|our|the)\s+search))"
 )
@@ -103,7 +106,7 @@ _MISSED_EXISTING = (
     r"(?:\b(?:ah|oh|oops|whoops|sorry)[,!.]?\s+|\b(?:i|we)\s+)(?:i\s+)?(?:didn'?t|did\s+not)\s+"
     r"(?:see|find|notice|spot)\s+the\s+(?:existing|earlier|original|other)\s+"
     r"(?:issue|ticket|report|one)\s*:?\s*"
-    r"(?=(?:(?:[\w.-]+/[\w.-]+)?#\d+|\[[^\]\n]{1,80}\]\(https?://[^)\s]+\)|https?://[^\s)]+)[)\]]*"
+    rf"(?=(?:{_MISSED_REF}|https?://[^\s)]+)[)\]]*"
     r"\s*(?:[.!]+(?:\s|$)|$))"
 )
 
