@@ -1124,6 +1124,8 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
         _issue(306, _flyspray(816, "Close a hangar.")),
         _issue(307, _flyspray(817, "Close a heliport.")),
         _issue(308, _flyspray(818, "Close a road stop.")),
+        _issue(309, _flyspray(819, "Close a canal.")),
+        _issue(310, _flyspray(820, "Close a lock.")),
     ]
     comments = [
         _comment(302, 41, _flyspray_comment(812, _closed("Duplicate", "Of #810."))),
@@ -1138,6 +1140,10 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
         _comment(307, 47, _flyspray_comment(817, _closed("Duplicate", "Of # 810."))),
         # a sign with no number after it is no task
         _comment(308, 48, _flyspray_comment(818, _closed("Duplicate", "\\# see the forum"))),
+        # conv-36's OpenTTD miss: no sign at all after "of" ("> of 810"); a bare number with no
+        # "of" is no task
+        _comment(309, 49, _flyspray_comment(819, _closed("Duplicate", "of 810"))),
+        _comment(310, 50, _flyspray_comment(820, _closed("Duplicate", "810 trains stop here"))),
     ]
     store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
     with store:
@@ -1147,8 +1153,9 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
         304: (811, False),
         306: (301, True),
         307: (301, True),
+        309: (301, True),
     }
-    assert table.counters["evidence:tracker_resolution"] == 4
+    assert table.counters["evidence:tracker_resolution"] == 5
     assert table.counters["dropped:unmapped_old_ticket"] == 1
     assert ticket_of(_flyspray(18, "word " * 1000)) == "18"  # the header is the body's last line
     assert comment_was_migrated(_flyspray_comment(18, "words " * 200))  # signed at its end
@@ -1364,6 +1371,92 @@ def test_the_stage_reads_a_thread_whose_only_word_is_a_bare_pointer(tmp_path: Pa
         table = build_links(store, LinkConfig())
     assert _targets(table.links) == {30: (12, True)}
     assert table.counters["evidence:closer_pointer"] == 1
+
+
+ANCHORED12 = f"{URL12}#issue-781412721"  # GitHub's link to an issue's first post
+
+
+@pytest.mark.parametrize(
+    ("case", "th", "target", "counter"),
+    [
+        # conv-36's operator-sdk close: the body is nothing but the earlier issue's link
+        ("a body that is only a link", thread(body=ANCHORED12, title="Scots"), 12, "link_only"),
+        ("a body that is only #N", thread(body="#12"), 12, "link_only"),
+        # conv-36's oauth2-proxy closes: a request to reopen it, in the title or the body
+        (
+            "a title asking to reopen it",
+            thread(body=URL12, title="Please reopen #12"),
+            12,
+            "reopen_request",
+        ),
+        (
+            "a short body asking to reopen it",
+            thread(body=f"Please could you reopen 12?\n\n{ANCHORED12}", title="Reopen 12"),
+            12,
+            "reopen_request",
+        ),
+        (
+            "a title asking, an empty body",
+            thread(body="", title="Reopen #12 please"),
+            12,
+            "reopen_request",
+        ),
+        # near misses: open, two issues, a pull request, another repository's issue, itself,
+        # more to say than the link, a long story that mentions reopening, a reply disputing
+        ("still open", thread(body=URL12, state="open"), None, None),
+        ("two issues", thread(body=f"{URL12} #13"), None, None),
+        ("a pull request", thread(body=f"https://github.com/{REPO}/pull/12"), None, None),
+        ("another repository's", thread(body="https://github.com/other/lib/issues/12"), None, None),
+        ("itself", thread(body=f"https://github.com/{REPO}/issues/10"), None, None),
+        ("more to say", thread(body=f"The window stays after closing, like {URL12}"), None, None),
+        (
+            "a long story mentioning reopening",
+            thread(
+                body="After I reopen the lid the window stays black and the log fills with "
+                f"errors about the GPU, which {URL12} also shows in its screenshots."
+            ),
+            None,
+            None,
+        ),
+        ("an empty body under a title naming it", thread(body="", title="#12"), None, None),
+        (
+            "a reply disputing it",
+            thread(
+                c("m", "No, this is not the same bug.", "MEMBER", 60),
+                body=URL12,
+                title="Please reopen #12",
+            ),
+            None,
+            None,
+        ),
+    ],
+)
+def test_an_issue_that_is_only_an_earlier_ones_link_or_asks_to_reopen_it(
+    case: str, th: Thread, target: int | None, counter: str | None
+) -> None:
+    reading = extract_thread(th)
+    chosen = canonical(reading.links)
+    assert (chosen.target_number if chosen is not None else None) == target, case
+    assert reading.counters["evidence:link_only_issue"] == (counter == "link_only"), case
+    assert reading.counters["evidence:reopen_request"] == (counter == "reopen_request"), case
+
+
+def test_the_stage_reads_an_issue_that_is_only_a_link_or_a_reopen_request(tmp_path: Path) -> None:
+    # no cue word anywhere: the screen must still hand these threads to the reader
+    store = Store.open(tmp_path / "store", create=True)
+    closed = "2020-05-01T10:01:00Z"
+    issues = [
+        _issue(12, "The window stays after closing.", login="alice", closed=closed),
+        _issue(30, ANCHORED12, login="bob", closed=closed, closed_by="m"),
+        _issue(31, "Could you reopen 12?\n\n" + URL12, login="carol", closed=closed),
+        _issue(32, ANCHORED12, login="dave", state="open"),  # open: nothing
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=[])
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {30: (12, True), 31: (12, True)}
+    assert table.counters["evidence:link_only_issue"] == 1
+    assert table.counters["evidence:reopen_request"] == 1
 
 
 @pytest.mark.parametrize(

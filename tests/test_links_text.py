@@ -34,6 +34,7 @@ CASES = [
     ("placeholder braces", "Fixes #{issue number}", []),
     ("placeholder angle", "Duplicate of #<number>", []),
     ("placeholder NNN", "Closes #NNN", []),
+    ("placeholder #issue", "Duplicate of #issue", []),
     ("strikethrough", "~~dupe of #12~~ sorry, wrong issue, dupe of #15", [15]),
     # GitHub strikes a single tilde's span too; a path's or an estimate's tilde strikes nothing
     ("one tilde", "~Maybe related to #12?~ Unrelated, dupe of #15", [15]),
@@ -57,6 +58,16 @@ def test_clean_does_not_fuse_words_across_removed_code() -> None:
     cleaned = clean("This is a duplicate of `HashMap::entry`, see #12")
     assert "CODE" in cleaned
     assert find_claims(cleaned, REPO, 10).claims == []
+
+
+def test_clean_keeps_an_issue_links_anchor_whole() -> None:
+    # GitHub's link to an issue's first post ends "#issue-<id>": no template placeholder (the
+    # body that is only such a link is only that link, `pointers.link_only_issue`)
+    url = "https://github.com/acme/widgets/issues/12#issue-781412721"
+    assert clean(url) == url
+    comment = "https://github.com/acme/widgets/issues/12#issuecomment-9"
+    assert clean(f"see {comment}") == f"see {comment}"
+    assert clean("Fixes #issue and #12").split() == ["Fixes", "and", "#12"]
 
 
 def test_clean_of_none_and_crlf() -> None:

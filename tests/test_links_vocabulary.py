@@ -240,8 +240,20 @@ PHENOMENA: list[tuple[str, Thread, int | None]] = [
         None,
     ),
     (
-        "label + a drive-by's pointer is not the maintainer's",
+        # not the maintainer's pointer, but the only issue anyone named: the label answers it
+        # (`only_named_pointer`, conv-35's xenia-canary close)
+        "label + a drive-by's pointer, the only issue named",
         _labelled(c("u", "Please see #12", "NONE", 60), closed_by="m", closed_minute=61),
+        12,
+    ),
+    (
+        "label + a drive-by's pointer beside another issue is not the maintainer's",
+        _labelled(
+            c("u", "Please see #12", "NONE", 60),
+            c("v", "Could be related to #13 too", "NONE", 60.5),
+            closed_by="m",
+            closed_minute=61,
+        ),
         None,
     ),
     (
@@ -665,6 +677,51 @@ def test_a_thread_labelled_duplicate_points_at_the_one_issue_its_reporter_named(
         labels=("duplicate",),
     )
     assert canonical(extract_thread(pointed).links).target_number == 14  # type: ignore[union-attr]
+
+
+def test_a_thread_labelled_duplicate_points_at_the_one_issue_anyone_named() -> None:
+    # conv-35's xenia-canary close: a bystander's "#236 seems to be similar to what you're
+    # asking", the reporter's apology, the duplicate label; nobody who may point pointed
+    hint = c("passerby", "#12 looks a lot like what you describe", "NONE", 60)
+    sorry = c("reporter", "Oh, my bad, I had even upvoted that one already.", "NONE", 70)
+    labelled = thread(hint, sorry, labels=("duplicate",))
+    reading = extract_thread(labelled)
+    assert canonical(reading.links).target_number == 12  # type: ignore[union-attr]
+    assert reading.counters["evidence:only_named_pointer"] == 1
+    # the state reason is the record too
+    reason = thread(hint, sorry, state_reason="duplicate")
+    assert canonical(extract_thread(reason).links).target_number == 12  # type: ignore[union-attr]
+    # without the record nobody said duplicate
+    assert canonical(extract_thread(thread(hint, sorry)).links) is None
+    # two issues named: the record answers neither
+    also = c("other", "There is also #13 about a similar hang.", "NONE", 65)
+    assert canonical(extract_thread(thread(hint, also, sorry, labels=("duplicate",))).links) is None
+    # a pull request or another repository's issue named beside it
+    fix = c("other", "The fix is in https://github.com/acme/widgets/pull/14", "NONE", 65)
+    assert canonical(extract_thread(thread(hint, fix, labels=("duplicate",))).links) is None
+    upstream = c("passerby", "https://github.com/other/lib/issues/12 has this too", "NONE", 60)
+    assert canonical(extract_thread(thread(upstream, labels=("duplicate",))).links) is None
+    # a suggestion bot's list is no one's pointer (issue 32: a suggestion stays a suggestion)
+    bot = c("similar-issues[bot]", "Possibly related: #12", "NONE", 1)
+    reading = extract_thread(thread(bot, sorry, labels=("duplicate",)))
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:only_named_by_bot"] == 1
+    # the sentence sets it apart
+    apart = c("passerby", "Unlike #12, this one happens without a game running.", "NONE", 60)
+    reading = extract_thread(thread(apart, labels=("duplicate",)))
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:only_named_contrasts"] == 1
+    # named as the fix (neovim #34019), or years after the close (neovim #3784's late wish)
+    fixed = c("passerby", "May have been resolved in #12.", "NONE", 60)
+    reading = extract_thread(thread(fixed, labels=("duplicate",)))
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:only_named_fix"] == 1
+    late = c("passerby", "Hope this gets added one day: #12", "NONE", 10_000 + 2 * 24 * 60)
+    assert canonical(extract_thread(thread(late, labels=("duplicate",))).links) is None
+    # a maintainer's pointer comes first
+    pointed = c("m", "See #15", "MEMBER", 80)
+    labelled = thread(hint, pointed, labels=("duplicate",))
+    assert canonical(extract_thread(labelled).links).target_number == 15  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

@@ -504,13 +504,16 @@ class StatusChange:
 # FlySpray's copy of a close: "**_bob_ closed the ticket.**", "**Reason for closing: _Duplicate_**",
 # then the closer's quoted note ("> Of #18."); a reopen is "**_bob_ reopened the ticket.**". The
 # import escaped a note's leading "#" ("> \\# 18", else Markdown reads a heading) and kept a
-# space after it ("Of # 18", conv-35's OpenTTD misses)
+# space after it ("Of # 18", conv-35's OpenTTD misses), or wrote no sign at all after "of"
+# ("> of 694", conv-36's; a bare number with no "of" is no task: "> 18 trains stop")
 _FLYSPRAY_REASON = re.compile(
     r"\*\*reason\s+for\s+closing:\s*_?(?P<status>[\w ]+?)_?\*\*(?P<note>(?:\s*\n\s*>[^\n]*)*)",
     re.I,
 )
 _FLYSPRAY_OF = re.compile(
-    r"^\s*>\s*(?:(?:duplicate\s+)?of\s+)?(?:FS\s*)?\\?#[ \t]?(?P<old>\d+)\b", re.I | re.M
+    r"^\s*>\s*(?:(?:duplicate\s+)?of\s+(?:FS\s*)?(?:\\?#[ \t]?)?|(?:FS\s*)?\\?#[ \t]?)"
+    r"(?P<old>\d+)\b",
+    re.I | re.M,
 )
 _FLYSPRAY_REOPENED = re.compile(r"\*\*_?[^*\n]+?_?\s+reopened\s+the\s+ticket\.?\*\*", re.I)
 

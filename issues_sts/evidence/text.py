@@ -26,9 +26,11 @@ _STRIKE = re.compile(
     r"|(?<![~\w\\])~(?![~\s])[^~\n]{1,500}?(?<![\s~])~(?![~\w])",
     re.S | re.I,
 )
-# Template placeholders: `#{issue number}`, `#<number>`, `#NNN`, `#XXXX`, `#issue`.
+# Template placeholders: `#{issue number}`, `#<number>`, `#NNN`, `#XXXX`, `#issue`; not a URL's
+# anchor (".../issues/12#issue-781412721", GitHub's link to an issue's first post: conv-36's
+# operator-sdk body kept " -781412721" beside the reference once the anchor's "#issue" went)
 _PLACEHOLDER = re.compile(
-    r"#\s*(?:\{[^}\n]*\}|<[^>\n]*>|\[[^\]\n]*\](?!\()|N{2,}\b|X{2,}\b|x{2,}\b|issue\b|number\b)"
+    r"(?<![\w/])#\s*(?:\{[^}\n]*\}|<[^>\n]*>|\[[^\]\n]*\](?!\()|N{2,}\b|X{2,}\b|x{2,}\b|issue\b|number\b)"
 )
 
 # **bold** / *em* / __bold__ / _em_ markers: "**Not** a dupe" must read as "Not a dupe".

@@ -563,8 +563,8 @@ RULES: tuple[Rule, ...] = (
         "same_as",
         Signal.SAME_AS,
         r"same|(?:feature|request|bug|issue|problem|crash)\s+(?:described|requested|discussed|proposed)"
-        r"\s+(?:in|at|by)\s+(?:#|https?://)|already\s+(?:been\s+)?discussed",
-        r"same|described|requested|discussed|proposed",
+        r"\s+(?:in|at|by)\s+(?:#|https?://)|already\s+(?:been\s+)?discussed|(?:clone|copy)\s+of",
+        r"same|described|requested|discussed|proposed|clone|copy",
         (
             "Same as #12.",
             "This is the same issue as #12, closing.",
@@ -577,6 +577,12 @@ RULES: tuple[Rule, ...] = (
             "It was already discussed in #12.",
             # conv-32's lossless-cut close: the owner's "your question", the reporter's report
             "I believe your question is the same as #12",
+            # conv-36's azure-docs close: the author's "The same issue is opened under #N."
+            "The same issue is opened under #12.",
+            "Same request was already filed as https://github.com/acme/widgets/issues/12",
+            # conv-36's opendatahub close: the author's "Closing this as it is a clone of #N"
+            "Closing this as it is a clone of #12",
+            "Closing because it is an exact copy of #12.",
         ),
         (
             "That error message is the same as in #12 but the cause differs.",
@@ -594,6 +600,11 @@ RULES: tuple[Rule, ...] = (
             "This is the same issue as #12 but for the Jellyfin backend.",
             "Your question is the same as in #12 but for Windows.",
             "Your error is the same as #12 but the cause differs.",
+            "The same issue is reported in #12 for Linux, this one is on Windows.",
+            "Is the same issue opened under #12?",
+            "This is a clone of #12 for the 2.x branch.",
+            "Closing this as it is a copy of #12's workaround, which does not apply here.",
+            "I made a copy of #12 to try the fix.",
         ),
         reads=(
             # "This has already been discussed here: <url>", the one issue ending the sentence
@@ -603,6 +614,15 @@ RULES: tuple[Rule, ...] = (
             # "Asking same question again. <url>": the question asked before, named right after
             r"\b(?:asking|asked|asks?)\s+(?:the\s+)?same\s+(?:question|thing)\s+again[.:!]?"
             r"(?=\s*(?:#\d|https?://))",
+            # "The same issue is opened under #N.": the same report filed before, the issue
+            # ending the sentence ("... reported in #N for Linux" is another platform's)
+            r"\b(?:the\s+)?same\s+(?:issue|bug|problem|request|question|report)\s+"
+            r"(?:is|was|has\s+been)\s+(?:already\s+)?(?:opened|reported|filed|raised|logged|created)"
+            r"\s+(?:under|in|at|as|here\s*:?)" + ISSUE_ENDS_SENTENCE,
+            # "Closing this as it is a clone of #N": a copy of that report is why it closes (a
+            # clone "for the 2.x branch" with no close is a backport's ticket)
+            r"\bclos(?:e|es|ed|ing)\b[^.\n]{0,20}?\b(?:as|because|since)\s+(?:it|this)(?:\s+is|'s)\s+"
+            r"(?:an?\s+)?(?:exact\s+)?(?:clone|copy)\s+of" + ISSUE_ENDS_SENTENCE,
         ),
     ),
     Rule(
@@ -648,6 +668,11 @@ RULES: tuple[Rule, ...] = (
             # conv-31's maps-gl close: the reporter's "There is #N already."
             "There is #12 already.",
             "There's already #12.",
+            # conv-36's WarBugs close: "Please close this ticket. the issue is reported
+            # elsewhere.<url>"
+            "Please close this ticket. the issue is reported elsewhere."
+            "https://github.com/acme/widgets/issues/12",
+            "The bug was reported elsewhere: #12",
         ),
         (
             "This was reported by a customer.",
@@ -666,6 +691,8 @@ RULES: tuple[Rule, ...] = (
             # this issue reported before
             "I already reported a bug https://github.com/acme/widgets/issues/12, could you fix "
             "it before releasing?",
+            "The issue is reported elsewhere. #12 is about something else.",
+            "The issue is reported elsewhere too, see the forum.",
         ),
         reads=(
             r"\b(?:already|previously)\s+(?:been\s+)?(?:reported|filed|opened)\b"
@@ -676,6 +703,10 @@ RULES: tuple[Rule, ...] = (
             r"(?:\s+(?:in|at|as|by|here|over\s+(?:in|at))\b)?",
             r"\b(?:this|it)(?:\s+issue|\s+bug)?\s+(?:has|had|was)\s+(?:also\s+)?been\s+reported\s+"
             r"(?:in|at|as|over\s+(?:in|at))\b",
+            # "the issue is reported elsewhere.<url>": where, right after, ending the sentence
+            r"\b(?:this|it|the(?=\s+(?:issue|bug|problem)))(?:\s+(?:issue|bug|problem))?\s+"
+            r"(?:is|was|has\s+been)\s+(?:also\s+)?reported\s+elsewhere\s*[.:,]?"
+            + ISSUE_ENDS_SENTENCE,
             # conv-9's winget-pkgs miss: "There already is a PR for this, but it's blocked #N",
             # which the author thanked for and closed on
             r"\b" + _THERE_IS_ALREADY + r"\s+(?:for|about|covering)\s+(?:this|it|that)\b",
@@ -784,13 +815,18 @@ SLASH_LINE = RULE_BY_NAME["slash_command"].pattern  # "/duplicate #N"
 # untargeted "closing as duplicate", which says what the label says), a closed issue's title
 # read when no post names a target (any rule's words, read in the title), and the one issue
 # the title names when the closer said "duplicate" and pointed nowhere (five: and the thread a
-# "Reference in new issue" body was copied from, in a thread labelled duplicate)
+# "Reference in new issue" body was copied from, in a thread labelled duplicate), the one issue
+# a thread labelled duplicate names anywhere, and an issue that is only an earlier one's link or
+# a request to reopen it
 COUNTERS: tuple[str, ...] = tuple(rule.counter for rule in RULES) + (
     "evidence:label_pointer",
     "evidence:closer_says_duplicate",
     "evidence:title_statement",
     "evidence:title_pointer",
     "evidence:copied_from_pointer",
+    "evidence:only_named_pointer",
+    "evidence:link_only_issue",
+    "evidence:reopen_request",
 )
 
 # Words without which no text can carry a claim: the union of every rule's screen.
@@ -799,8 +835,12 @@ CUE_REGEX = "(?i)" + "|".join(dict.fromkeys(rule.screen for rule in RULES))
 # last word before the close can be the pointer (`pointers.closer_pointer`), so the stage reads
 # its thread too (the same syntax for polars and `re`)
 BARE_POINTER_REGEX = (
-    r"^\s*<?(?:#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+/?)>?\s*[.!]?\s*$"
+    r"^\s*<?(?:#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+/?(?:#[\w-]*)?)>?\s*[.!]?\s*$"
 )
+# a closed issue that asks to reopen an earlier one (`pointers.link_only_issue`: "Please reopen
+# #978"), read although neither its title nor its body has a cue word; a body that is nothing
+# but a link is `BARE_POINTER_REGEX`'s
+REOPEN_REGEX = r"(?i)\bre-?open"
 
 
 class _CueScreen:

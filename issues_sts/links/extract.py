@@ -31,6 +31,8 @@ from issues_sts.links.read.pointers import (
     copied_from_pointer,
     event_statements,
     label_pointer,
+    link_only_issue,
+    only_named_pointer,
     record_statements,
     reporter_pointer,
     title_pointer,
@@ -116,6 +118,9 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
         if recorded and not any(st.positive for st in statements):
             # the reporter's own pointer answers only the team's record, not a closer's words
             statements += reporter_pointer(thread, cfg, reading.counters)
+        if recorded and not any(st.positive for st in statements):
+            # nor anyone's: the one issue the whole thread names, when it names one
+            statements += only_named_pointer(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
         statements += tracked_statements(thread, cfg, reading.counters)
     if not any(st.positive for st in statements):
@@ -125,6 +130,9 @@ def extract_thread(thread: Thread, cfg: LinkConfig | None = None) -> ThreadReadi
     if not any(st.positive for st in statements) and closer_post is not None:
         # the closer said "duplicate" and pointed nowhere: the one issue the title names
         statements += title_pointer(thread, closer_post, cfg, reading.counters)
+    if not any(st.positive for st in statements):
+        # the issue is nothing but an earlier one's link, or a request to reopen it
+        statements += link_only_issue(thread, cfg, reading.counters)
     # 3. settle: in time order, what the issue's state withdrew
     statements.sort(key=lambda st: (st.time, st.order))
     statements = after_withdrawal(statements, thread, cfg, reading.counters)

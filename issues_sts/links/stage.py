@@ -17,7 +17,12 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from issues_sts.evidence.vocabulary import BARE_POINTER_REGEX, CUE_REGEX, DUPLICATE_STATE_REASON
+from issues_sts.evidence.vocabulary import (
+    BARE_POINTER_REGEX,
+    CUE_REGEX,
+    DUPLICATE_STATE_REASON,
+    REOPEN_REGEX,
+)
 from issues_sts.links.clusters import clusters
 from issues_sts.links.extract import extract_thread
 from issues_sts.links.history import about, read_history
@@ -265,7 +270,19 @@ def iter_threads(
     ]
     said += [{"repo": repo_, "number": number} for repo_, number in events]
     # the same screen as the comments', vectorised (Python's `re` takes ~1 ms per long body)
-    cued_frame = issues.filter(pl.col("body").str.contains(CUE_REGEX)).select("repo", "number")
+    closed_issue = (pl.col("state") == "closed") & ~pl.col("is_pull_request").fill_null(False)
+    cued_frame = issues.filter(
+        pl.col("body").str.contains(CUE_REGEX).fill_null(False)
+        # an issue that is only an earlier one's link, or a request to reopen it
+        | (
+            closed_issue
+            & (
+                pl.col("body").str.contains(BARE_POINTER_REGEX).fill_null(False)
+                | pl.col("title").str.contains(REOPEN_REGEX).fill_null(False)
+                | pl.col("body").str.contains(REOPEN_REGEX).fill_null(False)
+            )
+        )
+    ).select("repo", "number")
     posts = _posts_by_issue(
         store,
         cued_frame,

@@ -333,6 +333,112 @@ def reporter_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) ->
     return [_statement(named[0][1], 0, thread.posts[0], thread, cfg)]
 
 
+def only_named_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A thread GitHub's record calls a duplicate (the label, the state reason, a mark) when
+    nobody who may point pointed anywhere and the whole thread, title and every post, names one
+    issue of this repository and no other issue at all: the record answers the one name given
+    (a bystander's "#236 seems to be what you ask for", the reporter's apology after it, conv-35's
+    xenia-canary close). Only what was said up to a day after the label or the close counts, as
+    for `_pointer_after_close` (a wish "hope this gets added: <url>" eight years on, neovim
+    #3784, names no target). A bot's post that names an issue (a suggestion bot's list), a pull
+    request named anywhere, another repository's issue, an issue named as the fix ("may have
+    been resolved in #N", neovim #34019), or a sentence that sets the issue apart ("unlike #N")
+    points nowhere."""
+    if thread.is_pull_request or not thread.posts:
+        return []
+    until = _pointer_until(thread, cfg)
+    texts = [(None, text_mod.clean(thread.title))] + [
+        (post, text_mod.clean(post.body)) for post in thread.posts if not _said_late(post, until)
+    ]
+    named = [
+        (post, text, ref, key)
+        for post, text in texts
+        for ref, key in _other_refs(text, thread, cfg)
+    ]
+    if len({key for *_, key in named}) != 1:
+        return []
+    post, text, ref, key = named[0]
+    if key[0] != thread.repo or any(r.kind == "pull" for _, _, r, _ in named):
+        return []
+    if any(p is not None and is_bot(p.author, cfg) for p, *_ in named):
+        counters["dropped:only_named_by_bot"] += 1
+        return []
+    if any(_CONTRAST.search(_sentence_of(t, r)) for _, t, r, _ in named):
+        counters["dropped:only_named_contrasts"] += 1
+        return []
+    if any(
+        names_a_fix(t, r) or find_outcome(_sentence_of(t, r)).reports_fix for _, t, r, _ in named
+    ):
+        counters["dropped:only_named_fix"] += 1
+        return []
+    counters["evidence:only_named_pointer"] += 1
+    # the post that first names it speaks (the title is the body's)
+    speaker = post or thread.posts[0]
+    return [_statement(ref, thread.posts.index(speaker), speaker, thread, cfg)]
+
+
+def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
+    """A closed issue whose whole content is one earlier issue of this repository: a body that
+    is nothing but its link ("<url of #6240>" under any title, conv-36's operator-sdk close), or
+    a short request to reopen it ("Please reopen #978" over its link, conv-36's oauth2-proxy
+    closes). The readers' brief calls both duplicates of that issue (`ambiguous`): the reporter
+    came back to the earlier report instead of writing a new one. Two issues named, a pull
+    request, another repository's issue, a body with more to say than the request, an open
+    issue, or a reply that disputes it ("this is not the same") is no such issue."""
+    if thread.is_pull_request or thread.state != "closed" or not thread.posts:
+        return []
+    body_post = thread.posts[0]
+    if body_post.kind != "body":
+        return []
+    title, body = text_mod.clean(thread.title), text_mod.clean(body_post.body)
+    named = [
+        (text, ref, key) for text in (title, body) for ref, key in _other_refs(text, thread, cfg)
+    ]
+    if len({key for *_, key in named}) != 1:
+        return []
+    _, ref, key = named[0]
+    if key[0] != thread.repo or any(r.kind == "pull" for _, r, _ in named):
+        return []
+    body_refs = [r for t, r, _ in named if t is body]
+    rest = _without(body, body_refs)
+    asks = bool(_REOPEN_REQUEST.search(title) or _REOPEN_REQUEST.search(rest))
+    if not body_refs and not rest and not asks:
+        return []  # an empty body under a title naming an issue: `title_statement`'s to read
+    if rest.strip(_PUNCTUATION) and not (asks and len(rest.split()) <= _REQUEST_WORDS):
+        return []
+    if any(find_outcome(text_mod.clean(post.body)).disagrees for post in thread.posts[1:]):
+        counters["dropped:link_only_disputed"] += 1
+        return []
+    counters["evidence:reopen_request" if asks else "evidence:link_only_issue"] += 1
+    return [_statement(ref, 0, body_post, thread, cfg)]
+
+
+# "Please reopen #978", "Could you reopen 978?", "Reopen request"
+_REOPEN_REQUEST = re.compile(r"\bre-?open(?:ing|ed)?\b", re.I)
+# a request to reopen says little more than that ("Please could you reopen 978?")
+_REQUEST_WORDS = 12
+_PUNCTUATION = " \t\n.,:;!?()[]<>-*_"
+
+
+def _without(text: str, refs: list[Ref]) -> str:
+    """`text` with the references cut out."""
+    out, at = [], 0
+    for r in sorted(refs, key=lambda r: r.start):
+        out.append(text[at : r.start])
+        at = r.end
+    return ("".join(out) + text[at:]).strip()
+
+
+def _said_late(post: Post, until: datetime | None) -> bool:
+    """Said more than `POINTER_LATE_SECONDS` after the duplicate label or the close."""
+    when = parse_time(post.created_at)
+    return (
+        until is not None
+        and when is not None
+        and (when - until).total_seconds() > POINTER_LATE_SECONDS
+    )
+
+
 def closer_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> list[Statement]:
     """The closer's last word before the close is nothing but one issue of this repository
     ("#4205", a bare link to it), and nobody spoke after it: the closer answered "duplicate of
