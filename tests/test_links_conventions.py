@@ -1374,6 +1374,11 @@ def test_the_stage_reads_a_thread_whose_only_word_is_a_bare_pointer(tmp_path: Pa
 
 
 ANCHORED12 = f"{URL12}#issue-781412721"  # GitHub's link to an issue's first post
+BLANK_FORM = (
+    "- [x] I have searched open and closed issues for duplicates\n\n---\n\n### Bug Description\n\n"
+    "### Steps to Reproduce\n\n1.  step one\n2.  step two\n\nActual Result:\n\nExpected Result:\n\n"
+    "## Environment\n\n- App version:\n- OS version: \n"
+)
 
 
 @pytest.mark.parametrize(
@@ -1418,7 +1423,31 @@ ANCHORED12 = f"{URL12}#issue-781412721"  # GitHub's link to an issue's first pos
             None,
             None,
         ),
-        ("an empty body under a title naming it", thread(body="", title="#12"), None, None),
+        # conv-34's Signal-Desktop and gitextensions closes: the title is the reference, the
+        # issue form below it left blank
+        ("a title that is only #N, no body", thread(body="", title="#12"), 12, "link_only"),
+        (
+            "a title that is only the link, a blank form",
+            thread(body=BLANK_FORM, title=ANCHORED12),
+            12,
+            "link_only",
+        ),
+        ("a title with words, no body", thread(body="", title="Crash like #12"), None, None),
+        (
+            "a title that is only #N, a sentence",
+            thread(body="It crashes.", title="#12"),
+            None,
+            None,
+        ),
+        (
+            "a title that is only #N, a filled form",
+            thread(
+                body=BLANK_FORM.replace("1.  step one", "1.  open the settings page twice"),
+                title="#12",
+            ),
+            None,
+            None,
+        ),
         (
             "a reply disputing it",
             thread(
@@ -1450,12 +1479,13 @@ def test_the_stage_reads_an_issue_that_is_only_a_link_or_a_reopen_request(tmp_pa
         _issue(30, ANCHORED12, login="bob", closed=closed, closed_by="m"),
         _issue(31, "Could you reopen 12?\n\n" + URL12, login="carol", closed=closed),
         _issue(32, ANCHORED12, login="dave", state="open"),  # open: nothing
+        {**_issue(33, BLANK_FORM, login="erin", closed=closed), "title": "#12"},
     ]
     store.write_page(REPO, issues=issue_rows(REPO, issues), comments=[])
     with store:
         table = build_links(store, LinkConfig())
-    assert _targets(table.links) == {30: (12, True), 31: (12, True)}
-    assert table.counters["evidence:link_only_issue"] == 1
+    assert _targets(table.links) == {30: (12, True), 31: (12, True), 33: (12, True)}
+    assert table.counters["evidence:link_only_issue"] == 2
     assert table.counters["evidence:reopen_request"] == 1
 
 

@@ -273,11 +273,12 @@ def iter_threads(
     closed_issue = (pl.col("state") == "closed") & ~pl.col("is_pull_request").fill_null(False)
     cued_frame = issues.filter(
         pl.col("body").str.contains(CUE_REGEX).fill_null(False)
-        # an issue that is only an earlier one's link, or a request to reopen it
+        # an issue that is only an earlier one's link (body or title), or a request to reopen it
         | (
             closed_issue
             & (
                 pl.col("body").str.contains(BARE_POINTER_REGEX).fill_null(False)
+                | pl.col("title").str.contains(BARE_POINTER_REGEX).fill_null(False)
                 | pl.col("title").str.contains(REOPEN_REGEX).fill_null(False)
                 | pl.col("body").str.contains(REOPEN_REGEX).fill_null(False)
             )

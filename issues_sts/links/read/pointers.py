@@ -381,7 +381,9 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     """A closed issue whose whole content is one earlier issue of this repository: a body that
     is nothing but its link ("<url of #6240>" under any title, conv-36's operator-sdk close), or
     a short request to reopen it ("Please reopen #978" over its link, conv-36's oauth2-proxy
-    closes). The readers' brief calls both duplicates of that issue (`ambiguous`): the reporter
+    closes), or a title that is nothing but the reference over an issue form left blank ("#3864",
+    conv-34's Signal-Desktop close). The readers' brief calls all three duplicates of that issue
+    (`ambiguous`): the reporter
     came back to the earlier report instead of writing a new one. Two issues named, a pull
     request, another repository's issue, a body with more to say than the request, an open
     issue, or a reply that disputes it ("this is not the same") is no such issue."""
@@ -402,8 +404,13 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     body_refs = [r for t, r, _ in named if t is body]
     rest = _without(body, body_refs)
     asks = bool(_REOPEN_REQUEST.search(title) or _REOPEN_REQUEST.search(rest))
-    if not body_refs and not rest and not asks:
-        return []  # an empty body under a title naming an issue: `title_statement`'s to read
+    if not body_refs:
+        # the title is the link (conv-34's "#3864" and "<url of #6183>" over an issue form
+        # left blank): only a title that is nothing but the reference, over no words of one's own
+        bare_title = not _without(title, [r for t, r, _ in named]).strip(_PUNCTUATION)
+        if not (bare_title or asks) or not _blank_template(rest):
+            return []
+        rest = ""
     if rest.strip(_PUNCTUATION) and not (asks and len(rest.split()) <= _REQUEST_WORDS):
         return []
     if any(find_outcome(text_mod.clean(post.body)).disagrees for post in thread.posts[1:]):
@@ -413,6 +420,26 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     return [_statement(ref, 0, body_post, thread, cfg)]
 
 
+def _blank_template(text: str) -> bool:
+    """Nothing but an issue form's skeleton: headings, rules, checkboxes, "Label:" lines and
+    list items of a few words ("1. step one"), or nothing at all. A sentence of one's own ("It
+    crashes.") is not blank."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or _TEMPLATE_LINE.match(line):
+            continue
+        item = _LIST_ITEM.match(line)
+        if item and len(line[item.end() :].split()) <= 3:
+            continue
+        return False
+    return True
+
+
+# a heading, a rule, a checkbox, or a label with nothing after it ("Actual Result:")
+_TEMPLATE_LINE = re.compile(
+    r"#{1,6}(?:\s.*)?$|[-*_]{3,}$|(?:[-*+]\s*)?\[[ xX]\].*$|(?:[-*+]\s*)?[^.!?:]{1,40}:$"
+)
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s+")
 # "Please reopen #978", "Could you reopen 978?", "Reopen request"
 _REOPEN_REQUEST = re.compile(r"\bre-?open(?:ing|ed)?\b", re.I)
 # a request to reopen says little more than that ("Please could you reopen 978?")
