@@ -838,9 +838,9 @@ BARE_POINTER_REGEX = (
     r"^\s*<?(?:#\d+|https?://github\.com/[\w.-]+/[\w.-]+/issues/\d+/?(?:#[\w-]*)?)>?\s*[.!]?\s*$"
 )
 # a closed issue that asks to reopen an earlier one (`pointers.link_only_issue`: "Please reopen
-# #978"), read although neither its title nor its body has a cue word; a body that is nothing
-# but a link is `BARE_POINTER_REGEX`'s
-REOPEN_REGEX = r"(?i)\bre-?open"
+# #978", "Could you reopen 978?"), read although neither its title nor its body has a cue word;
+# a body that is nothing but a link is `BARE_POINTER_REGEX`'s (the same syntax for polars and `re`)
+REOPEN_REGEX = r"(?i)\bre-?open(?:ing|ed)?\b"
 
 
 class _CueScreen:

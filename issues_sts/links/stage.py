@@ -296,11 +296,7 @@ def iter_threads(
     # a closed issue whose title alone may say what it duplicates ("Duplicate of <url>",
     # `pointers.title_statement`): read even when nothing else in it could
     cued_titles = set(
-        issues.filter(
-            (pl.col("state") == "closed")
-            & ~pl.col("is_pull_request").fill_null(False)
-            & pl.col("title").str.contains(CUE_REGEX).fill_null(False)
-        )
+        issues.filter(closed_issue & pl.col("title").str.contains(CUE_REGEX).fill_null(False))
         .select("repo", "number")
         .iter_rows()
     )

@@ -22,7 +22,7 @@ from issues_sts.evidence.patterns import (
     tracked_elsewhere,
 )
 from issues_sts.evidence.replies import find_outcome
-from issues_sts.evidence.vocabulary import CUE
+from issues_sts.evidence.vocabulary import CUE, REOPEN_REGEX
 from issues_sts.links import conventions as conv
 from issues_sts.links.migration import old_repo
 from issues_sts.links.model import (
@@ -383,10 +383,10 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     a short request to reopen it ("Please reopen #978" over its link, conv-36's oauth2-proxy
     closes), or a title that is nothing but the reference over an issue form left blank ("#3864",
     conv-34's Signal-Desktop close). The readers' brief calls all three duplicates of that issue
-    (`ambiguous`): the reporter
-    came back to the earlier report instead of writing a new one. Two issues named, a pull
-    request, another repository's issue, a body with more to say than the request, an open
-    issue, or a reply that disputes it ("this is not the same") is no such issue."""
+    (`ambiguous`): the reporter came back to the earlier report instead of writing a new one.
+    Two issues named, a pull request, another repository's issue, a body with more to say than
+    the request, an open issue, or a reply that disputes it ("this is not the same") is no such
+    issue."""
     if thread.is_pull_request or thread.state != "closed" or not thread.posts:
         return []
     body_post = thread.posts[0]
@@ -394,20 +394,23 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
         return []
     title, body = text_mod.clean(thread.title), text_mod.clean(body_post.body)
     named = [
-        (text, ref, key) for text in (title, body) for ref, key in _other_refs(text, thread, cfg)
+        (where, ref, key)
+        for where, text in (("title", title), ("body", body))
+        for ref, key in _other_refs(text, thread, cfg)
     ]
     if len({key for *_, key in named}) != 1:
         return []
     _, ref, key = named[0]
     if key[0] != thread.repo or any(r.kind == "pull" for _, r, _ in named):
         return []
-    body_refs = [r for t, r, _ in named if t is body]
+    body_refs = [r for where, r, _ in named if where == "body"]
+    title_refs = [r for where, r, _ in named if where == "title"]
     rest = _without(body, body_refs)
     asks = bool(_REOPEN_REQUEST.search(title) or _REOPEN_REQUEST.search(rest))
     if not body_refs:
         # the title is the link (conv-34's "#3864" and "<url of #6183>" over an issue form
         # left blank): only a title that is nothing but the reference, over no words of one's own
-        bare_title = not _without(title, [r for t, r, _ in named]).strip(_PUNCTUATION)
+        bare_title = not _without(title, title_refs).strip(_PUNCTUATION)
         if not (bare_title or asks) or not _blank_template(rest):
             return []
         rest = ""
@@ -440,8 +443,7 @@ _TEMPLATE_LINE = re.compile(
     r"#{1,6}(?:\s.*)?$|[-*_]{3,}$|(?:[-*+]\s*)?\[[ xX]\].*$|(?:[-*+]\s*)?[^.!?:]{1,40}:$"
 )
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s+")
-# "Please reopen #978", "Could you reopen 978?", "Reopen request"
-_REOPEN_REQUEST = re.compile(r"\bre-?open(?:ing|ed)?\b", re.I)
+_REOPEN_REQUEST = re.compile(REOPEN_REGEX)  # the stage's screen for such issues, the same words
 # a request to reopen says little more than that ("Please could you reopen 978?")
 _REQUEST_WORDS = 12
 _PUNCTUATION = " \t\n.,:;!?()[]<>-*_"
