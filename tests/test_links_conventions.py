@@ -1162,6 +1162,57 @@ def test_flysprays_close_record_is_mapped_through_the_headers(tmp_path: Path) ->
     assert not comment_was_migrated("The FlySpray task 18 had this too.")
 
 
+RT = "https://rt-archive.example.org/widgets/Ticket/Display.html?id={}"
+
+
+def _rt(old: int, status: str = "resolved") -> str:
+    """A ticket as a Request Tracker export wrote it: the header, then nothing of its own (the
+    mails follow as comments)."""
+    header = f"Migrated from [rt.example.org#{old}]({RT.format(old)}) (status was '{status}')"
+    return f"{header}\n\nSearchable as RT{old}$"
+
+
+def _rt_mail(sender: str, words: str) -> str:
+    return f"### From {sender}\n\n{words}"
+
+
+def test_request_trackers_copied_mails_are_mapped_through_the_headers(tmp_path: Path) -> None:
+    # conv-38's perl5 miss: "I presume this is duplicate of \#73890" (the export escapes every
+    # "#"), then the closer's status change; RT's 810 is GitHub #401 here, 811 none
+    store = Store.open(tmp_path / "store", create=True)
+    issues = [
+        _issue(401, _rt(810)),
+        _issue(402, _rt(812, "rejected")),
+        _issue(403, _rt(813, "rejected")),
+        _issue(404, _rt(814, "rejected")),
+        _issue(405, _rt(815)),
+        _issue(406, _rt(816, "rejected")),
+        _issue(407, _rt(817)),
+    ]
+    comments = [
+        _comment(401, 61, _rt_mail("@alice", "Widgets crash on resize\\.")),
+        _comment(402, 62, _rt_mail("@bob", "I presume this is duplicate of \\#810")),
+        _comment(402, 63, "@bob \\- Status changed from 'new' to 'rejected'"),
+        _comment(403, 64, _rt_mail("bob@example.org", "Duplicate of RT #810\\.")),
+        _comment(404, 65, _rt_mail("@bob", "This is a duplicate of \\#811")),  # unmapped
+        # near misses: a ticket merely mentioned, and RT's own number of the thread
+        _comment(405, 66, _rt_mail("@bob", "See also \\#810 for the resize code\\.")),
+        _comment(406, 67, _rt_mail("@bob", "Rejected: not a bug, see RT816\\.")),
+        # a comment written on GitHub since, by a person: its "#810" is GitHub's (none here)
+        _comment(407, 68, "Duplicate of #810", login="carol", created="2021-01-02T00:00:00Z"),
+    ]
+    store.write_page(REPO, issues=issue_rows(REPO, issues), comments=comment_rows(REPO, comments))
+    with store:
+        table = build_links(store, LinkConfig())
+    assert _targets(table.links) == {402: (401, True), 403: (401, True), 404: (811, False)}
+    assert table.counters["mapped_old_ticket"] == 2
+    assert table.counters["dropped:unmapped_old_ticket"] == 1
+    assert ticket_of(_rt(18)) == "18"
+    assert comment_was_migrated(_rt_mail("@alice", "words"))
+    assert comment_was_migrated(_rt_mail("alice@example.org", "words"))
+    assert not comment_was_migrated("### From the docs\n\nIt says so.")
+
+
 JIRA = "https://issues.example.org/jira"
 
 

@@ -206,6 +206,27 @@ HEADER_FORMS: tuple[HeaderForm, ...] = (
         at_end=True,
     ),
     HeaderForm(
+        # Request Tracker exports (perl5's 2019-2020 move from rt.perl.org, CPAN modules' from
+        # rt.cpan.org; conv-38's Perl miss): the body opens "Migrated from [rt.perl.org#18](<rt>/
+        # Ticket/Display.html?id=18) (status was 'rejected')" and "Searchable as RT18$"; each
+        # copied mail follows as a comment of the migration's account under "### From @alice"
+        # (or an address), its Markdown escaped ("\#18", "\-\-"); its "#18" is RT's
+        "request_tracker",
+        r"^[ \t]*[_*]*migrated\s+from\s+\[?rt\.[\w.-]+#(?P<key>\d+)\b",
+        (
+            (
+                "Migrated from [rt.example.org#18](https://rt-archive.example.org/widgets/Ticket/"
+                "Display.html?id=18) (status was 'resolved')\n\nSearchable as RT18$",
+                "18",
+            ),
+        ),
+        (
+            "We migrated from rt.example.org years ago;\nsee [rt.example.org#18]"
+            "(https://rt.example.org/Ticket/Display.html?id=18).",
+            "The bug migrated from [rt.example.org#18](https://rt.example.org/) to here.",
+        ),
+    ),
+    HeaderForm(
         # Apache's JIRA import (2022-2024, the account `jira-importer`; conv-26's
         # maven-pmd-plugin miss): the body opens "**[Alice](<jira>/secure/ViewProfile.jspa?name=
         # alice)** opened **[WID-18](<jira>/browse/WID-18?redirect=false)** and commented"; under
@@ -248,14 +269,17 @@ _COMMENT_HEADER = re.compile(
     # google-code-issues-migrator's "_From [alice](https://code.google.com/u/alice/) on 2011-..._"
     r"|_from\s+\[[^\]\n]+\]\([^)\s]*\)\s+on\s+\d{4}-\d\d-\d\d"
     # FlySpray's import signs each copied comment at its end
-    r"|[#\s]*_?this\s+comment\s+was\s+imported\s+from\s+flyspray:)",
+    r"|[#\s]*_?this\s+comment\s+was\s+imported\s+from\s+flyspray:"
+    # a Request Tracker export's "### From @alice" (or the mail's address) over each copied mail
+    r"|#{3}[ \t]*From[ \t]+(?:@[\w-]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)[ \t]*$)",
     re.I | re.M,
 )
 _KEY_CASE = re.compile(r"\d+|[A-Z][A-Z0-9]+-\d+")
 # Old-ticket references in copied words, rewritten as "#N" for the reader: a trac/bugzilla URL,
 # "ticket 18", "ticket #18", "trac #18", "bug 18".
 _OLD_URL = re.compile(
-    r"<?https?://(?!(?:www\.)?github\.com/)\S+?(?:/ticket/|show_bug\.cgi\?id=|/\+bug/)(\d+)\b[^\s)>\]]*>?",
+    r"<?https?://(?!(?:www\.)?github\.com/)\S+?"
+    r"(?:/ticket/|show_bug\.cgi\?id=|/\+bug/|/Ticket/Display\.html\?id=)(\d+)\b[^\s)>\]]*>?",
     re.I,
 )
 # Bugzilla's own words when a bug is resolved as a duplicate, copied into every import:
@@ -265,7 +289,10 @@ _BUGZILLA_DUPLICATE = re.compile(
 )
 # ("ticket:18" is trac's own link syntax)
 _OLD_WORDS = re.compile(
-    r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*[#:]?\s*(\d+)\b|\btrac\s*#(\d+)\b", re.I
+    r"\b(?:trac\s+|bugzilla\s+)?(?:ticket|bug)\s*[#:]?\s*(\d+)\b|\btrac\s*#(\d+)\b"
+    # Request Tracker's own "RT #18", "RT18" (never "RT 2", a count)
+    r"|\bRT\s?#(\d+)\b|\bRT(\d{2,})\b",
+    re.I,
 )
 
 
@@ -345,7 +372,7 @@ def old_numbers(text: str) -> str:
     then finds them as ordinary references, which the caller knows to be old numbers."""
     text = _OLD_URL.sub(lambda m: f"#{m.group(1)}", text)
     text = _BUGZILLA_DUPLICATE.sub(lambda m: f"{m.group(1)}#{m.group(2)}", text)
-    return _OLD_WORDS.sub(lambda m: f"#{m.group(1) or m.group(2)}", text)
+    return _OLD_WORDS.sub(lambda m: "#" + next(g for g in m.groups() if g), text)
 
 
 def old_number(body: str | None, title: str | None = None) -> int | None:

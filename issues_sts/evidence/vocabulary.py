@@ -177,6 +177,9 @@ RULES: tuple[Rule, ...] = (
             "Duly advised. Closing due to #12 duplicate.",
             # conv-30's istio close: the noun "duplication" with the issue right after it
             "Closing - this is a duplication of #12",
+            # conv-38's member close: the noun opening the comment, a Markdown link after it
+            "Duplication of [#12](https://github.com/acme/widgets/issues/12)",
+            "Thanks for the report. Duplication of #12.",
             # conv-31's GS5 body and opensupport close: misspelt with a b
             "dublicates #12",
             "doublication #12",
@@ -220,6 +223,10 @@ RULES: tuple[Rule, ...] = (
             "There is some duplication of #12's parser logic in the loader.",
             "This is not a duplication of #12.",
             "Avoid duplication of https://github.com/acme/widgets/issues/12 in the docs.",
+            "Duplication of #12's parser logic is the problem.",
+            "Duplication of the loader in #12.",
+            "Duplication of [the loader](https://github.com/acme/widgets/issues/12).",
+            "Duplication of #12 in the docs is fine.",
             "This dublicates the code of #12.",
             "The doublication of rows in #12 is fixed.",
             "Fix the duplicate post bug, see #12.",
@@ -254,6 +261,11 @@ RULES: tuple[Rule, ...] = (
             # is (the noun about code, "some duplication of #N's logic", has no "is a" before it)
             r"\b(?:is|was|['\u2019]s)\s+(?:just\s+|simply\s+)?an?\s+duplication\s+of\b"
             r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!,;](?=\s|$)|$))",
+            # conv-38's member close: "Duplication of [#N](url)", the noun opening the sentence
+            # and the issue closing it (the same lookahead: no code after the issue)
+            SENTENCE_START + r"duplication\s+of\b"
+            r"(?=\s*(?:\[(?:#\d+|https?://[^\]\s]+)\]\([^)\s]*\)|#\d+|https?://\S+?)[)\]]*"
+            r"\s*(?:[.!,;](?=\s|$)|$))",
         ),
     ),
     Rule(
