@@ -1509,6 +1509,16 @@ BLANK_FORM = (
             None,
             None,
         ),
+        # conv-39's mumble false link: a title naming work on the linked issue
+        (
+            "a backport's title over the link",
+            thread(body=URL12, title="Backport fix for issue 12 to 1.2.11."),
+            None,
+            None,
+        ),
+        ("a follow-up's title", thread(body=URL12, title="Follow-up: tests for 12"), None, None),
+        # a title that restates the problem is still a second report of it
+        ("a restating title", thread(body=URL12, title="Window stays black"), 12, "link_only"),
     ],
 )
 def test_an_issue_that_is_only_an_earlier_ones_link_or_asks_to_reopen_it(

@@ -119,6 +119,13 @@ _PART_SUBJECT = re.compile(
     r"(?:\([^)]*\)\s*)?(?:is|was|seems|looks|might\s+be|may\s+be|could\s+be)\b[^.!?\n]*$",
     re.I,
 )
+# conv-39's Stellarium close: "Yet another duplicate. See #N for more." The sentence is only
+# the noun, about this issue, and ends there ("There is another duplicate. See #N" has a subject
+# of its own; "another duplicate #N" names the copy)
+_ANOTHER_SENTENCE = re.compile(
+    r"\s*(?:(?:this|it)\s+is\s+|it['\u2019]s\s+)?(?:just\s+)?(?:yet\s+)?another\s+", re.I
+)
+_SENTENCE_END = re.compile(r"\s*[.!](?:\s|$)")
 # "there is a more recent duplicate issue #N": #N is another copy, not this issue's canonical
 _OTHER_COPY_BEFORE = re.compile(
     r"\b(?:newer|more\s+recent|later|another|other)\s+$"
@@ -405,7 +412,14 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         return "other_subject"  # "24049 is a duplicate of 24083": records, not issues
     if _PART_SUBJECT.search(text[s : m.start()]):
         return "other_subject"  # "the second part is a dup of #B": only a part of this issue
-    if _OTHER_COPY_BEFORE.search(text[s : m.start()]) and not _OF_AFTER.match(text[m.end() :]):
+    if (
+        _OTHER_COPY_BEFORE.search(text[s : m.start()])
+        and not _OF_AFTER.match(text[m.end() :])
+        and not (
+            _ANOTHER_SENTENCE.fullmatch(text[s : m.start()])
+            and _SENTENCE_END.match(text[m.end() :])
+        )
+    ):
         return "reverse_wording"
     if (
         _PLURAL_NOUN.search(m.group(0))

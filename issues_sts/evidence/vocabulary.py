@@ -180,6 +180,8 @@ RULES: tuple[Rule, ...] = (
             # conv-38's member close: the noun opening the comment, a Markdown link after it
             "Duplication of [#12](https://github.com/acme/widgets/issues/12)",
             "Thanks for the report. Duplication of #12.",
+            # conv-39's Stellarium close: the noun as the whole sentence, then where to look
+            "Yet another duplicate. See #12 for more.",
             # conv-31's GS5 body and opensupport close: misspelt with a b
             "dublicates #12",
             "doublication #12",
@@ -226,6 +228,8 @@ RULES: tuple[Rule, ...] = (
             "Duplication of #12's parser logic is the problem.",
             "Duplication of the loader in #12.",
             "Duplication of [the loader](https://github.com/acme/widgets/issues/12).",
+            "There is another duplicate. See #12.",
+            "Another duplicate #12 was filed today.",
             "Duplication of #12 in the docs is fine.",
             "This dublicates the code of #12.",
             "The doublication of rows in #12 is fixed.",

@@ -406,6 +406,11 @@ def link_only_issue(thread: Thread, cfg: LinkConfig, counters: Counter[str]) -> 
     body_refs = [r for where, r, _ in named if where == "body"]
     title_refs = [r for where, r, _ in named if where == "title"]
     rest = _without(body, body_refs)
+    if body_refs and _TASK_TITLE.search(title):
+        # conv-39's mumble false link: "Backport fix for issue 1189 to 1.2.11." over the link
+        # is a task about that issue, not a second report of it
+        counters["dropped:link_only_task_title"] += 1
+        return []
     asks = bool(_REOPEN_REQUEST.search(title) or _REOPEN_REQUEST.search(rest))
     if not body_refs:
         # the title is the link (conv-34's "#3864" and "<url of #6183>" over an issue form
@@ -443,6 +448,12 @@ _TEMPLATE_LINE = re.compile(
     r"#{1,6}(?:\s.*)?$|[-*_]{3,}$|(?:[-*+]\s*)?\[[ xX]\].*$|(?:[-*+]\s*)?[^.!?:]{1,40}:$"
 )
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s+")
+# a title that names work on the linked issue: a backport, a follow-up, a test or docs for it
+_TASK_TITLE = re.compile(
+    r"\b(?:back-?port(?:s|ed|ing)?|cherry[- ]?pick(?:s|ed)?|follow[- ]?up|revert(?:s|ed)?"
+    r"|(?:tests?|docs?|documentation|changelog)\s+for|port(?:ed)?\s+(?:of|to))\b",
+    re.I,
+)
 _REOPEN_REQUEST = re.compile(REOPEN_REGEX)  # the stage's screen for such issues, the same words
 # a request to reopen says little more than that ("Please could you reopen 978?")
 _REQUEST_WORDS = 12
