@@ -191,8 +191,9 @@ def _index_until_a_chunk(store: Path, out: Path, chunks: int, tries: int = 3) ->
     machine the poller can sleep through the whole run (CI runs beside other work twice saw 97
     rows indexed in about 3 s, the signal landing after the last of the `chunks` chunks was
     committed, or after the run had ended): such a run proves nothing either way and is started
-    again, fresh. A run signalled with chunks still to come, or one that failed on its own, is
-    the outcome, whatever its exit status."""
+    again, fresh; so is one that still exits 0 (the signal came after the work was done). A run
+    signalled with chunks still to come that stopped, or one that failed on its own, is the
+    outcome."""
     for _ in range(tries):
         proc = subprocess.Popen(
             [
@@ -222,7 +223,10 @@ def _index_until_a_chunk(store: Path, out: Path, chunks: int, tries: int = 3) ->
             proc.send_signal(signal.SIGINT)
         out_text, err_text = proc.communicate(timeout=120)
         in_time = alive and committed < chunks
-        if in_time or proc.returncode != 0:
+        # a run that still exits 0 finished its last chunk before the signal was handled (a CI
+        # run saw all 97 rows in 3 s): a lost race, tried again; a Ctrl-C that never works
+        # exits 0 every time and fails below
+        if (in_time and proc.returncode != 0) or proc.returncode not in (0, 130):
             return Outcome(proc.returncode, out_text, err_text, 0.0)
         shutil.rmtree(out, ignore_errors=True)  # every chunk was in before the signal
     pytest.fail(f"index committed its last chunk before SIGINT could reach it, {tries} times")
