@@ -282,6 +282,9 @@ _OLD_URL = re.compile(
     r"(?:/ticket/|show_bug\.cgi\?id=|/\+bug/|/Ticket/Display\.html\?id=)(\d+)\b[^\s)>\]]*>?",
     re.I,
 )
+# a Markdown escape an import wrote before punctuation (Request Tracker's copies escape every
+# "#", "-", "." and bracket): undone in copied words, "\#18" is the "#18" its author typed
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 # Bugzilla's own words when a bug is resolved as a duplicate, copied into every import:
 # "*** This bug has been marked as a duplicate of 18 ***" (or "of bug 18"); the number is bare
 _BUGZILLA_DUPLICATE = re.compile(
@@ -369,7 +372,9 @@ def comment_was_migrated(body: str | None) -> bool:
 
 def old_numbers(text: str) -> str:
     """`text` with each old-ticket reference written "#N" (a URL becomes "#N" too): the reader
-    then finds them as ordinary references, which the caller knows to be old numbers."""
+    then finds them as ordinary references, which the caller knows to be old numbers. Markdown
+    escapes are undone first."""
+    text = _ESCAPED.sub(r"\1", text)
     text = _OLD_URL.sub(lambda m: f"#{m.group(1)}", text)
     text = _BUGZILLA_DUPLICATE.sub(lambda m: f"{m.group(1)}#{m.group(2)}", text)
     return _OLD_WORDS.sub(lambda m: "#" + next(g for g in m.groups() if g), text)

@@ -73,6 +73,8 @@ SENTENCE_START = r"(?:^|[.!?]\s+|\n)\s*"
 # punctuation ends the sentence only before a space or the end ("see https://x.org/a.b for the
 # log" goes on)
 ISSUE_ENDS_SENTENCE = r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!](?=\s|$)|$))"
+# after an issue: its clause ends ("," and ";" too), nothing more said of it
+_CLAUSE_END = r"[)\]]*\s*(?:[.!,;](?=\s|$)|$)"
 
 # "there is already an issue", "there's already a PR", "there already is an open ticket"
 _THERE_IS_ALREADY = (
@@ -264,12 +266,13 @@ RULES: tuple[Rule, ...] = (
             # conv-30's istio close: "this is a duplication of #N", the noun as what this issue
             # is (the noun about code, "some duplication of #N's logic", has no "is a" before it)
             r"\b(?:is|was|['\u2019]s)\s+(?:just\s+|simply\s+)?an?\s+duplication\s+of\b"
-            r"(?=\s*(?:#\d+|https?://\S+?)[)\]]*\s*(?:[.!,;](?=\s|$)|$))",
+            r"(?=\s*(?:#\d+|https?://\S+?)" + _CLAUSE_END + ")",
             # conv-38's member close: "Duplication of [#N](url)", the noun opening the sentence
-            # and the issue closing it (the same lookahead: no code after the issue)
+            # and the issue closing it (the same clause end: no code after the issue)
             SENTENCE_START + r"duplication\s+of\b"
-            r"(?=\s*(?:\[(?:#\d+|https?://[^\]\s]+)\]\([^)\s]*\)|#\d+|https?://\S+?)[)\]]*"
-            r"\s*(?:[.!,;](?=\s|$)|$))",
+            r"(?=\s*(?:\[(?:#\d+|https?://[^\]\s]+)\]\([^)\s]*\)|#\d+|https?://\S+?)"
+            + _CLAUSE_END
+            + ")",
         ),
     ),
     Rule(

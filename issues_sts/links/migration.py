@@ -30,9 +30,6 @@ from issues_sts.store import Store
 # GitHub account names hold letters, digits and hyphens only: no real repository has this owner
 OLD_OWNER = "old-ticket."
 _SHORT = re.compile(r"(?<![\w&#/])#(\d+)\b")
-# a Markdown escape an import wrote before punctuation (Request Tracker's copies escape every
-# "#", "-", "." and bracket): unescaped in copied words, "\#18" is the "#18" its author typed
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 # words every header form contains one of: the store's bodies are screened with them first
 _HEADER_WORDS = "(?i)" + "|".join(headers.HEADER_WORDS)
 
@@ -57,10 +54,6 @@ def _copied(post: Post, thread: Thread) -> bool:
     )
 
 
-def _old_words(body: str) -> str:
-    return headers.old_numbers(_ESCAPED.sub(r"\1", body))
-
-
 def copied_view(thread: Thread, counters: Counter[str]) -> Thread:
     """`thread` with its copied posts' old numbers written as old-ticket references (the
     thread itself when it is not a migrated one whose tickets were numbered the old way)."""
@@ -70,7 +63,9 @@ def copied_view(thread: Thread, counters: Counter[str]) -> Thread:
     counters["migrated_threads_read"] += 1
     target = old_repo(thread.repo) + "#"
     posts = tuple(
-        replace(post, body=_SHORT.sub(lambda m: target + m.group(1), _old_words(post.body)))
+        replace(
+            post, body=_SHORT.sub(lambda m: target + m.group(1), headers.old_numbers(post.body))
+        )
         if _copied(post, thread)
         else post
         for post in thread.posts
