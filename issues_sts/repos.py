@@ -11,9 +11,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from issues_sts.errors import ConfigError
 
-# GitHub's own rules: owners are alphanumerics and single hyphens (max 39 chars),
-# repository names are alphanumerics, '.', '-', '_' (max 100 chars).
-_OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
+# GitHub's rules: owners are alphanumerics and hyphens, never a leading one (max 39 chars);
+# repository names are alphanumerics, '.', '-', '_' (max 100 chars). A new account may not end
+# in a hyphen or hold two in a row, but accounts made before that rule still do and own real
+# repositories (mjl-/mox, a row of the conv-40 annotation round), so the check is the old one.
+_OWNER = r"[A-Za-z0-9][A-Za-z0-9-]{0,38}"
 _NAME = r"[A-Za-z0-9._-]{1,100}"
 REPO_PATTERN = re.compile(rf"^{_OWNER}/{_NAME}$")
 

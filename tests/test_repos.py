@@ -58,6 +58,18 @@ def test_parse_repo_name() -> None:
         parse_repo_name("rust-lang")
 
 
+@pytest.mark.parametrize("name", ["mjl-/mox", "a--b/c", "x/y"])
+def test_legacy_owner_names_github_still_serves_are_accepted(name: str) -> None:
+    # accounts made before GitHub forbade a trailing or doubled hyphen keep their names
+    assert parse_repo_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["-mjl/mox", "a/", "/b", "a b/c", "a" * 40 + "/c", "a/b/c"])
+def test_owner_names_github_never_allowed_are_refused(name: str) -> None:
+    with pytest.raises(ConfigError, match="owner/name"):
+        parse_repo_name(name)
+
+
 def test_a_repos_file_that_is_not_text_or_not_a_file_is_a_config_error(tmp_path: Path) -> None:
     binary = tmp_path / "b.yaml"
     binary.write_bytes(b"\xff\xfe\x00")
