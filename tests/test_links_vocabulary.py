@@ -161,6 +161,42 @@ def test_the_crawl_ranks_label_spellings_as_the_stage_reads_them() -> None:
     assert is_duplicate_label("Resolution-Duplicate") and not is_duplicate_label("dupfile")
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "duplicate",
+        "Duplicate Issue",
+        "closed: duplicate",
+        "duplicate 🔁",
+        "Duplicate / Invalid",
+        "status: duplicate-of",
+        "dupe",
+        "duplicate or invalid",
+        "R-Duplicate",
+        "duplicates",
+    ],
+)
+def test_a_label_about_the_issue_says_duplicate(name: str) -> None:
+    assert is_duplicate_label(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "component: duplicate-finder",
+        "duplicate detection",
+        "dupe-check",
+        "area/duplicates-merge",
+        "feature: duplicate_removal",
+        "deduplication",
+        "dupfile",
+    ],
+)
+def test_a_label_naming_a_topic_does_not_say_duplicate(name: str) -> None:
+    # conv-40's JabRef thread: an open feature request about the duplicate finder
+    assert not is_duplicate_label(name)
+
+
 def test_is_duplicate_label_reads_the_link_config_pattern() -> None:
     """One function for the crawl (the default pattern) and the link stage (its config's)."""
     cfg = LinkConfig(duplicate_label_pattern=r"^resolved: dupe$")

@@ -130,6 +130,12 @@ _TRACKED_ELSEWHERE = re.compile(
     # conv-6's kibana miss: a member's "This is captured by <url>" at the close; only with the
     # issue right after ("captured by the logs of #N" is about something else)
     rf"|{_THIS_IS}(?:now\s+|already\s+)*captured\s+(?:in|by)\s+{_REF_NEXT}"
+    # conv-40's OpenSearch close: "Closing as the fix will be tracked in <url>", the close's
+    # reason that the work goes on elsewhere (the fix, the work, this, it: "the parser crash is
+    # tracked in #N" names another subject)
+    r"|\bclos(?:e|ed|ing)\b(?:\s+(?:this|it))?(?:\s+(?:issue|one))?,?\s+(?:as|since|because)\s+"
+    r"(?:the\s+(?:fix|work)|this|it)\s+(?:will\s+be|is|gets|will\s+get)\s+(?:now\s+|being\s+)?"
+    r"tracked\s+(?:in|on|at|by|under)\b"
     # "I opened an issue in onnx/models (<url>) to track it": the issue this one is followed in
     r"|\b(?:opened|created|filed|raised)\s+(?:an?\s+|the\s+)?(?:new\s+|separate\s+)?(?:issue|bug|ticket)\b"
     r"(?:[^.!?\n]|[.?](?=\S)){0,120}?\bto\s+track\s+(?:it|this)\b"

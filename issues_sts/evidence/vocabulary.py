@@ -459,14 +459,19 @@ RULES: tuple[Rule, ...] = (
             "感谢反馈，已合并至：#12",
             "已汇总至：https://github.com/acme/widgets/issues/12",
             "重复问题，合并到 #12。",
+            "合并到 https://github.com/acme/widgets/issues/12 中处理。",
         ),
         (
             "代码已合并至 master 分支，见 #12。",
             "已合并到 #12 的分支里了",
             "这个补丁已合并至主线",
+            "合并到 #12 中的代码有问题。",
         ),
         reads=(
+            # conv-40's SiYuan close: "合并到 <url> 中处理" ("merged into <url> to be handled
+            # there"): the handling, following or tracking there ends the sentence
             r"(?:合并|汇总)(?:至|到)[ \t]*[：:]?(?=[ \t]*(?:#\d+|https?://\S+?)[)\]]*[ \t]*"
+            r"(?:中(?:处理|跟进|跟踪|解决|讨论))?[ \t]*"
             r"(?:[。．.！!；;，,](?=\s|$)|[。！；，]|$))",
         ),
     ),
@@ -506,6 +511,8 @@ RULES: tuple[Rule, ...] = (
             "Closing since #12 already tracks this",
             # conv-31's crust-server close
             "Closed, track issue in #12",
+            # conv-40's OpenSearch close
+            "Closing as the fix will be tracked in https://github.com/acme/widgets/issues/12",
         ),
         (
             "Tracked in #12 and #13.",
@@ -527,6 +534,9 @@ RULES: tuple[Rule, ...] = (
             "Please follow #12 for more details on the options.",
             "Closing since #12 already tracks this metric in the dashboard.",
             "Closed, track issue in #12 and #13.",
+            "Closing as the fix will be tracked in #12 and #13.",
+            "Not closing, as the fix will be tracked in #12 for the other platform only.",
+            "Closing as the docs change will be tracked in #12.",
         ),
     ),
     Rule(
@@ -973,8 +983,15 @@ CUE = _CueScreen(CUE_REGEX)
 _CUE_OF = [(rule, rule.pattern) for rule in RULES]
 
 # Labels saying "duplicate": `duplicate`, `status:duplicate`, `*duplicate`, `r: duplicate`,
-# `triage/duplicate`, `Resolution-Duplicate`, `dupe`... (searched case-insensitively).
-DUPLICATE_LABEL_PATTERN = r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+# `triage/duplicate`, `Resolution-Duplicate`, `dupe`, `duplicate issue`... (searched in the
+# lower-cased name). A word joined after it names a topic instead: `component: duplicate-finder`
+# (conv-40's JabRef label, on an open feature request), `duplicate detection`, `dupe-check`;
+# only a word about the issue itself may follow ("issue", "report", "of", "or"...).
+DUPLICATE_LABEL_PATTERN = (
+    r"(?<![a-z])dup(?:e|licate|licated)?s?(?![a-z])"
+    r"(?![-_ ]+(?!(?:issues?|bugs?|reports?|tickets?|requests?|prs?|pull|question|of|or|and)"
+    r"(?![a-z]))[a-z])"
+)
 DUPLICATE_STATE_REASON = "duplicate"  # REST state_reason; GraphQL stateReason DUPLICATE
 
 
