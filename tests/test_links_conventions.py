@@ -1517,6 +1517,16 @@ BLANK_FORM = (
             None,
         ),
         ("a follow-up's title", thread(body=URL12, title="Follow-up: tests for 12"), None, None),
+        # conv-41's grpc false links: the title opens with the work to do on the linked issue
+        ("work on it elsewhere", thread(body="#12", title="Address #12 for Node"), None, None),
+        (
+            "an investigation",
+            thread(body="#12", title="Check if #12 affects node.js and update the docs"),
+            None,
+            None,
+        ),
+        # the same words after the number restate it: still a second report
+        ("a title naming it", thread(body="#12", title="#12 check fails again"), 12, "link_only"),
         # a title that restates the problem is still a second report of it
         ("a restating title", thread(body=URL12, title="Window stays black"), 12, "link_only"),
     ],

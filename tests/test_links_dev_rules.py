@@ -1183,6 +1183,49 @@ CASES: list[tuple[str, Thread, int | None]] = [
         ),
         12,
     ),
+    # conv-41's dev errors
+    (
+        "'I don't find any duplicates of #12' asks after copies of #12",
+        thread(
+            c("reporter", "When I search I don't find any duplicates of #12.", "NONE", 60),
+            closed_by="m",
+            closed_minute=90,
+            labels=("duplicate",),
+        ),
+        None,
+    ),
+    (
+        "... 'Closing this and other duplicates of #12' is about this issue",
+        thread(
+            c("m", "Closing this and other duplicates of #12.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
+    (
+        "'Duplicate of #12. ... I close the old one.' keeps this issue",
+        thread(
+            c(
+                "m",
+                "Duplicate of #12. But here the description is clear. I close the old one.",
+                "MEMBER",
+                60,
+            ),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        None,
+    ),
+    (
+        "... 'Duplicate of #12, closing this one; the old one has the logs' links",
+        thread(
+            c("m", "Duplicate of #12, closing this one; the old one has the logs.", "MEMBER", 60),
+            closed_by="m",
+            closed_minute=60,
+        ),
+        12,
+    ),
     (
         "... and an issue's 'There's already an issue for this in <issue>' links",
         thread(

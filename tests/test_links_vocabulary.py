@@ -679,6 +679,25 @@ def test_a_body_copied_from_a_comment_in_a_thread_labelled_duplicate_points_at_t
     assert canonical(extract_thread(pointed).links).target_number == 14  # type: ignore[union-attr]
 
 
+def test_a_review_note_made_an_issue_does_not_duplicate_its_pull_request() -> None:
+    # conv-41's hapi-fhir close: a reviewer's note on a pull request, made an issue, then its
+    # author's untargeted "Closed as duplicate": the pull request is the work under review
+    copied = (
+        "Please open an issue for this TODO so it does not get lost.\n\n"
+        "_Originally posted by @rev in https://github.com/acme/widgets/pull/12#discussion_r9_"
+    )
+    closed = thread(
+        c("rev", "Closed as duplicate", "MEMBER", 60),
+        body=copied,
+        author="rev",
+        closed_by="rev",
+        closed_minute=61,
+    )
+    reading = extract_thread(closed)
+    assert canonical(reading.links) is None
+    assert reading.counters["dropped:copied_from_pull"] == 1
+
+
 def test_a_thread_labelled_duplicate_points_at_the_one_issue_its_reporter_named() -> None:
     # conv-24's NuGet close: "Can issue #640 be reopened?" over a link to #640, labelled
     # duplicate, and the team's reply names nothing

@@ -148,6 +148,8 @@ _INBOUND_NOUN_BEFORE = re.compile(
     re.I,
 )
 _PLURAL_NOUN = re.compile(r"(?:duplicates|dupes)$", re.I)
+# "any duplicates of #N", "no dupes of #N": whether copies of #N exist
+_ANY_BEFORE = re.compile(r"\b(?:any|no)\s+(?:other\s+|more\s+|real\s+)?$", re.I)
 # "dup of #N, which seems fixed now": the claim itself says the target is fixed
 TARGET_FIXED = re.compile(
     r"^[\s,)]*(?:which|that|and\s+(?:it|that))\s+(?:\w+\s+){0,3}?(?:fixed|resolved)\b", re.I
@@ -423,6 +425,14 @@ def classify(text: str, refs: list[Ref], m: re.Match[str], self_number: int) -> 
         return "reverse_wording"
     if (
         _PLURAL_NOUN.search(m.group(0))
+        and _ANY_BEFORE.search(text[s : m.start()])
+        and _OF_AFTER.match(text[m.end() :])
+    ):
+        # conv-41's Kiro false link: "I don't find any duplicates of #966" asks after copies of
+        # #966, not about this issue ("closing this and other duplicates of #N" is about it)
+        return "reverse_wording"
+    if (
+        _PLURAL_NOUN.search(m.group(0))
         and _INBOUND_NOUN_BEFORE.search(text[s : m.start()])
         and not _OF_AFTER.match(text[m.end() :])
     ):
@@ -551,6 +561,28 @@ def retract_on_second_thoughts(text: str, reading: Reading) -> None:
     if disagrees(text[tail:]):
         reading.claims = [replace(c, negated=True) for c in reading.claims]
         reading.skips.append("retracted_in_same_comment")
+
+
+def keeps_this_one(text: str, reading: Reading) -> None:
+    """A later sentence of the same comment that closes the other issue instead ("Duplicate of
+    #63. But here we have a clear description. I close the old one.", conv-41's fmriprep false
+    link): the other issue is the copy, this one is kept, so the comment's claims are dropped."""
+    positive = [c for c in reading.claims if not c.negated]
+    if not positive:
+        return
+    _, tail = sentence_bounds(text, positive[-1].target.start, positive[-1].target.end)
+    if _CLOSES_THE_OTHER.search(text[tail:]):
+        reading.claims = [c for c in reading.claims if c.negated]
+        reading.skips.extend(["closes_the_other_one"] * len(positive))
+
+
+# "I close the old one", "I'll close the other one", "closing the older issue instead"
+_CLOSES_THE_OTHER = re.compile(
+    r"(?:\b(?:i|we)(?:'ll|\s+will|\s+am|'m|\s+are|'re)?\s+|^\s*|[.!]\s+)"
+    r"(?:close|closing|closed)\s+(?:the|that)\s+(?:old|older|other|earlier|previous)\s+"
+    r"(?:one|issue|ticket|report)\b(?:\s+instead)?\s*(?:[.!]|$)",
+    re.I,
+)
 
 
 # "Probably is the same bug as #N": the subject (this issue) left out

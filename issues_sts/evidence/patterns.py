@@ -29,6 +29,7 @@ from issues_sts.evidence.context import (
     governed_refs,
     in_first_person,
     is_hedged_reply,
+    keeps_this_one,
     names_a_fix,
     one_of_several,
     polarity,
@@ -295,6 +296,7 @@ def _settle(comment: _Comment, low: str | None, reading: Reading) -> None:
     reading.claims = list({c.target.start: c for c in reversed(reading.claims)}.values())[::-1]
     _explicit_over_antecedent(reading)
     retract_on_second_thoughts(text, reading)
+    keeps_this_one(text, reading)
     reported = GATES[REPORTED_BEFORE].search(text, low)
     if reported is not None and not reading.claims and not reading.denies:
         negated, conditional, _ = polarity(text, reported, reported.end())

@@ -304,6 +304,12 @@ def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str])
     refs = _other_refs(text_mod.copied_from_url(text_mod.clean(body.body)) or "", thread, cfg)
     if not refs:
         return []
+    if refs[0][0].kind == "pull":
+        # conv-41's hapi-fhir false link: a reviewer's note on a pull request, made an issue
+        # and later closed as a duplicate of something unnamed; the pull request it came from is
+        # the work under review, not an earlier report of the same thing
+        counters["dropped:copied_from_pull"] += 1
+        return []
     counters["evidence:copied_from_pointer"] += 1
     return [_statement(refs[0][0], 0, body, thread, cfg)]
 
@@ -451,7 +457,11 @@ _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s+")
 # a title that names work on the linked issue: a backport, a follow-up, a test or docs for it
 _TASK_TITLE = re.compile(
     r"\b(?:back-?port(?:s|ed|ing)?|cherry[- ]?pick(?:s|ed)?|follow[- ]?up|revert(?:s|ed)?"
-    r"|(?:tests?|docs?|documentation|changelog)\s+for|port(?:ed)?\s+(?:of|to))\b",
+    r"|(?:tests?|docs?|documentation|changelog)\s+for|port(?:ed)?\s+(?:of|to))\b"
+    # conv-41's grpc false links: "Address #3912 for Node", "Check if #95 affects node.js": a
+    # title that opens with the work to do on the issue it names (the same one the body links)
+    r"|^\s*(?:address|check(?:\s+(?:if|whether))?|investigate|apply|implement|evaluate|verify"
+    r"|audit)\s+(?:the\s+)?(?:issue\s+)?#\d+\b",
     re.I,
 )
 _REOPEN_REQUEST = re.compile(REOPEN_REGEX)  # the stage's screen for such issues, the same words
