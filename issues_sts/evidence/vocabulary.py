@@ -182,6 +182,8 @@ RULES: tuple[Rule, ...] = (
             # conv-38's member close: the noun opening the comment, a Markdown link after it
             "Duplication of [#12](https://github.com/acme/widgets/issues/12)",
             "Thanks for the report. Duplication of #12.",
+            # conv-41's Paddle close
+            "Close due to duplication with acme/widgets#12, please file it there next time.",
             # conv-39's Stellarium close: the noun as the whole sentence, then where to look
             "Yet another duplicate. See #12 for more.",
             # conv-31's GS5 body and opensupport close: misspelt with a b
@@ -233,6 +235,7 @@ RULES: tuple[Rule, ...] = (
             "There is another duplicate. See #12.",
             "Another duplicate #12 was filed today.",
             "Duplication of #12 in the docs is fine.",
+            "Close due to duplication with #12's loader code in mind.",
             "This dublicates the code of #12.",
             "The doublication of rows in #12 is fixed.",
             "Fix the duplicate post bug, see #12.",
@@ -267,6 +270,11 @@ RULES: tuple[Rule, ...] = (
             # is (the noun about code, "some duplication of #N's logic", has no "is a" before it)
             r"\b(?:is|was|['\u2019]s)\s+(?:just\s+|simply\s+)?an?\s+duplication\s+of\b"
             r"(?=\s*(?:#\d+|https?://\S+?)" + _CLAUSE_END + ")",
+            # conv-41's Paddle close: "Close due to duplication with owner/repo#N, ...", the
+            # noun as the close's reason, the issue closing its clause
+            r"\bclos(?:e|ed|ing)\s+(?:this\s+|it\s+)?(?:due\s+to|because\s+of|for)\s+(?:an?\s+)?"
+            r"duplication\s+(?:with|of)\b"
+            r"(?=\s*(?:#\d+|https?://\S+?|[\w.-]+/[\w.-]+#\d+)" + _CLAUSE_END + ")",
             # conv-38's member close: "Duplication of [#N](url)", the noun opening the sentence
             # and the issue closing it (the same clause end: no code after the issue)
             SENTENCE_START + r"duplication\s+of\b"
@@ -384,8 +392,10 @@ RULES: tuple[Rule, ...] = (
         Signal.CONSOLIDATION,
         r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)"
         r"|redirect(?:ing|ed)?\s+(?:this\s+)?(?:one\s+|issue\s+)?(?:to|into)\s+(?:#|https?://)"
-        r"|merged\s+(?:this|these|it|them)\s+(?:\w+\s+)?into\s+(?:#|https?://)",
-        r"consolidat|aggregat|track|centrali|merging|redirect|merged\s+(?:this|these|it|them)\b",
+        r"|merged\s+(?:this|these|it|them)\s+(?:\w+\s+)?into\s+(?:#|https?://)"
+        r"|let\s+me\s+merge\s+(?:this|it)",
+        r"consolidat|aggregat|track|centrali|merging|redirect|merged\s+(?:this|these|it|them)\b"
+        r"|let\s+me\s+merge",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
@@ -402,6 +412,8 @@ RULES: tuple[Rule, ...] = (
             "Redirecting to https://github.com/acme/widgets/issues/12",
             # conv-15's NativeScript miss: a closer's "Merged these references into #N"
             "Merged these references into #12",
+            # conv-41's sqlite-jdbc close: the owner's "Let me merge this to #N"
+            "Yeah. I'm aware of it. Let me merge this to #12",
         ),
         (
             "We should consolidate the docs; see #12.",
@@ -414,6 +426,8 @@ RULES: tuple[Rule, ...] = (
             # a full stop inside the URL does not end the sentence
             "Merging with https://github.com/acme/widgets/pull/12.patch applied by hand fails.",
             "Merging into main broke the build, see #12 for the log.",
+            "Let me merge this to #12's branch first.",
+            "Let me merge this to main, then see #12.",
             "Redirect to #12 breaks the login page.",
             "The redirect to https://github.com/acme/widgets/issues/12 is broken.",
             "Merged this into main, see #12.",
@@ -444,6 +458,10 @@ RULES: tuple[Rule, ...] = (
             # into #N" is a rollup, `ROLLED_UP`)
             SENTENCE_START + r"(?:i\s+|we\s+)?(?:have\s+|'ve\s+)?merged\s+(?:this|these|it|them)"
             r"(?:\s+(?:one|issue|issues|references|links|items|notes|requests|reports))?\s+into\b"
+            + ISSUE_ENDS_SENTENCE,
+            # conv-41's sqlite-jdbc close: the owner's "Let me merge this to #N" (the issue ends
+            # the sentence: "Let me merge this to #N's branch" is about code)
+            r"\blet\s+me\s+merge\s+(?:this|it)(?:\s+(?:one|issue))?\s+(?:to|into|with)\b"
             + ISSUE_ENDS_SENTENCE,
         ),
     ),
