@@ -393,9 +393,9 @@ RULES: tuple[Rule, ...] = (
         r"consolidat|aggregat|(?:continue|keep)\s+(?:to\s+)?track|centrali[sz]|merging\s+(?:this\s+)?(?:with|into)"
         r"|redirect(?:ing|ed)?\s+(?:this\s+)?(?:one\s+|issue\s+)?(?:to|into)\s+(?:#|https?://)"
         r"|merged\s+(?:this|these|it|them)\s+(?:\w+\s+)?into\s+(?:#|https?://)"
-        r"|let\s+me\s+merge\s+(?:this|it)",
+        r"|let\s+me\s+merge\s+(?:this|it)|combining\s+(?:this\s+)?(?:one\s+|issue\s+)?(?:with|into)",
         r"consolidat|aggregat|track|centrali|merging|redirect|merged\s+(?:this|these|it|them)\b"
-        r"|let\s+me\s+merge",
+        r"|let\s+me\s+merge|combining",
         (
             "Consolidating to tracking issue #12.",
             "Consolidating into #12, closing.",
@@ -414,6 +414,8 @@ RULES: tuple[Rule, ...] = (
             "Merged these references into #12",
             # conv-41's sqlite-jdbc close: the owner's "Let me merge this to #N"
             "Yeah. I'm aware of it. Let me merge this to #12",
+            # conv-42's parquet-wasm close: the author's "Combining with #N."
+            "Combining with #12.",
         ),
         (
             "We should consolidate the docs; see #12.",
@@ -428,6 +430,8 @@ RULES: tuple[Rule, ...] = (
             "Merging into main broke the build, see #12 for the log.",
             "Let me merge this to #12's branch first.",
             "Let me merge this to main, then see #12.",
+            "Combining with #12 breaks the build.",
+            "Combining the two loaders, see #12.",
             "Redirect to #12 breaks the login page.",
             "The redirect to https://github.com/acme/widgets/issues/12 is broken.",
             "Merged this into main, see #12.",
@@ -444,6 +448,10 @@ RULES: tuple[Rule, ...] = (
             # pull request's "merged into #N" is a rollup, `ROLLED_UP`)
             SENTENCE_START
             + r"merging\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
+            + ISSUE_ENDS_SENTENCE,
+            # conv-42's parquet-wasm close: the author's whole sentence "Combining with #N."
+            SENTENCE_START
+            + r"combining\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
             + ISSUE_ENDS_SENTENCE,
             # "centralize these duplicated issues in <url>": the issues, then the one issue after
             r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"
