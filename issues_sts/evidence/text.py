@@ -123,6 +123,12 @@ def copied_from_url(text: str) -> str | None:
     return m["url"] if m else None
 
 
+def copied_from_pull_request(text: str) -> bool:
+    """Is this body a pull request's comment made an issue (a reviewer's note)? Its pull request
+    is the work under review, never what the new issue duplicates."""
+    return "/pull/" in (copied_from_url(text) or "")
+
+
 def strip_copied_comment(text: str) -> str:
     """An issue body made from another thread's comment, without the copy and its signature
     (whatever the reporter wrote below the signature stays)."""

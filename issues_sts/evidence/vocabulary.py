@@ -446,12 +446,9 @@ RULES: tuple[Rule, ...] = (
             r"\b(?:consolidat(?:e|es|ed|ing)|aggregat(?:ed|ing))\s+(?:(?:this|it|these)\s+)?(?:in)?to\b",
             # conv-11's Files miss: a closer's whole-sentence "Merging with #N" (in an issue: a
             # pull request's "merged into #N" is a rollup, `ROLLED_UP`)
+            # (conv-42's parquet-wasm close: the author's whole sentence "Combining with #N.")
             SENTENCE_START
-            + r"merging\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
-            + ISSUE_ENDS_SENTENCE,
-            # conv-42's parquet-wasm close: the author's whole sentence "Combining with #N."
-            SENTENCE_START
-            + r"combining\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
+            + r"(?:merging|combining)\s+(?:this\s+(?:one\s+|issue\s+)?)?(?:with|into)\b"
             + ISSUE_ENDS_SENTENCE,
             # "centralize these duplicated issues in <url>": the issues, then the one issue after
             r"\bcentrali[sz](?:e|es|ed|ing)\s+(?:(?:this|these|the|all)\s+)?(?:[\w`'-]+\s+){0,3}?"

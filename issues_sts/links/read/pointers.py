@@ -301,10 +301,11 @@ def copied_from_pointer(thread: Thread, cfg: LinkConfig, counters: Counter[str])
     if thread.is_pull_request or not thread.posts or thread.posts[0].kind != "body":
         return []
     body = thread.posts[0]
-    refs = _other_refs(text_mod.copied_from_url(text_mod.clean(body.body)) or "", thread, cfg)
+    text = text_mod.clean(body.body)
+    refs = _other_refs(text_mod.copied_from_url(text) or "", thread, cfg)
     if not refs:
         return []
-    if refs[0][0].kind == "pull":
+    if text_mod.copied_from_pull_request(text):
         # conv-41's hapi-fhir false link: a reviewer's note on a pull request, made an issue
         # and later closed as a duplicate of something unnamed; the pull request it came from is
         # the work under review, not an earlier report of the same thing

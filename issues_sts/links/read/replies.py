@@ -247,7 +247,7 @@ def _earlier_reference(
             # a bot's reference counts only as the suggestion the very next comment takes up
             continue
         text = text_mod.clean(post.body)
-        if i == 0 and "/pull/" in (text_mod.copied_from_url(text) or ""):
+        if i == 0 and text_mod.copied_from_pull_request(text):
             # a reviewer's note on a pull request made an issue (conv-41's hapi-fhir close):
             # neither the note nor its signature's pull request is what this one duplicates
             text = text_mod.strip_copied_comment(text)
